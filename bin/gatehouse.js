@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// The CLI entry: the TypeScript is built into dist/ by `npm install` (the prepare script).
+import { run } from '../dist/src/cli.js';
+
+await run(process.argv);

@@ -1,0 +1,54 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify from 'fastify';
+import type { Deps } from './deps.js';
+import { registerErrorHandling } from './http/plugins/errors.js';
+import { createGuards } from './http/plugins/guards.js';
+import { genReqId } from './http/plugins/request-id.js';
+import { docsRoutes } from './http/routes/docs.js';
+import { healthRoutes, VERSION } from './http/routes/health.js';
+import { jwksRoutes } from './http/routes/jwks.js';
+import { ErrorBody } from './http/schemas.js';
+import type { Http } from './http/types.js';
+
+/** Builds the HTTP application (plugins and routes). Never listens: main.ts does, tests may inject. */
+export async function buildApp(deps: Deps): Promise<Http> {
+  const app = Fastify({
+    loggerInstance: deps.log,
+    genReqId,
+    trustProxy: deps.config.trustProxy as boolean | string[],
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+  app.addSchema(ErrorBody);
+
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Gatehouse', version: VERSION, description: 'Multi-tenant authentication service' },
+      components: {
+        securitySchemes: {
+          publishable: { type: 'apiKey', in: 'header', name: 'X-Publishable-Key' },
+          secret: { type: 'http', scheme: 'bearer', description: 'sk_... secret key' },
+          session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const guards = createGuards(deps);
+  healthRoutes(app, deps);
+  jwksRoutes(app, deps);
+  docsRoutes(app);
+  void guards;
+  return app;
+}

@@ -1,0 +1,59 @@
+/** Stable, snake_case error codes: the one list every ApiError draws from. */
+export const ERROR_CODES = [
+  'validation_failed',
+  'not_found',
+  'route_not_found',
+  'body_too_large',
+  'unsupported_media_type',
+  'unauthenticated',
+  'forbidden',
+  'cross_tenant',
+  'conflict',
+  'user_exists',
+  'invalid_credentials',
+  'email_not_verified',
+  'invalid_token',
+  'invalid_code',
+  'invalid_redirect',
+  'hashcash_required',
+  'hashcash_invalid',
+  'hashcash_expired',
+  'passwords_disabled',
+  'rate_limited',
+  'provider_unreachable',
+  'challenge_not_confirmed',
+  'challenge_used',
+  'key_registered',
+  'invalid_signature',
+  'payment_required',
+  'database_unavailable',
+  'mail_failed',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * The one error type. `detail` is shown to the client (for status < 500 only);
+ * `cause` stays in the log line and never reaches the wire.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: ErrorCode, detail: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+    super(detail, { cause: options.cause });
+    this.status = status;
+    this.code = code;
+    this.detail = detail;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export const badRequest = (detail: string, code: ErrorCode = 'validation_failed') => new ApiError(400, code, detail);
+export const unauthorized = (detail: string, code: ErrorCode = 'unauthenticated') => new ApiError(401, code, detail);
+export const forbidden = (detail: string, code: ErrorCode = 'forbidden') => new ApiError(403, code, detail);
+export const notFound = (detail: string) => new ApiError(404, 'not_found', detail);
+export const conflict = (detail: string, code: ErrorCode = 'conflict') => new ApiError(409, code, detail);

@@ -1,0 +1,28 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Application } from '../store/repos/applications.js';
+
+/** The Fastify instance every route module receives: TypeBox schemas type the handlers. */
+export type Http = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+export interface SessionContext {
+  userId: string;
+  sessionId: string;
+  email: string | null;
+  emailVerified: boolean;
+  /** How the access token came: a cookie needs the CSRF rule on unsafe methods. */
+  via: 'cookie' | 'bearer';
+  token: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the guards: the application the request is for. */
+    application?: Application;
+    /** How the application was resolved. */
+    appVia?: 'publishable' | 'secret' | 'host';
+    /** Set by the session guard. */
+    session?: SessionContext;
+  }
+}

@@ -1,0 +1,45 @@
+import { pino, type Logger } from 'pino';
+
+// Query parameters that carry one-time secrets (email links, SSO hops, OAuth codes) never reach a log line.
+const SECRET_PARAMS = /([?&](?:token|__sso_token|code|state|refresh_token|publishable_key)=)[^&#]*/gi;
+
+export function scrubUrl(url: string): string {
+  return url.replace(SECRET_PARAMS, '$1[redacted]');
+}
+
+/**
+ * The process logger: JSON lines, secrets redacted by path. Request lines carry the request id
+ * (Fastify's child loggers add `reqId`).
+ */
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+  return pino(
+    {
+      level,
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'res.headers["set-cookie"]',
+          '*.password',
+          '*.refresh_token',
+          '*.access_token',
+          '*.secret_key',
+          '*.code',
+          '*.token',
+        ],
+        censor: '[redacted]',
+      },
+      serializers: {
+        req: (request: { method: string; url: string; ip?: string; hostname?: string }) => ({
+          method: request.method,
+          url: scrubUrl(request.url),
+          host: request.hostname,
+          ip: request.ip,
+        }),
+        res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
+      },
+    },
+    destination as never,
+  );
+}
+export type { Logger };

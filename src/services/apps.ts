@@ -1,0 +1,209 @@
+import { addSeconds, iso, type Clock } from '../clock.js';
+import { newAppId, newPublishableKey, newSecretKey, newTenantId, newUuid, sha256Hex } from '../crypto/ids.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import type { Db } from '../store/db.js';
+import { isUniqueViolation } from '../store/dialect.js';
+import * as apiKeys from '../store/repos/api-keys.js';
+import * as applications from '../store/repos/applications.js';
+import type { Application } from '../store/repos/applications.js';
+import * as tenants from '../store/repos/tenants.js';
+import type { ApplicationUpdate } from '../store/types.js';
+import type { KeyRing } from './keys.js';
+import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
+
+export interface AppsDeps {
+  db: Db;
+  clock: Clock;
+  keys: KeyRing;
+  hashcashEnabled: boolean;
+}
+
+export interface AppSettings {
+  domain?: string | null;
+  allowedOrigins?: string[];
+  verificationMethod?: 'code' | 'link' | 'both';
+  passwordsEnabled?: boolean;
+  hashcashEnabled?: boolean;
+  hashcashDifficulty?: number;
+  botMinUsd?: number;
+}
+
+/** The app as the CLI and admin API show it; `secret_key` only right after it was made. */
+export interface AppView {
+  app_id: string;
+  tenant_id: string;
+  name: string;
+  publishable_key: string;
+  secret_key?: string;
+  domain: string | null;
+  allowed_origins: string[];
+  verification_method: 'code' | 'link' | 'both';
+  passwords_enabled: boolean;
+  hashcash_enabled: boolean;
+  hashcash_difficulty: number;
+  bot_min_usd: number;
+  signing_key_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TenantView {
+  tenant_id: string;
+  name: string;
+  created_at: string;
+}
+
+/** Creates a tenant. */
+export async function createTenant(deps: AppsDeps, name: string): Promise<TenantView> {
+  if (!name.trim()) throw badRequest('name must not be empty');
+  const row = { id: newTenantId(), name: name.trim(), created_at: iso(deps.clock.now()) };
+  await tenants.insertTenant(deps.db, row);
+  return { tenant_id: row.id, name: row.name, created_at: row.created_at };
+}
+
+function settingsToColumns(settings: AppSettings): ApplicationUpdate {
+  const columns: ApplicationUpdate = {};
+  if (settings.domain !== undefined) columns.domain = settings.domain === null ? null : parseDomain(settings.domain);
+  if (settings.allowedOrigins !== undefined) {
+    columns.allowed_origins = JSON.stringify([...new Set(settings.allowedOrigins.map(parseOrigin))]);
+  }
+  if (settings.verificationMethod !== undefined) {
+    if (!['code', 'link', 'both'].includes(settings.verificationMethod)) throw badRequest('verification method must be code, link or both');
+    columns.verification_method = settings.verificationMethod;
+  }
+  if (settings.passwordsEnabled !== undefined) columns.passwords_enabled = settings.passwordsEnabled ? 1 : 0;
+  if (settings.hashcashEnabled !== undefined) columns.hashcash_enabled = settings.hashcashEnabled ? 1 : 0;
+  if (settings.hashcashDifficulty !== undefined) {
+    const d = settings.hashcashDifficulty;
+    if (!Number.isInteger(d) || d < 0 || d > 32) throw badRequest('hashcash difficulty must be a whole number from 0 to 32');
+    columns.hashcash_difficulty = d;
+  }
+  if (settings.botMinUsd !== undefined) {
+    const usd = settings.botMinUsd;
+    if (!Number.isFinite(usd) || usd < 0 || Math.round(usd * 100) !== Number((usd * 100).toFixed(6))) {
+      throw badRequest('bot minimum must be a non-negative USD amount with at most 2 decimals');
+    }
+    columns.bot_min_usd_cents = Math.round(usd * 100);
+  }
+  return columns;
+}
+
+async function withUniqueDomain<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('that domain is already verified for another application');
+    throw error;
+  }
+}
+
+/** Creates an application with its publishable key, secret key (shown once) and first signing key. */
+export async function createApp(deps: AppsDeps, tenantId: string, name: string, settings: AppSettings): Promise<AppView> {
+  if (!name.trim()) throw badRequest('name must not be empty');
+  if (!(await tenants.findTenant(deps.db, tenantId))) throw notFound(`tenant ${tenantId} not found`);
+  const columns = settingsToColumns(settings);
+  const now = iso(deps.clock.now());
+  const appId = newAppId();
+  const publishableKey = newPublishableKey();
+  const secretKey = newSecretKey();
+  await withUniqueDomain(() =>
+    deps.db.transaction().execute(async (trx) => {
+      await applications.insertApplication(trx, {
+        id: appId,
+        tenant_id: tenantId,
+        name: name.trim(),
+        domain: columns.domain ?? null,
+        allowed_origins: (columns.allowed_origins as string | undefined) ?? '[]',
+        verification_method: (columns.verification_method as AppView['verification_method'] | undefined) ?? 'code',
+        passwords_enabled: (columns.passwords_enabled as number | undefined) ?? 1,
+        hashcash_enabled: (columns.hashcash_enabled as number | undefined) ?? null,
+        hashcash_difficulty: (columns.hashcash_difficulty as number | undefined) ?? 6,
+        bot_min_usd_cents: (columns.bot_min_usd_cents as number | undefined) ?? 100,
+        created_at: now,
+        updated_at: now,
+      });
+      for (const [kind, key] of [['publishable', publishableKey], ['secret', secretKey]] as const) {
+        await apiKeys.insertApiKey(trx, {
+          id: newUuid(),
+          app_id: appId,
+          kind,
+          key_hash: sha256Hex(key),
+          publishable_key: kind === 'publishable' ? key : null,
+          created_at: now,
+          expires_at: null,
+        });
+      }
+      await deps.keys.rotate(trx, appId);
+    }),
+  );
+  return { ...(await describeApp(deps, appId)), secret_key: secretKey };
+}
+
+/** Changes the app's settings; omitted settings stay as they are. */
+export async function updateApp(deps: AppsDeps, appId: string, settings: AppSettings & { name?: string }): Promise<AppView> {
+  await requireApp(deps.db, appId);
+  const columns = settingsToColumns(settings);
+  if (settings.name !== undefined) {
+    if (!settings.name.trim()) throw badRequest('name must not be empty');
+    columns.name = settings.name.trim();
+  }
+  columns.updated_at = iso(deps.clock.now());
+  await withUniqueDomain(() => applications.updateApplication(deps.db, appId, columns));
+  return describeApp(deps, appId);
+}
+
+/** A new signing key, used at once; the old one stays published while its tokens may live. */
+export async function rotateSigningKey(deps: AppsDeps, appId: string): Promise<AppView> {
+  await requireApp(deps.db, appId);
+  await deps.keys.rotate(deps.db, appId);
+  return describeApp(deps, appId);
+}
+
+/** A new secret key; the old ones die now, or after `keepOldForSeconds`. */
+export async function rotateSecretKey(deps: AppsDeps, appId: string, keepOldForSeconds = 0): Promise<AppView> {
+  await requireApp(deps.db, appId);
+  const now = deps.clock.now();
+  const secretKey = newSecretKey();
+  await deps.db.transaction().execute(async (trx) => {
+    await apiKeys.expireSecretKeys(trx, appId, iso(addSeconds(now, keepOldForSeconds)), iso(now));
+    await apiKeys.insertApiKey(trx, {
+      id: newUuid(),
+      app_id: appId,
+      kind: 'secret',
+      key_hash: sha256Hex(secretKey),
+      publishable_key: null,
+      created_at: iso(now),
+      expires_at: null,
+    });
+  });
+  return { ...(await describeApp(deps, appId)), secret_key: secretKey };
+}
+
+async function requireApp(db: Db, appId: string): Promise<Application> {
+  const app = await applications.findApplication(db, appId);
+  if (!app) throw notFound(`application ${appId} not found`);
+  return app;
+}
+
+/** Whether sign-up on this app needs proof-of-work: its own setting, else HASHCASH_ENABLED. */
+export const hashcashRequired = (app: Application, hashcashEnabled: boolean) => app.hashcashEnabled ?? hashcashEnabled;
+
+export async function describeApp(deps: AppsDeps, appId: string): Promise<AppView> {
+  const app = await requireApp(deps.db, appId);
+  return {
+    app_id: app.id,
+    tenant_id: app.tenantId,
+    name: app.name,
+    publishable_key: (await apiKeys.findPublishableKey(deps.db, app.id)) ?? '',
+    domain: app.domain,
+    allowed_origins: allowedOriginsOf(app),
+    verification_method: app.verificationMethod,
+    passwords_enabled: app.passwordsEnabled,
+    hashcash_enabled: hashcashRequired(app, deps.hashcashEnabled),
+    hashcash_difficulty: app.hashcashDifficulty,
+    bot_min_usd: app.botMinUsdCents / 100,
+    signing_key_id: (await deps.keys.currentKid(app.id)) ?? null,
+    created_at: app.createdAt,
+    updated_at: app.updatedAt,
+  };
+}

@@ -1,0 +1,38 @@
+import type { Db } from '../db.js';
+import type { ApiKeyRow } from '../types.js';
+
+export async function insertApiKey(db: Db, row: ApiKeyRow): Promise<void> {
+  await db.insertInto('api_keys').values(row).execute();
+}
+
+/** The live key with this hash (not past its grace), or undefined. */
+export async function findLiveApiKeyByHash(db: Db, keyHash: string, now: string): Promise<ApiKeyRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('key_hash', '=', keyHash)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirst();
+}
+
+/** The app's publishable key (there is one per app). */
+export async function findPublishableKey(db: Db, appId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select('publishable_key')
+    .where('app_id', '=', appId)
+    .where('kind', '=', 'publishable')
+    .executeTakeFirst();
+  return row?.publishable_key ?? undefined;
+}
+
+/** Ends every still-live secret key of the app at `endsAt` (now, or after a grace period). */
+export async function expireSecretKeys(db: Db, appId: string, endsAt: string, now: string): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ expires_at: endsAt })
+    .where('app_id', '=', appId)
+    .where('kind', '=', 'secret')
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .execute();
+}

@@ -1,0 +1,60 @@
+import type { Db } from '../db.js';
+import type { ApplicationRow, ApplicationUpdate, NewApplication } from '../types.js';
+
+export interface Application {
+  id: string;
+  tenantId: string;
+  name: string;
+  domain: string | null;
+  allowedOrigins: string[];
+  verificationMethod: 'code' | 'link' | 'both';
+  passwordsEnabled: boolean;
+  /** null: follows HASHCASH_ENABLED. */
+  hashcashEnabled: boolean | null;
+  hashcashDifficulty: number;
+  botMinUsdCents: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toApplication(row: ApplicationRow): Application {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    domain: row.domain,
+    allowedOrigins: JSON.parse(row.allowed_origins) as string[],
+    verificationMethod: row.verification_method,
+    passwordsEnabled: row.passwords_enabled === 1,
+    hashcashEnabled: row.hashcash_enabled === null ? null : row.hashcash_enabled === 1,
+    hashcashDifficulty: row.hashcash_difficulty,
+    botMinUsdCents: row.bot_min_usd_cents,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function insertApplication(db: Db, row: NewApplication): Promise<void> {
+  await db.insertInto('applications').values(row).execute();
+}
+
+/** The application, or undefined. */
+export async function findApplication(db: Db, appId: string): Promise<Application | undefined> {
+  const row = await db.selectFrom('applications').selectAll().where('id', '=', appId).executeTakeFirst();
+  return row && toApplication(row);
+}
+
+/** The application whose verified domain is `host` (lower-case, no port), or undefined. */
+export async function findApplicationByDomain(db: Db, host: string): Promise<Application | undefined> {
+  const row = await db.selectFrom('applications').selectAll().where('domain', '=', host).executeTakeFirst();
+  return row && toApplication(row);
+}
+
+export async function listApplicationsOfTenant(db: Db, tenantId: string): Promise<Application[]> {
+  const rows = await db.selectFrom('applications').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').execute();
+  return rows.map(toApplication);
+}
+
+export async function updateApplication(db: Db, appId: string, changes: ApplicationUpdate): Promise<void> {
+  await db.updateTable('applications').set(changes).where('id', '=', appId).execute();
+}

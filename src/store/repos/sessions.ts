@@ -1,0 +1,44 @@
+import type { Db } from '../db.js';
+import type { SessionRow } from '../types.js';
+
+export async function insertSession(db: Db, row: SessionRow): Promise<void> {
+  await db.insertInto('sessions').values(row).execute();
+}
+
+/** The session if it belongs to the app, is not revoked and has not expired; else undefined. */
+export async function findLiveSession(db: Db, appId: string, sessionId: string, now: string): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('id', '=', sessionId)
+    .where('app_id', '=', appId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Revokes the session if it is live; true when this call revoked it. */
+export async function revokeSession(db: Db, appId: string, sessionId: string, now: string): Promise<boolean> {
+  const rows = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('id', '=', sessionId)
+    .where('app_id', '=', appId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.length === 1;
+}
+
+/** Revokes every live session of the user (pre-hijacking rule, password reset). */
+export async function revokeUserSessions(db: Db, appId: string, userId: string, now: string): Promise<number> {
+  const rows = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.length;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Contract tests spawn real servers; two cores run a few files at a time.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    maxWorkers: 3,
+    reporters: ['default'],
+  },
+});
