@@ -7,9 +7,8 @@ import type { Deps } from './deps.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
 import { createGuards } from './http/plugins/guards.js';
 import { genReqId } from './http/plugins/request-id.js';
-import { docsRoutes } from './http/routes/docs.js';
-import { healthRoutes, VERSION } from './http/routes/health.js';
-import { jwksRoutes } from './http/routes/jwks.js';
+import { VERSION } from './http/routes/health.js';
+import { registerRoutes } from './http/routes/index.js';
 import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
 
@@ -45,10 +44,6 @@ export async function buildApp(deps: Deps): Promise<Http> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const guards = createGuards(deps);
-  healthRoutes(app, deps);
-  jwksRoutes(app, deps);
-  docsRoutes(app);
-  void guards;
+  registerRoutes(app, deps, createGuards(deps));
   return app;
 }

@@ -1,7 +1,12 @@
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/index.js';
 import { loadOrCreateMasterKeyFile } from './crypto/master-key.js';
+import { deriveKey } from './crypto/derive.js';
+import { createLimiter } from './limits/index.js';
+import type { RateLimiter } from './limits/limiter.js';
 import type { Logger } from './logger.js';
+import { createMailer } from './mail/index.js';
+import type { Mailer } from './mail/mailer.js';
 import { KeyRing, ACCESS_TOKEN_SECONDS } from './services/keys.js';
 import { openStore, type Db, type Store } from './store/db.js';
 
@@ -14,6 +19,15 @@ export interface Deps {
   masterKey: Buffer;
   keys: KeyRing;
   log: Logger;
+  limiter: RateLimiter;
+  mailer: Mailer;
+  /** Keys derived from MASTER_KEY, one per purpose. */
+  secrets: {
+    /** MACs hashcash challenges (they are self-verifying: nothing is stored until spent). */
+    hashcash: Buffer;
+    /** HMACs 6-digit codes at rest (a plain hash of a 6-digit code is brute-forced in a blink). */
+    codes: Buffer;
+  };
   close(): Promise<void>;
 }
 
@@ -32,6 +46,8 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
   // A retired signing key stays published as long as the longest token it may have signed.
   const retiredKeyLifetime = Math.max(ACCESS_TOKEN_SECONDS, config.maxSigninTokenLifetimeSeconds);
   const keys = new KeyRing(store.db, masterKey, clock, config.publicBaseUrl, retiredKeyLifetime);
+  const limiter = createLimiter(config);
+  const mailer = createMailer(config, log);
   return {
     config,
     store,
@@ -40,7 +56,11 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
     masterKey,
     keys,
     log,
+    limiter,
+    mailer,
+    secrets: { hashcash: deriveKey(masterKey, 'hashcash'), codes: deriveKey(masterKey, 'codes') },
     close: async () => {
+      await Promise.allSettled([limiter.close(), mailer.close()]);
       await store.close();
     },
   };

@@ -42,3 +42,8 @@ export async function revokeUserSessions(db: Db, appId: string, userId: string, 
     .execute();
   return rows.length;
 }
+
+/** Slides the session's end forward (each refresh keeps an active session alive for another 30 days). */
+export async function extendSession(db: Db, appId: string, sessionId: string, expiresAt: string): Promise<void> {
+  await db.updateTable('sessions').set({ expires_at: expiresAt }).where('id', '=', sessionId).where('app_id', '=', appId).execute();
+}

@@ -1,0 +1,105 @@
+import { addSeconds, iso } from '../clock.js';
+import { newOpaqueToken, newUuid, sha256Hex } from '../crypto/ids.js';
+import type { Deps } from '../deps.js';
+import { unauthorized } from '../errors.js';
+import * as refreshTokens from '../store/repos/refresh-tokens.js';
+import * as sessions from '../store/repos/sessions.js';
+import * as users from '../store/repos/users.js';
+import type { User } from '../store/repos/users.js';
+import { inTransaction } from '../store/transaction.js';
+
+export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
+/** A rotated refresh token presented within this window is only refused (two tabs racing); later it means theft. */
+export const REUSE_GRACE_SECONDS = 10;
+
+export type SessionDeps = Pick<Deps, 'db' | 'clock' | 'keys'>;
+
+/** What every sign-in answers. `expires_at` is the access token's expiry. */
+export interface SessionTokens {
+  access_token: string;
+  refresh_token: string;
+  user_id: string;
+  session_id: string;
+  expires_at: string;
+}
+
+/**
+ * Starts a session for the user: a session row, a refresh token (stored as its SHA-256) and an access
+ * JWT. `accessExpiresAt` overrides the 15-minute lifetime (sign-in tokens).
+ */
+export async function startSession(deps: SessionDeps, appId: string, user: User, options: { accessExpiresAt?: Date } = {}): Promise<SessionTokens> {
+  const now = deps.clock.now();
+  const sessionId = newUuid();
+  const refreshToken = newOpaqueToken('rt_');
+  await inTransaction(deps.db, async (trx) => {
+    await sessions.insertSession(trx, {
+      id: sessionId,
+      app_id: appId,
+      user_id: user.id,
+      created_at: iso(now),
+      expires_at: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
+      revoked_at: null,
+    });
+    await refreshTokens.insertRefreshToken(trx, {
+      token_hash: sha256Hex(refreshToken),
+      app_id: appId,
+      session_id: sessionId,
+      created_at: iso(now),
+      expires_at: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
+      rotated_at: null,
+    });
+  });
+  return issueAccess(deps, appId, user, sessionId, refreshToken, options.accessExpiresAt);
+}
+
+async function issueAccess(deps: SessionDeps, appId: string, user: User, sessionId: string, refreshToken: string, expiresAt?: Date): Promise<SessionTokens> {
+  const exp = expiresAt ?? addSeconds(deps.clock.now(), 15 * 60);
+  const accessToken = await deps.keys.signAccessToken(
+    appId,
+    { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified },
+    exp,
+  );
+  return { access_token: accessToken, refresh_token: refreshToken, user_id: user.id, session_id: sessionId, expires_at: iso(exp) };
+}
+
+/**
+ * Rotates a refresh token: the old one dies, a new one and a fresh access token are issued. A token
+ * already rotated answers 401; presented more than REUSE_GRACE_SECONDS after its rotation it also
+ * revokes the whole session (the token was stolen, or the client is broken: either way the family ends).
+ */
+export async function refreshSession(deps: SessionDeps, appId: string, presented: string): Promise<SessionTokens> {
+  const tokenHash = sha256Hex(presented);
+  const now = deps.clock.now();
+  const newToken = newOpaqueToken('rt_');
+  const outcome = await inTransaction(deps.db, async (trx) => {
+    const sessionId = await refreshTokens.claimRefreshToken(trx, appId, tokenHash, iso(now));
+    if (!sessionId) return { ok: false as const };
+    const session = await sessions.findLiveSession(trx, appId, sessionId, iso(now));
+    if (!session) return { ok: false as const };
+    await refreshTokens.insertRefreshToken(trx, {
+      token_hash: sha256Hex(newToken),
+      app_id: appId,
+      session_id: sessionId,
+      created_at: iso(now),
+      expires_at: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
+      rotated_at: null,
+    });
+    await sessions.extendSession(trx, appId, sessionId, iso(addSeconds(now, REFRESH_TOKEN_SECONDS)));
+    return { ok: true as const, sessionId, userId: session.user_id };
+  });
+  if (!outcome.ok) {
+    const row = await refreshTokens.findRefreshToken(deps.db, appId, tokenHash);
+    if (row?.rotated_at && now.getTime() - new Date(row.rotated_at).getTime() > REUSE_GRACE_SECONDS * 1000) {
+      await sessions.revokeSession(deps.db, appId, row.session_id, iso(now));
+    }
+    throw unauthorized('invalid or expired refresh token', 'invalid_token');
+  }
+  const user = await users.findUserById(deps.db, appId, outcome.userId);
+  if (!user) throw unauthorized('invalid or expired refresh token', 'invalid_token');
+  return issueAccess(deps, appId, user, outcome.sessionId, newToken);
+}
+
+/** Revokes a live session of the app; false when it does not exist or was already revoked. */
+export async function revokeSession(deps: SessionDeps, appId: string, sessionId: string): Promise<boolean> {
+  return sessions.revokeSession(deps.db, appId, sessionId, iso(deps.clock.now()));
+}

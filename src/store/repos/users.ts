@@ -1,0 +1,75 @@
+import type { Db } from '../db.js';
+import type { NewUser, UserRow } from '../types.js';
+
+export interface User {
+  id: string;
+  appId: string;
+  email: string | null;
+  emailVerified: boolean;
+  passwordHash: string | null;
+  isBot: boolean;
+  publicKey: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    email: row.email,
+    emailVerified: row.email_verified === 1,
+    passwordHash: row.password_hash,
+    isBot: row.is_bot === 1,
+    publicKey: row.public_key,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Emails compare case-insensitively: the stored key is the trimmed, lower-cased address. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export async function insertUser(db: Db, row: NewUser): Promise<void> {
+  await db.insertInto('users').values(row).execute();
+}
+
+/** The user of this app, or undefined. */
+export async function findUserById(db: Db, appId: string, userId: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('app_id', '=', appId).where('id', '=', userId).executeTakeFirst();
+  return row && toUser(row);
+}
+
+/** The user of this app with this email (case-insensitive), or undefined. */
+export async function findUserByEmail(db: Db, appId: string, email: string): Promise<User | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('email_normalized', '=', normalizeEmail(email))
+    .executeTakeFirst();
+  return row && toUser(row);
+}
+
+/** The bot of this app with this public key (canonical base64), or undefined. */
+export async function findUserByPublicKey(db: Db, appId: string, publicKey: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('app_id', '=', appId).where('public_key', '=', publicKey).executeTakeFirst();
+  return row && toUser(row);
+}
+
+/** A page of the app's users, newest first; `email` filters exactly, case-insensitively. */
+export async function listUsers(db: Db, appId: string, options: { limit: number; offset: number; email?: string }): Promise<{ users: User[]; total: number }> {
+  let query = db.selectFrom('users').where('app_id', '=', appId);
+  if (options.email !== undefined) query = query.where('email_normalized', '=', normalizeEmail(options.email));
+  const rows = await query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).offset(options.offset).execute();
+  const count = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return { users: rows.map(toUser), total: Number(count.n) };
+}
+
+export async function markEmailVerified(db: Db, appId: string, userId: string, now: string): Promise<void> {
+  await db.updateTable('users').set({ email_verified: 1, updated_at: now }).where('app_id', '=', appId).where('id', '=', userId).execute();
+}
+
+export async function setPasswordHash(db: Db, appId: string, userId: string, passwordHash: string | null, now: string): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('app_id', '=', appId).where('id', '=', userId).execute();
+}
