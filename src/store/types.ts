@@ -55,6 +55,7 @@ export interface UsersTable {
   password_hash: string | null;
   is_bot: number;
   public_key: string | null; // bots: canonical base64 of the 32-byte Ed25519 key
+  requires_verification: Generated<number>; // self sign-ups until verified
   created_at: string;
   updated_at: string;
 }
@@ -150,5 +151,3 @@ export type SsoTokenRow = Selectable<SsoTokensTable>;
 export type NewApplication = Insertable<ApplicationsTable>;
 export type ApplicationUpdate = Updateable<ApplicationsTable>;
 export type NewUser = Insertable<UsersTable>;
-// Generated is re-exported for repositories that add defaulted columns later.
-export type { Generated };

@@ -13,6 +13,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('password_hash', 'text')
     .addColumn('is_bot', 'integer', (c) => c.notNull())
     .addColumn('public_key', 'text')
+    // 1 for self sign-ups until the email is verified: they may not sign in with the password before.
+    .addColumn('requires_verification', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     // Emails are unique per app case-insensitively; bots (email null) do not collide.

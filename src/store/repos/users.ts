@@ -9,6 +9,8 @@ export interface User {
   passwordHash: string | null;
   isBot: boolean;
   publicKey: string | null;
+  /** A self sign-up that has not verified its email yet: password sign-in is refused until it does. */
+  requiresVerification: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -22,6 +24,7 @@ export function toUser(row: UserRow): User {
     passwordHash: row.password_hash,
     isBot: row.is_bot === 1,
     publicKey: row.public_key,
+    requiresVerification: row.requires_verification === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -67,7 +70,7 @@ export async function listUsers(db: Db, appId: string, options: { limit: number;
 }
 
 export async function markEmailVerified(db: Db, appId: string, userId: string, now: string): Promise<void> {
-  await db.updateTable('users').set({ email_verified: 1, updated_at: now }).where('app_id', '=', appId).where('id', '=', userId).execute();
+  await db.updateTable('users').set({ email_verified: 1, requires_verification: 0, updated_at: now }).where('app_id', '=', appId).where('id', '=', userId).execute();
 }
 
 export async function setPasswordHash(db: Db, appId: string, userId: string, passwordHash: string | null, now: string): Promise<void> {
