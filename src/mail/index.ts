@@ -1,8 +1,12 @@
+import { join } from 'node:path';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import type { Mailer } from './mailer.js';
+import { createOutboxMailer } from './outbox.js';
+import { createSmtpMailer } from './smtp.js';
 
-// PLACEHOLDER until the transports land (SMTP, log + outbox): logs the subject only.
-export function createMailer(_config: Config, log: Logger): Mailer {
-  return { send: async (mail) => log.info({ to: mail.to, subject: mail.subject }, 'email (placeholder)'), close: async () => {} };
+/** SMTP when SMTP_URL is set; otherwise the dev outbox (`{dataDir}/outbox/` plus the log). */
+export function createMailer(config: Config, log: Logger): Mailer {
+  if (config.smtpUrl) return createSmtpMailer(config.smtpUrl, config.emailFrom, log);
+  return createOutboxMailer(join(config.dataDir, 'outbox'), config.emailFrom, log);
 }
