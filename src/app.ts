@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import type { Deps } from './deps.js';
+import { ApiError } from './errors.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
 import { createGuards } from './http/plugins/guards.js';
 import { genReqId } from './http/plugins/request-id.js';
@@ -26,6 +27,17 @@ export async function buildApp(deps: Deps): Promise<Http> {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  // An empty JSON body is no body (clients send the header on body-less POSTs such as logout);
+  // keys that could poison prototypes are dropped.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string, (key, value) => (key === '__proto__' || key === 'constructor' ? undefined : value)));
+    } catch {
+      done(new ApiError(400, 'validation_failed', 'body is not valid JSON'), undefined);
+    }
+  });
   app.addSchema(ErrorBody);
 
   await app.register(cookie);

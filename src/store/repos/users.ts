@@ -76,3 +76,31 @@ export async function markEmailVerified(db: Db, appId: string, userId: string, n
 export async function setPasswordHash(db: Db, appId: string, userId: string, passwordHash: string | null, now: string): Promise<void> {
   await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('app_id', '=', appId).where('id', '=', userId).execute();
 }
+
+/**
+ * Removes a user that has never been used: unverified, no sessions, no challenges but its own.
+ * Undoes a sign-up whose email could not be sent.
+ */
+export async function deleteUnverifiedUser(db: Db, appId: string, userId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('email_challenges').where('app_id', '=', appId).where('user_id', '=', userId).execute();
+    await trx.deleteFrom('users').where('app_id', '=', appId).where('id', '=', userId).where('email_verified', '=', 0).execute();
+  });
+}
+
+/**
+ * Pre-hijacking rule (SSO, OAuth): an unverified user that a proven owner of the email links into loses
+ * its password and becomes verified. Conditional on email_verified = 0, so only the first linker acts;
+ * true when this call changed the user (the caller then revokes its sessions).
+ */
+export async function claimUnverifiedUser(db: Db, appId: string, userId: string, now: string): Promise<boolean> {
+  const rows = await db
+    .updateTable('users')
+    .set({ email_verified: 1, requires_verification: 0, password_hash: null, updated_at: now })
+    .where('app_id', '=', appId)
+    .where('id', '=', userId)
+    .where('email_verified', '=', 0)
+    .returning('id')
+    .execute();
+  return rows.length === 1;
+}

@@ -1,6 +1,88 @@
+import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
-import type { Guards } from '../../plugins/guards.js';
+import { forbidden, unauthorized } from '../../../errors.js';
+import { currentUser, logout } from '../../../services/accounts.js';
+import { allowedOriginsOf } from '../../../services/origins.js';
+import { refreshSession } from '../../../services/sessions.js';
+import { clearAuthCookies, setAuthCookies } from '../../cookies.js';
+import { REFRESH_COOKIE, type Guards } from '../../plugins/guards.js';
+import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { SessionTokensBody } from './schemas.js';
 
-// PLACEHOLDER: routes land with their issue.
-export function sessionRoutes(_app: Http, _deps: Deps, _guards: Guards): void {}
+export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.get(
+    '/v1/me',
+    {
+      preHandler: guards.publishableSession,
+      schema: {
+        tags: ['sessions'],
+        summary: 'The signed-in user',
+        security: [{ publishable: [], session: [] }],
+        response: {
+          200: Type.Object({
+            user_id: Type.String({ format: 'uuid' }),
+            email: Type.Union([Type.String(), Type.Null()]),
+            email_verified: Type.Boolean(),
+            is_bot: Type.Boolean(),
+          }),
+          ...errors(401, 403),
+        },
+      },
+    },
+    async (request) => {
+      const user = await currentUser(deps, request.application!.id, request.session!.userId);
+      return { user_id: user.id, email: user.email, email_verified: user.emailVerified, is_bot: user.isBot };
+    },
+  );
+
+  app.post(
+    '/v1/sessions/logout',
+    {
+      preHandler: guards.publishableSession,
+      schema: {
+        tags: ['sessions'],
+        summary: 'Revoke the current session and clear the cookies',
+        security: [{ publishable: [], session: [] }],
+        response: { 200: Type.Object({ status: Type.Literal('logged_out') }), ...errors(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      await logout(deps, request.application!.id, request.session!.sessionId);
+      clearAuthCookies(reply, deps.config);
+      return { status: 'logged_out' as const };
+    },
+  );
+
+  app.post(
+    '/v1/tokens/session',
+    {
+      preHandler: guards.publishable,
+      schema: {
+        tags: ['sessions'],
+        summary: 'Rotate a refresh token: new access and refresh tokens',
+        description: 'The refresh token comes from the body, else from the __refresh cookie (then both cookies are renewed).',
+        security: [{ publishable: [] }],
+        body: Type.Optional(Type.Object({ refresh_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) })),
+        response: { 200: SessionTokensBody, ...errors(400, 401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const application = request.application!;
+      await deps.limiter.consume('refresh_ip', `${application.id}:${request.ip}`);
+      const fromBody = request.body?.refresh_token;
+      const token = fromBody ?? request.cookies[REFRESH_COOKIE];
+      if (!token) throw unauthorized('missing refresh token', 'invalid_token');
+      // CSRF: a cookie-borne token on an app resolved by Host must come from one of the app's origins.
+      if (!fromBody && request.appVia !== 'publishable') {
+        const origin = request.headers.origin;
+        if (typeof origin !== 'string' || !allowedOriginsOf(application).includes(origin)) {
+          throw forbidden('cookie-authenticated requests must send X-Publishable-Key or an allowed Origin');
+        }
+      }
+      const tokens = await refreshSession(deps, application.id, token);
+      if (!fromBody) setAuthCookies(reply, deps.config, tokens);
+      return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
+    },
+  );
+}

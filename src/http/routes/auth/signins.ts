@@ -1,6 +1,57 @@
+import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
+import { badRequest } from '../../../errors.js';
+import { signInWithEmail, signInWithPassword } from '../../../services/accounts.js';
+import { normalizeEmail } from '../../../store/repos/users.js';
+import { setAuthCookies } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
+import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { Email, RedirectUrl, SessionTokensBody } from './schemas.js';
 
-// PLACEHOLDER: routes land with their issue.
-export function signinRoutes(_app: Http, _deps: Deps, _guards: Guards): void {}
+const SigninBody = Type.Object({
+  email: Email,
+  password: Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()])),
+  redirect_url: Type.Optional(RedirectUrl),
+  strategy: Type.Optional(Type.Union([Type.Literal('password'), Type.Literal('magic_link')])),
+});
+
+export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.post(
+    '/v1/signins',
+    {
+      preHandler: guards.publishable,
+      schema: {
+        tags: ['sign-up and sign-in'],
+        summary: 'Sign in with a password (tokens and cookie) or by magic link / code (emailed)',
+        security: [{ publishable: [] }],
+        body: SigninBody,
+        response: {
+          200: Type.Union([
+            SessionTokensBody,
+            Type.Object({
+              status: Type.Union([Type.Literal('magic_link_sent'), Type.Literal('verification_sent')]),
+              user_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
+            }),
+          ]),
+          ...errors(400, 401, 429, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const application = request.application!;
+      const { email, password, redirect_url } = request.body;
+      const email_ = normalizeEmail(email);
+      await deps.limiter.consume('signin_ip', `${application.id}:${request.ip}`);
+      await deps.limiter.consume('signin_email', `${application.id}:${email_}:${request.ip}`);
+      await deps.limiter.consume('signin_email_any', `${application.id}:${email_}`);
+      // A password selects the password strategy unless the client says otherwise.
+      const strategy = request.body.strategy ?? (password != null ? 'password' : 'magic_link');
+      if (strategy === 'magic_link') return signInWithEmail(deps, application, email, redirect_url);
+      if (password == null || password === '') throw badRequest('password is required for strategy password');
+      const tokens = await signInWithPassword(deps, application, email, password);
+      setAuthCookies(reply, deps.config, tokens);
+      return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
+    },
+  );
+}

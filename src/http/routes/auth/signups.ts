@@ -1,6 +1,46 @@
+import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
+import { signUp } from '../../../services/accounts.js';
+import { checkSignupProof } from '../../../services/hashcash.js';
+import { normalizeEmail } from '../../../store/repos/users.js';
 import type { Guards } from '../../plugins/guards.js';
+import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { Email, Password, RedirectUrl } from './schemas.js';
 
-// PLACEHOLDER: routes land with their issue.
-export function signupRoutes(_app: Http, _deps: Deps, _guards: Guards): void {}
+const SignupBody = Type.Object({
+  email: Email,
+  password: Type.Optional(Type.Union([Password, Type.Null()])),
+  redirect_url: Type.Optional(RedirectUrl),
+  hashcash: Type.Optional(
+    Type.Object({ challenge: Type.String({ minLength: 1, maxLength: 512 }), nonce: Type.String({ minLength: 1, maxLength: 64 }) }),
+  ),
+});
+
+export function signupRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.post(
+    '/v1/signups',
+    {
+      preHandler: guards.publishable,
+      schema: {
+        tags: ['sign-up and sign-in'],
+        summary: 'Sign up by email, with or without a password (proof-of-work when required)',
+        security: [{ publishable: [] }],
+        body: SignupBody,
+        response: {
+          200: Type.Object({ status: Type.Literal('verification_sent'), user_id: Type.String({ format: 'uuid' }) }),
+          ...errors(400, 401, 409, 410, 422, 429, 503),
+        },
+      },
+    },
+    async (request) => {
+      const application = request.application!;
+      const { email, password, redirect_url, hashcash } = request.body;
+      // contract.md section 3: schema → rate limits → proof present → proof valid → the rest.
+      await deps.limiter.consume('signup_ip', `${application.id}:${request.ip}`);
+      await deps.limiter.consume('signup_email', `${application.id}:${normalizeEmail(email)}`);
+      await checkSignupProof(deps, application, hashcash);
+      return signUp(deps, application, { email, password, redirectUrl: redirect_url });
+    },
+  );
+}

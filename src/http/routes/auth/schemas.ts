@@ -1,0 +1,16 @@
+import { Type } from '@sinclair/typebox';
+
+// Request and response pieces shared by the sign-up and sign-in routes.
+
+export const Email = Type.String({ format: 'email', maxLength: 254, description: 'Compared case-insensitively' });
+export const Password = Type.String({ minLength: 8, maxLength: 256 });
+export const RedirectUrl = Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
+  description: 'Absolute URL whose origin is on the app allow-list',
+});
+
+export const SessionTokensBody = Type.Object({
+  access_token: Type.String(),
+  refresh_token: Type.String(),
+  user_id: Type.String({ format: 'uuid' }),
+  session_id: Type.String({ format: 'uuid' }),
+});

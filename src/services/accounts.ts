@@ -1,0 +1,167 @@
+import { iso } from '../clock.js';
+import { newUuid } from '../crypto/ids.js';
+import { burnPasswordCheck, hashPassword, verifyPassword } from '../crypto/passwords.js';
+import type { Deps } from '../deps.js';
+import { ApiError, badRequest, conflict, unauthorized } from '../errors.js';
+import type { Application } from '../store/repos/applications.js';
+import * as sessionsRepo from '../store/repos/sessions.js';
+import * as users from '../store/repos/users.js';
+import type { User } from '../store/repos/users.js';
+import { isUniqueViolation } from '../store/dialect.js';
+import { checkRedirect } from './origins.js';
+import { startSession, type SessionTokens } from './sessions.js';
+import { consumeCode, consumeLink, sendEmailChallenge } from './verification.js';
+
+export type AccountDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'mailer' | 'secrets' | 'log'>;
+
+const invalidCredentials = () => unauthorized('invalid email or password', 'invalid_credentials');
+
+function checkPasswordAllowed(app: Application, password: string | null | undefined): void {
+  if (password != null && !app.passwordsEnabled) throw badRequest('passwords are disabled for this application', 'passwords_disabled');
+}
+
+function checkedRedirect(app: Application, redirectUrl: string | null | undefined): string | null {
+  return redirectUrl == null ? null : checkRedirect(app, redirectUrl).toString();
+}
+
+/**
+ * Self sign-up: creates the unverified user and emails a code and/or link. If the email cannot be
+ * sent the new user is removed again, so the person can simply retry (nothing half-written).
+ */
+export async function signUp(
+  deps: AccountDeps,
+  app: Application,
+  input: { email: string; password?: string | null; redirectUrl?: string | null },
+): Promise<{ status: 'verification_sent'; user_id: string }> {
+  checkPasswordAllowed(app, input.password);
+  const redirectUrl = checkedRedirect(app, input.redirectUrl);
+  const passwordHash = input.password != null ? await hashPassword(input.password) : null;
+  const now = iso(deps.clock.now());
+  const user: User & { email: string } = {
+    id: newUuid(),
+    appId: app.id,
+    email: input.email.trim(),
+    emailVerified: false,
+    passwordHash,
+    isBot: false,
+    publicKey: null,
+    requiresVerification: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await users.insertUser(deps.db, {
+      id: user.id,
+      app_id: app.id,
+      email: user.email,
+      email_normalized: users.normalizeEmail(user.email),
+      email_verified: 0,
+      password_hash: passwordHash,
+      is_bot: 0,
+      public_key: null,
+      requires_verification: 1,
+      created_at: now,
+      updated_at: now,
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('a user with this email already exists', 'user_exists');
+    throw error;
+  }
+  try {
+    await sendEmailChallenge(deps, app, user, 'verify_email', redirectUrl);
+  } catch (error) {
+    await users.deleteUnverifiedUser(deps.db, app.id, user.id).catch((cause) => deps.log.error({ err: cause }, 'could not undo sign-up'));
+    throw error;
+  }
+  return { status: 'verification_sent', user_id: user.id };
+}
+
+/**
+ * Password sign-in. Unknown emails and users without a password cost the same argon2 time as a
+ * wrong password. An unverified self sign-up is told so only after the password proved right.
+ */
+export async function signInWithPassword(deps: AccountDeps, app: Application, email: string, password: string): Promise<SessionTokens> {
+  checkPasswordAllowed(app, password);
+  const user = await users.findUserByEmail(deps.db, app.id, email);
+  const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : await burnPasswordCheck(password);
+  if (!user || !ok) throw invalidCredentials();
+  if (user.requiresVerification) {
+    throw unauthorized('email not verified: use the code or link we sent, or sign in with a magic link', 'email_not_verified');
+  }
+  return startSession(deps, app.id, user);
+}
+
+/**
+ * Magic-link sign-in: a verified user gets a link/code to sign in; an unverified one gets a fresh
+ * verification email; an unknown email is 401.
+ */
+export async function signInWithEmail(
+  deps: AccountDeps,
+  app: Application,
+  email: string,
+  redirectUrlInput?: string | null,
+): Promise<{ status: 'magic_link_sent' } | { status: 'verification_sent'; user_id: string }> {
+  const redirectUrl = checkedRedirect(app, redirectUrlInput);
+  const user = await users.findUserByEmail(deps.db, app.id, email);
+  if (!user || user.email === null) throw unauthorized('no user with this email', 'invalid_credentials');
+  const withEmail = user as User & { email: string };
+  if (user.emailVerified) {
+    await sendEmailChallenge(deps, app, withEmail, 'magic_link', redirectUrl);
+    return { status: 'magic_link_sent' };
+  }
+  await sendEmailChallenge(deps, app, withEmail, 'verify_email', redirectUrl);
+  return { status: 'verification_sent', user_id: user.id };
+}
+
+/** Marks the email verified when it was not (a code or link proves control of the inbox). */
+async function completeEmailProof(deps: AccountDeps, app: Application, userId: string): Promise<User> {
+  const user = await users.findUserById(deps.db, app.id, userId);
+  if (!user) throw badRequest('invalid or expired code', 'invalid_code');
+  if (user.emailVerified && !user.requiresVerification) return user;
+  await users.markEmailVerified(deps.db, app.id, user.id, iso(deps.clock.now()));
+  return { ...user, emailVerified: true, requiresVerification: false };
+}
+
+/** `POST /v1/verify-code`: a sign-up or magic-link code → a session. */
+export async function verifyCode(deps: AccountDeps, app: Application, email: string, code: string): Promise<SessionTokens> {
+  const challenge = await consumeCode(deps, app.id, email, code);
+  if (!challenge) throw badRequest('invalid or expired code', 'invalid_code');
+  const user = await completeEmailProof(deps, app, challenge.user_id);
+  return startSession(deps, app.id, user);
+}
+
+/**
+ * `GET /v1/email/verify`: an emailed link → a session and where to send the browser. `keyApp` is the
+ * app named by a publishable key, when one was sent: it must be the link's app.
+ */
+export async function verifyLink(
+  deps: AccountDeps,
+  token: string,
+  resolveApp: (appId: string) => Promise<Application | undefined>,
+  keyApp?: Application,
+): Promise<{ tokens: SessionTokens; redirect: string }> {
+  const challenge = await consumeLink(deps, token);
+  if (!challenge || (keyApp && keyApp.id !== challenge.app_id)) {
+    throw badRequest('invalid or expired token', 'invalid_token');
+  }
+  const app = await resolveApp(challenge.app_id);
+  if (!app) throw badRequest('invalid or expired token', 'invalid_token');
+  const user = await completeEmailProof(deps, app, challenge.user_id);
+  const tokens = await startSession(deps, app.id, user);
+  const redirect = challenge.redirect_url ?? (app.domain ? `https://${app.domain}/` : '/');
+  return { tokens, redirect };
+}
+
+/** Ends the session (logout). */
+export async function logout(deps: AccountDeps, appId: string, sessionId: string): Promise<void> {
+  const revoked = await sessionsRepo.revokeSession(deps.db, appId, sessionId, iso(deps.clock.now()));
+  if (!revoked) throw unauthorized('session is revoked or expired');
+}
+
+/** The signed-in user as `/v1/me` shows it (read fresh: email_verified may have changed since the token). */
+export async function currentUser(deps: AccountDeps, appId: string, userId: string): Promise<User> {
+  const user = await users.findUserById(deps.db, appId, userId);
+  if (!user) throw new ApiError(401, 'unauthenticated', 'not authenticated');
+  return user;
+}
+
