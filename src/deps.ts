@@ -46,7 +46,7 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
   // A retired signing key stays published as long as the longest token it may have signed.
   const retiredKeyLifetime = Math.max(ACCESS_TOKEN_SECONDS, config.maxSigninTokenLifetimeSeconds);
   const keys = new KeyRing(store.db, masterKey, clock, config.publicBaseUrl, retiredKeyLifetime);
-  const limiter = createLimiter(config);
+  const limiter = createLimiter(config, { clock, log });
   const mailer = createMailer(config, log);
   return {
     config,

@@ -1,7 +1,39 @@
+import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
+import type { RateLimitName, RateRule } from '../config/rate-limits.js';
+import { ApiError } from '../errors.js';
+import { createLogger, type Logger } from '../logger.js';
 import type { RateLimiter } from './limiter.js';
+import { MemoryWindowStore } from './memory-store.js';
+import { RedisWindowStore } from './redis-store.js';
+import type { WindowStore } from './window-store.js';
 
-// PLACEHOLDER until the limiter lands (memory and Redis stores): counts nothing.
-export function createLimiter(_config: Config): RateLimiter {
-  return { consume: async () => {}, close: async () => {} };
+/** The 429 of a full window; `Retry-After` is whole seconds, rounded up, at least 1. */
+export function rateLimited(waitMs: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new ApiError(429, 'rate_limited', `too many requests; retry in ${seconds} second${seconds === 1 ? '' : 's'}`, {
+    headers: { 'retry-after': String(seconds) },
+  });
+}
+
+/**
+ * The limiter of config.rateLimits: none with RATE_LIMITS=off, Redis when REDIS_URL is set (shared by
+ * every node), else this process's memory. `clock` drives the memory store (Redis keeps its own time).
+ */
+export function createLimiter(config: Config, options: { clock?: Clock; log?: Logger } = {}): RateLimiter {
+  const rules = config.rateLimits;
+  if (rules === 'off') return { consume: async () => {}, close: async () => {} };
+  const clock = options.clock ?? systemClock;
+  const store: WindowStore = config.redisUrl
+    ? new RedisWindowStore(config.redisUrl, clock, options.log ?? createLogger(config.logLevel))
+    : new MemoryWindowStore(clock);
+  return {
+    async consume(name: RateLimitName, key: string) {
+      const rule: RateRule | undefined = rules[name];
+      if (!rule) throw new Error(`unknown rate limit ${name}`);
+      const waitMs = await store.hit(`gh:rl:${name}:${key}`, rule);
+      if (waitMs > 0) throw rateLimited(waitMs);
+    },
+    close: () => store.close(),
+  };
 }
