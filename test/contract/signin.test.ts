@@ -1,0 +1,147 @@
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeFor, linkFor, setCookies, signUp, startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { api, createApp, type TestApp } from '../helpers/fixtures.js';
+
+let env: AuthEnv;
+let app: TestApp;
+
+beforeAll(async () => {
+  env = await startAuthServer();
+  app = await createApp(env.server, { args: ['--allowed-origin', 'http://localhost:3000'] });
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+const signin = (body: Record<string, unknown>, target: TestApp = app) =>
+  api(env.server, 'POST', '/v1/signins', { publishableKey: target.publishable_key, body });
+
+describe('4.1 POST /v1/signins strategy password', () => {
+  it('answers tokens and sets __session and __refresh; the JWT verifies offline through the JWKS', async () => {
+    const user = await verifiedUser(env, app);
+    const res = await signin({ email: user.email, password: user.password, strategy: 'password' });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['access_token', 'refresh_token', 'session_id', 'user_id']);
+    expect(res.body.user_id).toBe(user.userId);
+    const cookies = setCookies(res.headers);
+    expect(cookies.__session.value).toBe(res.body.access_token);
+    expect(cookies.__session.attributes).toMatchObject({ httponly: true, samesite: 'Lax', path: '/', 'max-age': '900' });
+    expect(cookies.__session.attributes.secure).toBeUndefined(); // PUBLIC_BASE_URL is http here
+    expect(cookies.__refresh.value).toBe(res.body.refresh_token);
+
+    const jwks = createRemoteJWKSet(new URL(`${env.server.url}/.well-known/jwks.json?app_id=${app.app_id}`));
+    const { payload, protectedHeader } = await jwtVerify(res.body.access_token, jwks, { issuer: env.server.url, audience: app.app_id, algorithms: ['RS256'] });
+    expect(protectedHeader.kid).toBe(`${app.app_id}:1`);
+    expect(payload).toMatchObject({ sub: user.userId, sid: res.body.session_id, email: user.email, email_verified: true });
+    expect(payload.exp! - payload.iat!).toBe(900);
+  });
+
+  it('a password without a strategy selects the password strategy', async () => {
+    const user = await verifiedUser(env, app);
+    const res = await signin({ email: user.email.toUpperCase(), password: user.password });
+    expect(res.status).toBe(200);
+    expect(res.body.access_token).toBeDefined();
+  });
+
+  it('401 for a wrong password and for an unknown email, with the same detail', async () => {
+    const user = await verifiedUser(env, app);
+    const wrong = await signin({ email: user.email, password: 'wrong password!', strategy: 'password' });
+    const unknown = await signin({ email: uniqueEmail(), password: 'whatever pass', strategy: 'password' });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body.detail).toBe(unknown.body.detail);
+  });
+
+  it('an unverified sign-up is told so, only after the right password', async () => {
+    const email = uniqueEmail();
+    await signUp(env.server, app, { email, password: 'correct horse battery' });
+    const right = await signin({ email, password: 'correct horse battery' });
+    expect(right.status).toBe(401);
+    expect(right.body.detail).toMatch(/not verified/);
+    const wrong = await signin({ email, password: 'not the password' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.detail).not.toMatch(/verified/);
+  });
+
+  it('400 when strategy password has no password', async () => {
+    const res = await signin({ email: uniqueEmail(), strategy: 'password' });
+    expect(res.status).toBe(400);
+  });
+
+  it('a user of app A cannot sign in to app B', async () => {
+    const other = await createApp(env.server);
+    const user = await verifiedUser(env, app);
+    const res = await signin({ email: user.email, password: user.password }, other);
+    expect(res.status).toBe(401);
+  });
+
+  it('the signing key rotates: new tokens carry the new kid and old tokens still verify', async () => {
+    const rotating = await createApp(env.server);
+    const user = await verifiedUser(env, rotating);
+    const before = await signin({ email: user.email, password: user.password }, rotating);
+    const rotated = await env.server.cli(['app', 'rotate-keys', rotating.app_id]);
+    expect(rotated.code).toBe(0);
+    const after = await signin({ email: user.email, password: user.password }, rotating);
+    expect(decodeProtectedHeader(after.body.access_token).kid).toBe(`${rotating.app_id}:2`);
+    const jwks = createRemoteJWKSet(new URL(`${env.server.url}/.well-known/jwks.json?app_id=${rotating.app_id}`));
+    for (const token of [before.body.access_token, after.body.access_token]) {
+      await expect(jwtVerify(token, jwks, { audience: rotating.app_id })).resolves.toBeDefined();
+      const me = await api(env.server, 'GET', '/v1/me', { publishableKey: rotating.publishable_key, bearer: token });
+      expect(me.status).toBe(200);
+    }
+  });
+});
+
+describe('4.1 POST /v1/signins strategy magic_link (contract 4)', () => {
+  it('a verified user gets magic_link_sent and a link that signs in', async () => {
+    const linkApp = await createApp(env.server, { args: ['--verification-method', 'link', '--allowed-origin', 'http://localhost:3000'] });
+    const email = uniqueEmail();
+    await signUp(env.server, linkApp, { email });
+    const verifyLink = await linkFor(env.sink, email, 1);
+    expect((await api(env.server, 'GET', verifyLink.pathname + verifyLink.search)).status).toBe(302);
+
+    const res = await signin({ email, redirect_url: 'http://localhost:3000/app' }, linkApp);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('magic_link_sent');
+    expect(res.body.user_id ?? null).toBeNull();
+    const mail = await env.sink.waitFor(email, { count: 2 });
+    expect(mail.subject).toMatch(/sign in/i);
+    const magic = await linkFor(env.sink, email, 2);
+    const opened = await api(env.server, 'GET', magic.pathname + magic.search);
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get('location')).toBe('http://localhost:3000/app');
+    expect(setCookies(opened.headers).__session.value).toMatch(/^ey/);
+  });
+
+  it('a verified user can sign in with the emailed code (verification_method code)', async () => {
+    const user = await verifiedUser(env, app);
+    const res = await signin({ email: user.email });
+    expect(res.body).toEqual({ status: 'magic_link_sent' });
+    const code = await codeFor(env.sink, user.email, 2);
+    const verified = await api(env.server, 'POST', '/v1/verify-code', { publishableKey: app.publishable_key, body: { email: user.email, code } });
+    expect(verified.status).toBe(200);
+    expect(verified.body.user_id).toBe(user.userId);
+  });
+
+  it('an unverified user gets a fresh verification email and verification_sent with the user id', async () => {
+    const email = uniqueEmail();
+    const signup = await signUp(env.server, app, { email });
+    const res = await signin({ email, strategy: 'magic_link' });
+    expect(res.body).toEqual({ status: 'verification_sent', user_id: signup.body.user_id });
+    await env.sink.waitFor(email, { count: 2 });
+  });
+
+  it('401 for an unknown email, and no email is sent', async () => {
+    const email = uniqueEmail();
+    const res = await signin({ email });
+    expect(res.status).toBe(401);
+    await expect(env.sink.waitFor(email, { timeoutMs: 300 })).rejects.toThrow();
+  });
+
+  it('400 for a redirect_url off the allow-list', async () => {
+    const user = await verifiedUser(env, app);
+    const res = await signin({ email: user.email, redirect_url: 'https://evil.example.com/' });
+    expect(res.status).toBe(400);
+  });
+});
