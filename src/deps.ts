@@ -7,6 +7,7 @@ import type { RateLimiter } from './limits/limiter.js';
 import type { Logger } from './logger.js';
 import { createMailer } from './mail/index.js';
 import type { Mailer } from './mail/mailer.js';
+import { createConfirmationsClient, type ConfirmationsClient } from './providers/confirmations.js';
 import { KeyRing, ACCESS_TOKEN_SECONDS } from './services/keys.js';
 import { openStore, type Db, type Store } from './store/db.js';
 
@@ -21,6 +22,8 @@ export interface Deps {
   log: Logger;
   limiter: RateLimiter;
   mailer: Mailer;
+  /** The donation-confirmation provider at CONFIRMATIONS_URL (bot sign-up, billing top-ups). */
+  confirmations: ConfirmationsClient;
   /** Keys derived from MASTER_KEY, one per purpose. */
   secrets: {
     /** MACs hashcash challenges (they are self-verifying: nothing is stored until spent). */
@@ -58,6 +61,7 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
     log,
     limiter,
     mailer,
+    confirmations: createConfirmationsClient(config.confirmationsUrl),
     secrets: { hashcash: deriveKey(masterKey, 'hashcash'), codes: deriveKey(masterKey, 'codes') },
     close: async () => {
       await Promise.allSettled([limiter.close(), mailer.close()]);

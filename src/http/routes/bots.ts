@@ -1,6 +1,65 @@
+import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
+import { authenticateBot, signUpBot } from '../../services/bots.js';
 import type { Guards } from '../plugins/guards.js';
+import { errors, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
-// PLACEHOLDER: routes land with their issue.
-export function botRoutes(_app: Http, _deps: Deps, _guards: Guards): void {}
+// interface.md 4.4 and contract.md section 7: bots sign up with a confirmed donation and sign in with Ed25519.
+
+const SignupBody = Type.Object({
+  // Starts with a letter or digit so it can never be "." or ".." in the provider's URL path.
+  challenge_id: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$', description: 'The donation challenge id from the provider' }),
+  public_key: Type.String({ maxLength: 256, description: 'Standard base64 of the 32-byte Ed25519 public key' }),
+});
+
+const BotBody = Type.Object({ bot_id: Uuid, public_key: Type.String() });
+
+const AuthBody = Type.Object({
+  bot_id: Uuid,
+  timestamp: Type.Integer({ description: 'Unix seconds; within 5 minutes of server time' }),
+  signature: Type.String({ maxLength: 256, description: 'Base64 Ed25519 signature of service:bot_auth:{app_id}:{bot_id}:{timestamp}' }),
+});
+
+const AuthTokens = Type.Object({ access_token: Type.String(), refresh_token: Type.String(), user_id: Uuid, session_id: Uuid });
+
+export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.post(
+    '/v1/bot/signup',
+    {
+      preHandler: guards.publishable,
+      schema: {
+        tags: ['bots'],
+        summary: 'Register a bot with a confirmed donation challenge and its Ed25519 public key',
+        security: [{ publishable: [] }],
+        body: SignupBody,
+        response: { 200: BotBody, ...errors(400, 401, 404, 409, 429, 502) },
+      },
+    },
+    async (request) => {
+      const application = request.application!;
+      await deps.limiter.consume('bot_signup_ip', `${application.id}:${request.ip}`);
+      return signUpBot(deps, application, { challengeId: request.body.challenge_id, publicKey: request.body.public_key });
+    },
+  );
+
+  app.post(
+    '/v1/bot/auth',
+    {
+      preHandler: guards.publishable,
+      schema: {
+        tags: ['bots'],
+        summary: 'Sign a bot in with an Ed25519 signature; answers a standard session',
+        security: [{ publishable: [] }],
+        body: AuthBody,
+        response: { 200: AuthTokens, ...errors(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const application = request.application!;
+      const { bot_id: botId, timestamp, signature } = request.body;
+      await deps.limiter.consume('bot_auth_bot', `${application.id}:${botId}`);
+      return authenticateBot(deps, application, { botId, timestamp, signature });
+    },
+  );
+}
