@@ -1,6 +1,141 @@
+import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
+import { notFound } from '../../errors.js';
+import { revokeSession } from '../../services/sessions.js';
+import { createUser, getUser, issueSignInToken, listUsers } from '../../services/users.js';
+import type { User } from '../../store/repos/users.js';
 import type { Guards } from '../plugins/guards.js';
+import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
-// PLACEHOLDER: routes land with their issue.
-export function userRoutes(_app: Http, _deps: Deps, _guards: Guards): void {}
+// interface.md 4.5: server-side user management, session revocation and sign-in tokens (Secret).
+
+export const UserBody = Type.Object(
+  {
+    id: Uuid,
+    email: Type.Union([Type.String(), Type.Null()], { description: 'null for bots' }),
+    email_verified: Type.Boolean(),
+    is_bot: Type.Boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { description: 'A user of the application' },
+);
+
+export const userBody = (user: User) => ({
+  id: user.id,
+  email: user.email,
+  email_verified: user.emailVerified,
+  is_bot: user.isBot,
+  created_at: user.createdAt,
+  updated_at: user.updatedAt,
+});
+
+const ListQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+  email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact match, case-insensitive' })),
+});
+
+const CreateBody = Type.Object({
+  email: Type.String({ format: 'email', maxLength: 254 }),
+  password: Type.Optional(Type.Union([Type.String({ minLength: 8, maxLength: 256 }), Type.Null()])),
+});
+
+const SignInTokenBody = Type.Object({
+  user_id: Uuid,
+  expires_in_seconds: Type.Integer({ minimum: 1, default: 300, description: 'clamped to MAX_SIGNIN_TOKEN_LIFETIME_SECONDS' }),
+});
+
+const SignInTokenResult = Type.Object({
+  token: Type.String({ description: 'access JWT; its exp is expires_at' }),
+  refresh_token: Type.String(),
+  user_id: Uuid,
+  session_id: Uuid,
+  expires_at: Timestamp,
+});
+
+const secretRoute = { tags: ['users and sessions'], security: [{ secret: [] }] };
+
+export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.get(
+    '/v1/users',
+    {
+      preHandler: guards.secret,
+      schema: {
+        ...secretRoute,
+        summary: "A page of the app's users, newest first",
+        querystring: ListQuery,
+        response: { 200: Type.Object({ users: Type.Array(UserBody), total: Type.Integer() }), ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const page = await listUsers(deps, request.application!.id, request.query);
+      return { users: page.users.map(userBody), total: page.total };
+    },
+  );
+
+  app.post(
+    '/v1/users',
+    {
+      preHandler: guards.secret,
+      schema: {
+        ...secretRoute,
+        summary: 'Create a user (email_verified false; no verification, no rate limit)',
+        body: CreateBody,
+        response: { 201: UserBody, ...errors(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) => {
+      const user = await createUser(deps, request.application!, request.body);
+      return reply.code(201).send(userBody(user));
+    },
+  );
+
+  app.get(
+    '/v1/users/:user_id',
+    {
+      preHandler: guards.secret,
+      schema: {
+        ...secretRoute,
+        summary: 'One user of the app',
+        params: Type.Object({ user_id: Uuid }),
+        response: { 200: UserBody, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => userBody(await getUser(deps, request.application!.id, request.params.user_id)),
+  );
+
+  app.post(
+    '/v1/sessions/revoke',
+    {
+      preHandler: guards.secret,
+      schema: {
+        ...secretRoute,
+        summary: 'Revoke a session: its access token is refused at once, its refresh token dies',
+        querystring: Type.Object({ session_id: Uuid }),
+        response: { 200: StatusBody('revoked'), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      if (!(await revokeSession(deps, request.application!.id, request.query.session_id))) {
+        throw notFound('session not found or already revoked');
+      }
+      return { status: 'revoked' as const };
+    },
+  );
+
+  app.post(
+    '/v1/sign_in_tokens',
+    {
+      preHandler: guards.secret,
+      schema: {
+        ...secretRoute,
+        summary: 'Issue a session for a user on the server’s word (a sign-in token)',
+        body: SignInTokenBody,
+        response: { 200: SignInTokenResult, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => issueSignInToken(deps, request.application!.id, request.body.user_id, request.body.expires_in_seconds),
+  );
+}

@@ -1,0 +1,90 @@
+import { addSeconds, iso } from '../clock.js';
+import { newUuid } from '../crypto/ids.js';
+import { hashPassword } from '../crypto/passwords.js';
+import type { Deps } from '../deps.js';
+import { badRequest, conflict, notFound } from '../errors.js';
+import type { Application } from '../store/repos/applications.js';
+import * as users from '../store/repos/users.js';
+import type { User } from '../store/repos/users.js';
+import { isUniqueViolation } from '../store/dialect.js';
+import { startSession } from './sessions.js';
+
+// Server-side user management (interface.md 4.5): the caller holds the app's secret key, so there is
+// no verification, no proof-of-work and no rate limit here.
+
+export type UserDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys'>;
+
+/** A page of the app's users, newest first; `email` is an exact, case-insensitive match. */
+export function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string }) {
+  return users.listUsers(deps.db, appId, query);
+}
+
+/** The app's user, or 404 (a user of another app is not found either). */
+export async function getUser(deps: UserDeps, appId: string, userId: string): Promise<User> {
+  const user = await users.findUserById(deps.db, appId, userId);
+  if (!user) throw notFound('user not found');
+  return user;
+}
+
+/**
+ * Creates a user with email_verified false. A password (when given) may be used to sign in at once:
+ * the server vouches for the account. Duplicates are caught by the unique constraint, not by a read
+ * first, so two concurrent creations cannot both succeed.
+ */
+export async function createUser(deps: UserDeps, app: Application, input: { email: string; password?: string | null }): Promise<User> {
+  if (input.password != null && !app.passwordsEnabled) {
+    throw badRequest('passwords are disabled for this application', 'passwords_disabled');
+  }
+  // argon2 runs before any write: slow work stays outside the database.
+  const passwordHash = input.password != null ? await hashPassword(input.password) : null;
+  const now = iso(deps.clock.now());
+  const email = input.email.trim();
+  const row = {
+    id: newUuid(),
+    app_id: app.id,
+    email,
+    email_normalized: users.normalizeEmail(email),
+    email_verified: 0,
+    password_hash: passwordHash,
+    is_bot: 0,
+    public_key: null,
+    requires_verification: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await users.insertUser(deps.db, row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('a user with this email already exists', 'user_exists');
+    throw error;
+  }
+  return users.toUser(row);
+}
+
+export interface SignInToken {
+  token: string;
+  refresh_token: string;
+  user_id: string;
+  session_id: string;
+  expires_at: string;
+}
+
+/**
+ * Issues a session for the user on the server's word (`POST /v1/sign_in_tokens`). The access JWT lives
+ * `expiresInSeconds`, clamped to MAX_SIGNIN_TOKEN_LIFETIME_SECONDS; its `exp` equals `expires_at`
+ * (both whole seconds, so a client comparing them sees the same instant).
+ */
+export async function issueSignInToken(deps: UserDeps, appId: string, userId: string, expiresInSeconds: number): Promise<SignInToken> {
+  if (!Number.isInteger(expiresInSeconds) || expiresInSeconds <= 0) throw badRequest('expires_in_seconds must be a positive integer');
+  const user = await getUser(deps, appId, userId);
+  const seconds = Math.min(expiresInSeconds, deps.config.maxSigninTokenLifetimeSeconds);
+  const nowWholeSecond = new Date(Math.floor(deps.clock.now().getTime() / 1000) * 1000);
+  const tokens = await startSession(deps, appId, user, { accessExpiresAt: addSeconds(nowWholeSecond, seconds) });
+  return {
+    token: tokens.access_token,
+    refresh_token: tokens.refresh_token,
+    user_id: tokens.user_id,
+    session_id: tokens.session_id,
+    expires_at: tokens.expires_at,
+  };
+}
