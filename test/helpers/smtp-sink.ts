@@ -8,6 +8,8 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   html: string;
+  /** The user name the client authenticated with, when it sent AUTH. */
+  user?: string;
   /** The raw RFC 822 message as received. */
   raw: string;
 }
@@ -46,7 +48,7 @@ function addressText(value: AddressObject | AddressObject[] | undefined): string
 }
 
 /**
- * A real SMTP server on a free loopback port (no TLS, AUTH optional and accepted), for tests that need to read
+ * A real SMTP server on a free loopback port (no TLS; AUTH optional, any credentials accepted and the user name recorded), for tests that need to read
  * what the service actually sent: codes and links come out of the parsed messages.
  */
 export async function startSmtpSink(): Promise<SmtpSink> {
@@ -60,7 +62,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     logger: false,
     // A pooled client may still hold a connection when the test ends: do not wait the default 30 s for it.
     closeTimeout: 500,
-    onAuth: (_auth, _session, callback) => callback(null, { user: 'test' }),
+    onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? 'anonymous' }),
     onRcptTo: (_address, _session, callback) => {
       if (sink.refuseAll || sink.failNext) {
         sink.failNext = false;
@@ -82,6 +84,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
               subject: parsed.subject ?? '',
               text: parsed.text ?? '',
               html: typeof parsed.html === 'string' ? parsed.html : '',
+              user: typeof session.user === 'string' ? session.user : undefined,
               raw: raw.toString('utf8'),
             });
             callback();

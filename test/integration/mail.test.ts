@@ -81,6 +81,17 @@ describe('4 email over SMTP (SMTP_URL set)', () => {
     }
   });
 
+  it('credentials in SMTP_URL are used to authenticate', async () => {
+    const { log } = capturedLogger();
+    const mailer = createMailer(loadConfig({ SMTP_URL: `smtp://relay-user:s3cret%40@127.0.0.1:${sink.port}` }), log);
+    try {
+      await mailer.send(email('auth@example.com'));
+      expect((await sink.waitFor('auth@example.com')).user).toBe('relay-user');
+    } finally {
+      await mailer.close();
+    }
+  });
+
   it('a relay that refuses the message makes send() reject with 503 mail_failed', async () => {
     const { log } = capturedLogger();
     const mailer = createMailer(loadConfig({ SMTP_URL: sink.url }), log);
