@@ -26,6 +26,10 @@ export async function buildApp(deps: Deps): Promise<Http> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // A body-less POST validates as an empty object, so schemas name the missing fields.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method === 'POST') request.body = {};
+  });
   registerErrorHandling(app);
   // An empty JSON body is no body (clients send the header on body-less POSTs such as logout);
   // keys that could poison prototypes are dropped.

@@ -63,7 +63,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'Rotate a refresh token: new access and refresh tokens',
         description: 'The refresh token comes from the body, else from the __refresh cookie (then both cookies are renewed).',
         security: [{ publishable: [] }],
-        body: Type.Optional(Type.Object({ refresh_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) })),
+        body: Type.Object({ refresh_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }),
         response: { 200: SessionTokensBody, ...errors(400, 401, 403, 429) },
       },
     },

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setCookies, startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { api, createApp, type TestApp } from '../helpers/fixtures.js';
+
+let env: AuthEnv;
+let app: TestApp;
+let other: TestApp;
+
+beforeAll(async () => {
+  env = await startAuthServer();
+  app = await createApp(env.server, { args: ['--domain', 'app.example.test', '--allowed-origin', 'http://localhost:3000'] });
+  other = await createApp(env.server);
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+const refresh = (refresh_token: string, target: TestApp = app) =>
+  api(env.server, 'POST', '/v1/tokens/session', { publishableKey: target.publishable_key, body: { refresh_token } });
+
+describe('4.1 GET /v1/me and the Publishable + Session guard', () => {
+  it('answers the user with a Bearer token or the __session cookie', async () => {
+    const user = await verifiedUser(env, app);
+    const expected = { user_id: user.userId, email: user.email, email_verified: true, is_bot: false };
+    const bearer = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: user.tokens.access_token });
+    expect(bearer.status).toBe(200);
+    expect(bearer.body).toEqual(expected);
+    const cookie = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, headers: { cookie: `__session=${user.tokens.access_token}` } });
+    expect(cookie.body).toEqual(expected);
+    const byHost = await api(env.server, 'GET', '/v1/me', { headers: { host: 'app.example.test', cookie: `__session=${user.tokens.access_token}` } });
+    expect(byHost.body).toEqual(expected);
+  });
+
+  it('401 without the key, with a wrong key, without a token, with a garbage token', async () => {
+    const user = await verifiedUser(env, app);
+    const cases = [
+      { bearer: user.tokens.access_token },
+      { publishableKey: 'pk_wrongwrongwrongwrongwrongwrong', bearer: user.tokens.access_token },
+      { publishableKey: app.publishable_key },
+      { publishableKey: app.publishable_key, bearer: 'not.a.jwt' },
+    ];
+    for (const options of cases) {
+      const res = await api(env.server, 'GET', '/v1/me', options);
+      expect(res.status).toBe(401);
+      expect(Object.keys(res.body)).toEqual(['detail']);
+    }
+  });
+
+  it("401 for app A's token with app B's key (app isolation)", async () => {
+    const user = await verifiedUser(env, app);
+    const res = await api(env.server, 'GET', '/v1/me', { publishableKey: other.publishable_key, bearer: user.tokens.access_token });
+    expect(res.status).toBe(401);
+  });
+
+  it('403 when a session or publishable key is used on a Secret route', async () => {
+    const user = await verifiedUser(env, app);
+    const withToken = await api(env.server, 'GET', '/v1/users', { publishableKey: app.publishable_key, bearer: user.tokens.access_token });
+    expect(withToken.status).toBe(403);
+    const withKey = await api(env.server, 'GET', '/v1/users', { bearer: app.publishable_key });
+    expect(withKey.status).toBe(403);
+  });
+});
+
+describe('4.1 POST /v1/sessions/logout', () => {
+  it('revokes the session at once, clears both cookies; a second logout is 401', async () => {
+    const user = await verifiedUser(env, app);
+    const res = await api(env.server, 'POST', '/v1/sessions/logout', { publishableKey: app.publishable_key, bearer: user.tokens.access_token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'logged_out' });
+    const cookies = setCookies(res.headers);
+    expect(cookies.__session.value).toBe('');
+    expect(cookies.__refresh.value).toBe('');
+    const me = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: user.tokens.access_token });
+    expect(me.status).toBe(401);
+    expect((await refresh(user.tokens.refresh_token)).status).toBe(401);
+    const again = await api(env.server, 'POST', '/v1/sessions/logout', { publishableKey: app.publishable_key, bearer: user.tokens.access_token });
+    expect(again.status).toBe(401);
+  });
+
+  it('CSRF: a cookie-authenticated logout on a Host-resolved app needs an allowed Origin', async () => {
+    const user = await verifiedUser(env, app);
+    const cookie = `__session=${user.tokens.access_token}`;
+    const noOrigin = await api(env.server, 'POST', '/v1/sessions/logout', { headers: { host: 'app.example.test', cookie } });
+    expect(noOrigin.status).toBe(403);
+    const evil = await api(env.server, 'POST', '/v1/sessions/logout', { headers: { host: 'app.example.test', cookie, origin: 'https://evil.example.com' } });
+    expect(evil.status).toBe(403);
+    const ok = await api(env.server, 'POST', '/v1/sessions/logout', { headers: { host: 'app.example.test', cookie, origin: 'https://app.example.test' } });
+    expect(ok.status).toBe(200);
+  });
+});
+
+describe('4.1 POST /v1/tokens/session and contract 5 rotation', () => {
+  it('issues new tokens; the old refresh token then answers 401 and the new one works', async () => {
+    const user = await verifiedUser(env, app);
+    const first = await refresh(user.tokens.refresh_token);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ user_id: user.userId, session_id: user.tokens.session_id });
+    expect(first.body.refresh_token).not.toBe(user.tokens.refresh_token);
+    expect((await refresh(user.tokens.refresh_token)).status).toBe(401);
+    const second = await refresh(first.body.refresh_token);
+    expect(second.status).toBe(200);
+    const me = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: second.body.access_token });
+    expect(me.status).toBe(200);
+  });
+
+  it('two concurrent refreshes with one token: exactly one succeeds and the session survives', async () => {
+    const user = await verifiedUser(env, app);
+    const results = await Promise.all([refresh(user.tokens.refresh_token), refresh(user.tokens.refresh_token), refresh(user.tokens.refresh_token)]);
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 401, 401]);
+    const winner = results.find((r) => r.status === 200)!;
+    expect((await refresh(winner.body.refresh_token)).status).toBe(200);
+  });
+
+  it('a rotated token presented more than 10 s later revokes the whole session (theft)', async () => {
+    const user = await verifiedUser(env, app);
+    const rotated = await refresh(user.tokens.refresh_token);
+    expect(rotated.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 10_500));
+    expect((await refresh(user.tokens.refresh_token)).status).toBe(401);
+    expect((await refresh(rotated.body.refresh_token)).status).toBe(401);
+    const me = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: rotated.body.access_token });
+    expect(me.status).toBe(401);
+  }, 30_000);
+
+  it("401 for an unknown token, a missing token, or app A's token at app B", async () => {
+    const user = await verifiedUser(env, app);
+    expect((await refresh('rt_nothingnothingnothingnothingnothingnothing00')).status).toBe(401);
+    expect((await api(env.server, 'POST', '/v1/tokens/session', { publishableKey: app.publishable_key, body: {} })).status).toBe(401);
+    expect((await refresh(user.tokens.refresh_token, other)).status).toBe(401);
+    expect((await refresh(user.tokens.refresh_token)).status).toBe(200);
+  });
+
+  it('stores refresh tokens only as SHA-256', async () => {
+    const user = await verifiedUser(env, app);
+    const { queryDatabase } = await import('../helpers/db.js');
+    const dump = JSON.stringify(await queryDatabase(env.server.databaseUrl, 'SELECT * FROM refresh_tokens'));
+    expect(dump).not.toContain(user.tokens.refresh_token);
+    expect(dump).not.toContain(user.tokens.refresh_token.slice(3));
+  });
+});
+
+describe('a browser-style cookie flow (contract 5)', () => {
+  it('sign in → /v1/me by cookie → refresh by the __refresh cookie (cookies renewed) → logout clears them', async () => {
+    const user = await verifiedUser(env, app);
+    const host = { host: 'app.example.test', origin: 'https://app.example.test' };
+    const signin = await api(env.server, 'POST', '/v1/signins', { headers: host, body: { email: user.email, password: user.password } });
+    expect(signin.status).toBe(200);
+    let jar = setCookies(signin.headers);
+    const cookieHeader = () => `__session=${jar.__session.value}; __refresh=${jar.__refresh.value}`;
+
+    const me = await api(env.server, 'GET', '/v1/me', { headers: { host: host.host, cookie: cookieHeader() } });
+    expect(me.body.email).toBe(user.email);
+
+    const noOrigin = await api(env.server, 'POST', '/v1/tokens/session', { headers: { host: host.host, cookie: cookieHeader() } });
+    expect(noOrigin.status).toBe(403);
+    const renewed = await api(env.server, 'POST', '/v1/tokens/session', { headers: { ...host, cookie: cookieHeader() } });
+    expect(renewed.status).toBe(200);
+    const next = setCookies(renewed.headers);
+    expect(next.__session.value).toBe(renewed.body.access_token);
+    expect(next.__refresh.value).toBe(renewed.body.refresh_token);
+    expect(next.__refresh.value).not.toBe(jar.__refresh.value);
+    jar = next;
+
+    const out = await api(env.server, 'POST', '/v1/sessions/logout', { headers: { ...host, cookie: cookieHeader() } });
+    expect(out.status).toBe(200);
+    const cleared = setCookies(out.headers);
+    expect(cleared.__session.value).toBe('');
+    expect(cleared.__refresh.attributes.path).toBe('/v1/tokens/session');
+  });
+});
