@@ -24,8 +24,6 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
           '*.refresh_token',
           '*.access_token',
           '*.secret_key',
-          '*.code',
-          '*.token',
         ],
         censor: '[redacted]',
       },
