@@ -1,6 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
+import { unauthorized } from '../../errors.js';
+import { exchangeSsoToken, startSsoHop } from '../../services/sso.js';
+import { setAuthCookies } from '../cookies.js';
 import type { Guards } from '../plugins/guards.js';
+import { errors, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
-// PLACEHOLDER: routes land with their issue.
-export function ssoRoutes(_app: Http, _deps: Deps, _guards: Guards): void {}
+// interface.md 4.3 and contract.md section 6: single sign-on between apps of one tenant.
+
+const BridgeQuery = Type.Object({
+  return_to: Type.String({ minLength: 1, maxLength: 2048, description: 'absolute URL on the allow-list of an app of the same tenant' }),
+  publishable_key: Type.Optional(Type.String({ maxLength: 128, description: 'for navigations, which cannot send X-Publishable-Key' })),
+});
+
+const ExchangeResult = Type.Object({
+  access_token: Type.String(),
+  refresh_token: Type.String(),
+  user_id: Uuid,
+  session_id: Uuid,
+});
+
+export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
+  // The bridge is reached by a top-level navigation, which cannot send headers: the app may also come
+  // from the query or the Host, the session from the __session cookie (or Bearer).
+  async function bridgeGuard(request: FastifyRequest): Promise<void> {
+    const { publishable_key } = request.query as { publishable_key?: string };
+    if (!(await guards.resolvePublishable(request, publishable_key))) {
+      throw unauthorized('missing X-Publishable-Key, publishable_key or a verified-domain Host');
+    }
+    await guards.authenticateSession(request);
+  }
+
+  app.get(
+    '/v1/sso/bridge',
+    {
+      preHandler: bridgeGuard,
+      schema: {
+        tags: ['sso'],
+        summary: 'Redirect the signed-in browser to return_to with a one-time __sso_token',
+        security: [{ publishable: [], session: [] }],
+        querystring: BridgeQuery,
+        response: { 302: Type.Null({ description: 'Location: return_to plus __sso_token' }), ...errors(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const location = await startSsoHop(deps, request.application!, request.session!.userId, request.query.return_to);
+      // The token is in the URL: keep it out of the Referer of whatever the next page loads.
+      reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
+      return reply.redirect(location, 302);
+    },
+  );
+
+  app.post(
+    '/v1/sso/exchange',
+    {
+      preHandler: guards.publishable,
+      schema: {
+        tags: ['sso'],
+        summary: 'Exchange an SSO token for a session in this app (tokens in the body, cookies set)',
+        security: [{ publishable: [] }],
+        body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 256 }) }),
+        response: { 200: ExchangeResult, ...errors(400, 401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const application = request.application!;
+      await deps.limiter.consume('sso_exchange_ip', `${application.id}:${request.ip}`);
+      const tokens = await exchangeSsoToken(deps, application, request.body.token);
+      setAuthCookies(reply, deps.config, tokens);
+      return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
+    },
+  );
+}

@@ -1,0 +1,31 @@
+import type { Db } from '../db.js';
+import type { SsoTokenRow } from '../types.js';
+
+export async function insertSsoToken(db: Db, row: SsoTokenRow): Promise<void> {
+  await db.insertInto('sso_tokens').values(row).execute();
+}
+
+/**
+ * The token row whatever its tenant or state, or undefined. Deliberately not scoped by tenant: the
+ * exchange must tell "another tenant's token" (403, left unconsumed) from "no such token" (401). It only
+ * reads; consuming goes through consumeSsoToken, which is scoped.
+ */
+export async function findSsoTokenByHash(db: Db, tokenHash: string): Promise<SsoTokenRow | undefined> {
+  return db.selectFrom('sso_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/**
+ * Marks the tenant's token used if it is live (unused, unexpired). The conditional UPDATE is the whole
+ * check, so of two concurrent exchanges only one gets the row back.
+ */
+export async function consumeSsoToken(db: Db, tenantId: string, tokenHash: string, now: string): Promise<SsoTokenRow | undefined> {
+  return db
+    .updateTable('sso_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('tenant_id', '=', tenantId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}

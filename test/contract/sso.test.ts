@@ -1,0 +1,300 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { Browser } from '../helpers/browser.js';
+import { botAuthBody, confirmedChallenge, newBotKeys, startSim, type ConfirmationsSim } from '../helpers/confirmations.js';
+import { api, createApp, type TestApp } from '../helpers/fixtures.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+// interface.md 4.3 and part 3 (SSO token states), contract.md section 6: single sign-on between two
+// apps of one tenant on different domains, driven the way a browser drives it (Host, cookies, redirects).
+
+const A = 'https://a.example.test';
+const B = 'https://b.example.test';
+const PASSWORD = 'correct horse battery';
+
+let sim: ConfirmationsSim;
+let env: AuthEnv;
+let server: TestServer;
+let appA: TestApp;
+let appB: TestApp;
+let stranger: TestApp; // another tenant's app, x.example.test
+
+beforeAll(async () => {
+  sim = await startSim();
+  env = await startAuthServer({ CONFIRMATIONS_URL: sim.url });
+  server = env.server;
+  appA = await createApp(server, { name: 'A', args: ['--domain', 'a.example.test'] });
+  appB = await createApp(server, { tenantId: appA.tenant_id, name: 'B', args: ['--domain', 'b.example.test'] });
+  stranger = await createApp(server, { name: 'X', args: ['--domain', 'x.example.test', '--allowed-origin', B] });
+});
+afterAll(async () => {
+  await env?.stop();
+  await sim?.close();
+});
+
+const secret = (app: TestApp, method: string, path: string, body?: unknown) => api(server, method, path, { bearer: app.secret_key, body });
+
+/** A user made server-side in `app` (email_verified false) who may sign in with the password. */
+async function serverUser(app: TestApp, email = uniqueEmail()) {
+  const res = await secret(app, 'POST', '/v1/users', { email, password: PASSWORD });
+  expect(res.status).toBe(201);
+  return { email, id: res.body.id as string };
+}
+
+/** A browser signed in on A by password: the answer sets __session for a.example.test. */
+async function browserSignedInOnA(email: string): Promise<Browser> {
+  const browser = new Browser(server);
+  const res = await browser.request('POST', `${A}/v1/signins`, { body: { email, password: PASSWORD, strategy: 'password' } });
+  expect(res.status).toBe(200);
+  expect(browser.cookie('a.example.test', '__session')).toBeTruthy();
+  return browser;
+}
+
+/** Navigates the browser to A's bridge; returns the SSO token from the redirect. */
+async function bridge(browser: Browser, returnTo = `${B}/cb`): Promise<string> {
+  const res = await browser.request('GET', `${A}/v1/sso/bridge?return_to=${encodeURIComponent(returnTo)}`);
+  expect(res.status, JSON.stringify(res.body)).toBe(302);
+  return res.location!.searchParams.get('__sso_token')!;
+}
+
+/** An SSO token for a user of A, minted through a sign-in token and the bridge (Bearer instead of the cookie). */
+async function tokenFor(userId: string, returnTo = `${B}/cb`): Promise<string> {
+  const { token } = (await secret(appA, 'POST', '/v1/sign_in_tokens', { user_id: userId })).body;
+  const res = await api(server, 'GET', `/v1/sso/bridge?return_to=${encodeURIComponent(returnTo)}`, { headers: { host: 'a.example.test' }, bearer: token });
+  expect(res.status).toBe(302);
+  return new URL(res.headers.get('location')!).searchParams.get('__sso_token')!;
+}
+
+const exchange = (app: TestApp, token: unknown) => api(server, 'POST', '/v1/sso/exchange', { publishableKey: app.publishable_key, body: { token } });
+
+async function userInB(email: string) {
+  const res = await secret(appB, 'GET', `/v1/users?email=${encodeURIComponent(email)}`);
+  return res.body.users as { id: string; email_verified: boolean }[];
+}
+
+describe('4.3 SSO: the browser hop from a.example.test to b.example.test', () => {
+  it('bridge → 302 to return_to (query kept) with __sso_token → exchange on B sets B cookies; the token works once', async () => {
+    const user = await serverUser(appA);
+    const browser = await browserSignedInOnA(user.email);
+
+    const res = await browser.request('GET', `${A}/v1/sso/bridge?return_to=${encodeURIComponent(`${B}/cb?x=1`)}`);
+    expect(res.status).toBe(302);
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    const landing = res.location!;
+    expect(landing.origin).toBe(B);
+    expect(landing.pathname).toBe('/cb');
+    expect(landing.searchParams.get('x')).toBe('1');
+    expect(landing.search.startsWith('?x=1&')).toBe(true);
+    const token = landing.searchParams.get('__sso_token')!;
+    expect(token).toMatch(/^sso_[A-Za-z0-9_-]{43}$/);
+
+    // B's page reads the token from its URL and exchanges it on its own domain.
+    expect(browser.cookie('b.example.test', '__session')).toBeUndefined();
+    const exchanged = await browser.request('POST', `${B}/v1/sso/exchange`, { body: { token } });
+    expect(exchanged.status).toBe(200);
+    expect(Object.keys(exchanged.body).sort()).toEqual(['access_token', 'refresh_token', 'session_id', 'user_id']);
+    expect(browser.cookie('b.example.test', '__session')).toBe(exchanged.body.access_token);
+    expect(exchanged.body.user_id).not.toBe(user.id);
+
+    const me = await browser.request('GET', `${B}/v1/me`);
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ user_id: exchanged.body.user_id, email: user.email, email_verified: false, is_bot: false });
+    expect((await browser.request('GET', `${A}/v1/me`)).body.user_id).toBe(user.id);
+
+    const reused = await browser.request('POST', `${B}/v1/sso/exchange`, { body: { token } });
+    expect(reused.status).toBe(401);
+    expect(Object.keys(reused.body)).toEqual(['detail']);
+  });
+
+  it('the bridge also takes the app from publishable_key or X-Publishable-Key, and the session as Bearer', async () => {
+    const user = await serverUser(appA);
+    const { token } = (await secret(appA, 'POST', '/v1/sign_in_tokens', { user_id: user.id })).body;
+    const returnTo = encodeURIComponent(`${B}/cb`);
+    const viaQuery = await api(server, 'GET', `/v1/sso/bridge?publishable_key=${appA.publishable_key}&return_to=${returnTo}`, { bearer: token });
+    expect(viaQuery.status).toBe(302);
+    const viaHeader = await api(server, 'GET', `/v1/sso/bridge?return_to=${returnTo}`, { bearer: token, publishableKey: appA.publishable_key });
+    expect(viaHeader.status).toBe(302);
+    // Without any way to name the app, or with A's token presented to B, there is no session.
+    expect((await api(server, 'GET', `/v1/sso/bridge?return_to=${returnTo}`, { bearer: token })).status).toBe(401);
+    expect((await api(server, 'GET', `/v1/sso/bridge?return_to=${returnTo}`, { bearer: token, publishableKey: appB.publishable_key })).status).toBe(401);
+  });
+
+  it('401 without a session, and at once after the session is revoked', async () => {
+    const anonymous = new Browser(server);
+    expect((await anonymous.request('GET', `${A}/v1/sso/bridge?return_to=${encodeURIComponent(`${B}/cb`)}`)).status).toBe(401);
+    const user = await serverUser(appA);
+    const browser = await browserSignedInOnA(user.email);
+    await bridge(browser);
+    const sessionId = await userSessionOf(browser);
+    expect((await secret(appA, 'POST', `/v1/sessions/revoke?session_id=${sessionId}`)).status).toBe(200);
+    expect((await browser.request('GET', `${A}/v1/sso/bridge?return_to=${encodeURIComponent(`${B}/cb`)}`)).status).toBe(401);
+    expect((await browser.request('GET', `${A}/v1/me`)).status).toBe(401);
+  });
+
+  it('400 when return_to is not on the allow-list of an app of the tenant, or is missing', async () => {
+    const user = await serverUser(appA);
+    const browser = await browserSignedInOnA(user.email);
+    for (const returnTo of [
+      'https://evil.example.test/cb',
+      'http://b.example.test/cb', // not https
+      'https://b.example.test.evil.test/cb',
+      'https://x.example.test/cb', // another tenant's app
+      '/cb',
+      'javascript:alert(1)',
+      'https://user:pass@b.example.test/cb',
+      `${B}/cb?__sso_token=planted`,
+    ]) {
+      const res = await browser.request('GET', `${A}/v1/sso/bridge?return_to=${encodeURIComponent(returnTo)}`);
+      expect(res.status, returnTo).toBe(400);
+      expect(res.location).toBeUndefined();
+    }
+    expect((await browser.request('GET', `${A}/v1/sso/bridge`)).status).toBe(400);
+    // The source app's own origin is on the tenant's lists too.
+    expect((await browser.request('GET', `${A}/v1/sso/bridge?return_to=${encodeURIComponent(`${A}/back`)}`)).status).toBe(302);
+  });
+
+  it('bots cannot SSO: the bridge answers 400', async () => {
+    const keys = newBotKeys();
+    const signup = await api(server, 'POST', '/v1/bot/signup', { publishableKey: appA.publishable_key, body: { challenge_id: await confirmedChallenge(sim), public_key: keys.publicKey } });
+    expect(signup.status).toBe(200);
+    const auth = await api(server, 'POST', '/v1/bot/auth', { publishableKey: appA.publishable_key, body: botAuthBody(keys, appA.app_id, signup.body.bot_id) });
+    expect(auth.status).toBe(200);
+    const res = await api(server, 'GET', `/v1/sso/bridge?return_to=${encodeURIComponent(`${B}/cb`)}`, { headers: { host: 'a.example.test' }, bearer: auth.body.access_token });
+    expect(res.status).toBe(400);
+  });
+});
+
+/** The session id behind the browser's A cookie (the access token's `sid` claim). */
+async function userSessionOf(browser: Browser): Promise<string> {
+  const jwt = browser.cookie('a.example.test', '__session')!;
+  return JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sid;
+}
+
+describe('4.3 POST /v1/sso/exchange: errors and token states', () => {
+  it('400 without a token; 401 for an unknown one', async () => {
+    expect((await api(server, 'POST', '/v1/sso/exchange', { publishableKey: appB.publishable_key, body: {} })).status).toBe(400);
+    expect((await exchange(appB, '')).status).toBe(400);
+    expect((await exchange(appB, `sso_${'x'.repeat(43)}`)).status).toBe(401);
+    expect((await api(server, 'POST', '/v1/sso/exchange', { body: { token: 'sso_x' } })).status).toBe(401);
+  });
+
+  it("403 at another tenant's app, and the token is not consumed: the right app still exchanges it", async () => {
+    const token = await tokenFor((await serverUser(appA)).id);
+    const refused = await exchange(stranger, token);
+    expect(refused.status).toBe(403);
+    expect(Object.keys(refused.body)).toEqual(['detail']);
+    expect((await exchange(appB, token)).status).toBe(200);
+  });
+
+  it('401 at an app of the tenant whose allow-list lacks the origin the token was minted for', async () => {
+    const token = await tokenFor((await serverUser(appA)).id, `${B}/cb`);
+    expect((await exchange(appA, token)).status).toBe(401);
+    expect((await exchange(appB, token)).status).toBe(200);
+  });
+
+  it('one token, many concurrent exchanges: exactly one session', async () => {
+    const token = await tokenFor((await serverUser(appA)).id);
+    const results = await Promise.all(Array.from({ length: 6 }, () => exchange(appB, token)));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401, 401, 401]);
+  });
+
+  it('two hops of one new email exchanged at once create one user in B', async () => {
+    const user = await verifiedUser(env, appA);
+    const hop = () => tokenForBearer(user.tokens.access_token);
+    const tokens = await Promise.all([hop(), hop(), hop()]);
+    const results = await Promise.all(tokens.map((t) => exchange(appB, t)));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(new Set(results.map((r) => r.body.user_id)).size).toBe(1);
+    expect(await userInB(user.email)).toHaveLength(1);
+  });
+});
+
+describe('contract 6: users in the target app', () => {
+  it('upserts by email and carries email_verified over (verified and unverified)', async () => {
+    const verified = await verifiedUser(env, appA);
+    const token = await tokenForBearer(verified.tokens.access_token);
+    const res = await exchange(appB, token);
+    expect(res.status).toBe(200);
+    expect(await userInB(verified.email)).toEqual([expect.objectContaining({ id: res.body.user_id, email_verified: true })]);
+    // A second hop signs in to the same user.
+    expect((await exchange(appB, await tokenForBearer(verified.tokens.access_token))).body.user_id).toBe(res.body.user_id);
+
+    const unverified = await serverUser(appA);
+    expect((await exchange(appB, await tokenFor(unverified.id))).status).toBe(200);
+    expect(await userInB(unverified.email)).toEqual([expect.objectContaining({ email_verified: false })]);
+  });
+
+  it('pre-hijacking: an unverified account made first in B loses its password and sessions to the verified owner', async () => {
+    const email = uniqueEmail('victim');
+    // Someone registers the address in B before its owner does, with a password, and holds a session.
+    const squatter = await serverUser(appB, email);
+    const squat = new Browser(server);
+    expect((await squat.request('POST', `${B}/v1/signins`, { body: { email, password: PASSWORD, strategy: 'password' } })).status).toBe(200);
+    expect((await squat.request('GET', `${B}/v1/me`)).status).toBe(200);
+
+    // The owner, verified in A, hops to B.
+    const owner = await verifiedUser(env, appA, email);
+    const browser = new Browser(server);
+    browser.setCookie('a.example.test', '__session', owner.tokens.access_token);
+    const exchanged = await browser.request('POST', `${B}/v1/sso/exchange`, { body: { token: await bridge(browser) } });
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.body.user_id).toBe(squatter.id);
+    expect((await browser.request('GET', `${B}/v1/me`)).body).toMatchObject({ user_id: squatter.id, email_verified: true });
+
+    expect((await squat.request('GET', `${B}/v1/me`)).status).toBe(401);
+    const again = await squat.request('POST', `${B}/v1/signins`, { body: { email, password: PASSWORD, strategy: 'password' } });
+    expect(again.status).toBe(401);
+  });
+
+  it('an email not verified in A cannot sign in to an existing account of B (401); that account is untouched', async () => {
+    const email = uniqueEmail('owner');
+    const owner = await verifiedUser(env, appB, email);
+    const impostor = await serverUser(appA, email);
+    const res = await exchange(appB, await tokenFor(impostor.id));
+    expect(res.status).toBe(401);
+    expect((await api(server, 'GET', '/v1/me', { publishableKey: appB.publishable_key, bearer: owner.tokens.access_token })).status).toBe(200);
+    expect((await api(server, 'POST', '/v1/signins', { publishableKey: appB.publishable_key, body: { email, password: owner.password, strategy: 'password' } })).status).toBe(200);
+  });
+});
+
+/** An SSO token to B for the holder of an access token of A. */
+async function tokenForBearer(accessToken: string): Promise<string> {
+  const res = await api(server, 'GET', `/v1/sso/bridge?return_to=${encodeURIComponent(`${B}/cb`)}`, { headers: { host: 'a.example.test' }, bearer: accessToken });
+  expect(res.status).toBe(302);
+  return new URL(res.headers.get('location')!).searchParams.get('__sso_token')!;
+}
+
+describe('part 3 and contract 8: expiry and the exchange rate limit', () => {
+  let short: TestServer;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    short = await startServer({ SSO_TOKEN_TTL_SECONDS: '1', RATE_LIMITS: 'sso_exchange_ip=3/60' });
+    a = await createApp(short, { name: 'A', args: ['--domain', 'a.example.test'] });
+    b = await createApp(short, { tenantId: a.tenant_id, name: 'B', args: ['--domain', 'b.example.test'] });
+  });
+  afterAll(async () => {
+    await short?.stop();
+  });
+
+  async function shortToken(): Promise<string> {
+    const user = await api(short, 'POST', '/v1/users', { bearer: a.secret_key, body: { email: uniqueEmail() } });
+    const { token } = (await api(short, 'POST', '/v1/sign_in_tokens', { bearer: a.secret_key, body: { user_id: user.body.id } })).body;
+    const res = await api(short, 'GET', `/v1/sso/bridge?return_to=${encodeURIComponent(`${B}/cb`)}`, { headers: { host: 'a.example.test' }, bearer: token });
+    return new URL(res.headers.get('location')!).searchParams.get('__sso_token')!;
+  }
+  const shortExchange = (token: string) => api(short, 'POST', '/v1/sso/exchange', { publishableKey: b.publishable_key, body: { token } });
+
+  it('a token older than SSO_TOKEN_TTL_SECONDS is refused with 401; a fresh one works; the fourth exchange in a minute is 429', async () => {
+    const stale = await shortToken();
+    const fresh = await shortToken();
+    expect((await shortExchange(fresh)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect((await shortExchange(stale)).status).toBe(401);
+    expect((await shortExchange(`sso_${'y'.repeat(43)}`)).status).toBe(401);
+    const limited = await shortExchange(await shortToken());
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
