@@ -6,6 +6,7 @@ import Fastify from 'fastify';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
+import { registerCors } from './http/plugins/cors.js';
 import { createGuards } from './http/plugins/guards.js';
 import { genReqId } from './http/plugins/request-id.js';
 import { VERSION } from './http/routes/health.js';
@@ -60,6 +61,8 @@ export async function buildApp(deps: Deps): Promise<Http> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  registerRoutes(app, deps, createGuards(deps));
+  const guards = createGuards(deps);
+  await registerCors(app, deps, guards);
+  registerRoutes(app, deps, guards);
   return app;
 }

@@ -58,3 +58,9 @@ export async function listApplicationsOfTenant(db: Db, tenantId: string): Promis
 export async function updateApplication(db: Db, appId: string, changes: ApplicationUpdate): Promise<void> {
   await db.updateTable('applications').set(changes).where('id', '=', appId).execute();
 }
+
+/** Every app's configured origins and verified domain: the CORS preflight check across apps. */
+export async function listAllOrigins(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('applications').select(['allowed_origins', 'domain']).execute();
+  return rows.flatMap((row) => [...(JSON.parse(row.allowed_origins) as string[]), ...(row.domain ? [`https://${row.domain}`] : [])]);
+}
