@@ -1,0 +1,113 @@
+// Starts the BUILT server (`gatehouse serve`) for a benchmark run: its own temporary directory, a free
+// port, rate limits off, warn-level logs, and a fresh database (a SQLite file, or a new PostgreSQL
+// database that is dropped again on stop).
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/gatehouse.js');
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** The caller's environment minus anything that would configure the server behind the benchmark's back. */
+function cleanEnv() {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    if (/^(DATABASE_URL|REDIS_URL|MASTER_KEY|RATE_LIMITS|SMTP_URL|PUBLIC_BASE_URL|PORT|HOST|LOG_LEVEL|CONFIRMATIONS_URL|HASHCASH_|TEST_)/.test(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+async function adminQuery(adminUrl, text) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * @param {{ db: 'sqlite' | 'postgres', pgAdminUrl: string }} options
+ * @returns {Promise<{ url: string, databaseUrl: string, cli(args: string[]): Promise<any>, stop(): Promise<void> }>}
+ */
+export async function startServer({ db, pgAdminUrl }) {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const port = await freePort();
+  const env = { ...cleanEnv(), RATE_LIMITS: 'off', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1' };
+  let dropDatabase = async () => {};
+  if (db === 'postgres') {
+    const name = `gh_bench_${randomBytes(6).toString('hex')}`;
+    await adminQuery(pgAdminUrl, `CREATE DATABASE ${name}`);
+    dropDatabase = () => adminQuery(pgAdminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    const url = new URL(pgAdminUrl);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    env.MASTER_KEY = randomBytes(32).toString('base64');
+  } else {
+    env.DATABASE_URL = `sqlite:${join(dir, 'data/gatehouse.db')}`;
+  }
+
+  let output = '';
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    await dropDatabase();
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`server exited early (${child.exitCode}); did you run \`npm run build\`?\n${output}`);
+    }
+    try {
+      if ((await fetch(`${url}/v1/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`server did not start within 30 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  /** Runs `gatehouse ...args --json` with the server's configuration; returns the parsed JSON. */
+  const cli = (args) =>
+    new Promise((resolveRun, reject) => {
+      execFile(process.execPath, [BIN, ...args, '--json'], { env, cwd: dir, timeout: 60_000 }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`gatehouse ${args.join(' ')} failed: ${stderr || error.message}`));
+        else resolveRun(JSON.parse(stdout));
+      });
+    });
+
+  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output: () => output };
+}
