@@ -1,8 +1,10 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { hashRaw, type Algorithm } from '@node-rs/argon2';
+import { hashRaw, type Algorithm, type Version } from '@node-rs/argon2';
 
-// Algorithm is a const enum: an empty object at run time when a file is transpiled on its own (vitest).
+// Algorithm and Version are const enums: empty objects at run time when a file is transpiled on its own (vitest).
 const ARGON2ID = 2 as Algorithm.Argon2id;
+/** Argon2 version 0x13, pinned rather than left to the library's default. */
+const V0X13 = 1 as Version.V0x13;
 
 // Hashcash proof-of-work (contract.md section 3): the challenge format, its MAC, and the proof hash.
 // Pure functions: no clock, no database; the service decides what a failed check means.
@@ -80,6 +82,7 @@ export function validNonce(nonce: string): boolean {
 export function proofHash(challenge: string, nonce: string, params: HashcashParams = HASHCASH_PARAMS): Promise<Buffer> {
   return hashRaw(Buffer.from(`${challenge}:${nonce}`, 'utf8'), {
     algorithm: ARGON2ID,
+    version: V0X13,
     timeCost: params.time_cost,
     memoryCost: params.memory_cost,
     parallelism: params.parallelism,

@@ -1,9 +1,11 @@
-import { hashRaw, type Algorithm } from '@node-rs/argon2';
+import { hashRaw, type Algorithm, type Version } from '@node-rs/argon2';
 import { api } from './fixtures.js';
 import type { TestServer } from './server.js';
 
-// Algorithm is a const enum: an empty object at run time when a file is transpiled on its own (vitest).
+// Algorithm and Version are const enums: empty objects at run time when a file is transpiled on its own (vitest).
 const ARGON2ID = 2 as Algorithm.Argon2id;
+/** Argon2 version 0x13, pinned rather than left to the library's default. */
+const V0X13 = 1 as Version.V0x13;
 
 // The reference hashcash client: contract.md section 3 written out on its own, without the server's
 // code, so the tests check the published encoding rather than the implementation against itself.
@@ -26,6 +28,7 @@ export function proofHash(challenge: ChallengeResponse, nonce: string): Promise<
   const { params } = challenge;
   return hashRaw(Buffer.from(`${challenge.challenge}:${nonce}`, 'utf8'), {
     algorithm: ARGON2ID,
+    version: V0X13,
     timeCost: params.time_cost,
     memoryCost: params.memory_cost,
     parallelism: params.parallelism,
