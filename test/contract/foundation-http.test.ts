@@ -58,11 +58,25 @@ describe('contract 0: health, request ids and error shapes', () => {
     expect(Object.keys(res.body)).toEqual(['detail']);
   });
 
-  it('malformed JSON is 400 {detail}', async () => {
-    const response = await fetch(`${server.url}/v1/health`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
-    // POST /v1/health is not a route: the 404 comes first; use a real POST route once one exists.
-    expect([400, 404]).toContain(response.status);
-    expect(Object.keys(await response.json())).toEqual(['detail']);
+  it('malformed JSON is 400 {detail} and a body over 1 MiB is 413 {detail}', async () => {
+    const bad = await api(server, 'POST', '/v1/signups', { publishableKey: app.publishable_key, rawBody: '{"email":', headers: { 'content-type': 'application/json' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ detail: 'body is not valid JSON' });
+    const big = await api(server, 'POST', '/v1/signups', {
+      publishableKey: app.publishable_key,
+      rawBody: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1024 * 1024 + 10) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(big.status).toBe(413);
+    expect(Object.keys(big.body)).toEqual(['detail']);
+    expect(big.headers.get('x-request-id')).toBeTruthy();
+  });
+
+  it('a body that fails its schema is 400 {detail} naming the field, never the framework shape', async () => {
+    const res = await api(server, 'POST', '/v1/signups', { publishableKey: app.publishable_key, body: { password: 12 } });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body)).toEqual(['detail']);
+    expect(res.body.detail).toMatch(/email/);
   });
 
   it('GET /openapi.json is generated from the route schemas; /docs serves the reference UI', async () => {
