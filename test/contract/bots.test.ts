@@ -41,7 +41,7 @@ beforeAll(async () => {
     createApp(downServer),
     createApp(unsetServer),
   ]);
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await Promise.all([server?.stop(), downServer?.stop(), unsetServer?.stop()]);
   await sim?.close();
