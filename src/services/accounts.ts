@@ -8,6 +8,8 @@ import * as sessionsRepo from '../store/repos/sessions.js';
 import * as users from '../store/repos/users.js';
 import type { User } from '../store/repos/users.js';
 import { isUniqueViolation } from '../store/dialect.js';
+import { inTransaction } from '../store/transaction.js';
+import type { EmailChallengeRow } from '../store/types.js';
 import { checkRedirect } from './origins.js';
 import { startSession, type SessionTokens } from './sessions.js';
 import { consumeCode, consumeLink, sendEmailChallenge } from './verification.js';
@@ -109,16 +111,28 @@ export async function signInWithEmail(
     await sendEmailChallenge(deps, app, withEmail, 'magic_link', redirectUrl);
     return { status: 'magic_link_sent' };
   }
-  await sendEmailChallenge(deps, app, withEmail, 'verify_email', redirectUrl);
+  await sendEmailChallenge(deps, app, withEmail, 'claim_email', redirectUrl);
   return { status: 'verification_sent', user_id: user.id };
 }
 
-/** Marks the email verified when it was not (a code or link proves control of the inbox). */
-async function completeEmailProof(deps: AccountDeps, app: Application, userId: string): Promise<User> {
-  const user = await users.findUserById(deps.db, app.id, userId);
+/**
+ * Marks the email verified when it was not (a code or link proves control of the inbox). Through a
+ * claim_email challenge the prover may not be whoever created the account (pre-hijacking: someone
+ * signed up first with this address and a password of their own), so the password is dropped and every
+ * earlier session revoked before the prover's session is made.
+ */
+async function completeEmailProof(deps: AccountDeps, app: Application, challenge: EmailChallengeRow): Promise<User> {
+  const user = await users.findUserById(deps.db, app.id, challenge.user_id);
   if (!user) throw badRequest('invalid or expired code', 'invalid_code');
   if (user.emailVerified && !user.requiresVerification) return user;
-  await users.markEmailVerified(deps.db, app.id, user.id, iso(deps.clock.now()));
+  const now = iso(deps.clock.now());
+  if (challenge.purpose === 'claim_email') {
+    await inTransaction(deps.db, async (trx) => {
+      if (await users.claimUnverifiedUser(trx, app.id, user.id, now)) await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
+    });
+    return { ...user, emailVerified: true, requiresVerification: false, passwordHash: null };
+  }
+  await users.markEmailVerified(deps.db, app.id, user.id, now);
   return { ...user, emailVerified: true, requiresVerification: false };
 }
 
@@ -126,7 +140,7 @@ async function completeEmailProof(deps: AccountDeps, app: Application, userId: s
 export async function verifyCode(deps: AccountDeps, app: Application, email: string, code: string): Promise<SessionTokens> {
   const challenge = await consumeCode(deps, app.id, email, code);
   if (!challenge) throw badRequest('invalid or expired code', 'invalid_code');
-  const user = await completeEmailProof(deps, app, challenge.user_id);
+  const user = await completeEmailProof(deps, app, challenge);
   return startSession(deps, app.id, user);
 }
 
@@ -146,7 +160,7 @@ export async function verifyLink(
   }
   const app = await resolveApp(challenge.app_id);
   if (!app) throw badRequest('invalid or expired token', 'invalid_token');
-  const user = await completeEmailProof(deps, app, challenge.user_id);
+  const user = await completeEmailProof(deps, app, challenge);
   const tokens = await startSession(deps, app.id, user);
   const redirect = challenge.redirect_url ?? (app.domain ? `https://${app.domain}/` : '/');
   return { tokens, redirect };

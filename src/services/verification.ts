@@ -14,7 +14,12 @@ export const CODE_MAX_ATTEMPTS = 5;
 export const VERIFY_LINK_SECONDS = 24 * 3600;
 export const MAGIC_LINK_SECONDS = 15 * 60;
 
-export type Purpose = 'verify_email' | 'magic_link';
+/**
+ * verify_email: sent at sign-up, to whoever chose the password. claim_email: a later verification
+ * email for an unverified account (magic-link sign-in); whoever opens it proves the inbox but not that
+ * they set the password, so it applies the pre-hijacking rule. magic_link: sign-in of a verified user.
+ */
+export type Purpose = 'verify_email' | 'claim_email' | 'magic_link';
 export type VerificationDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'mailer' | 'secrets'>;
 
 /** The code's keyed hash: bound to app and email, so a leaked table cannot be brute-forced offline. */
@@ -64,7 +69,7 @@ export async function sendEmailChallenge(
     verificationEmail({
       appName: app.name,
       to: user.email,
-      purpose,
+      purpose: purpose === 'magic_link' ? 'magic_link' : 'verify_email',
       code,
       link,
       codeMinutes: CODE_SECONDS / 60,

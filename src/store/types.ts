@@ -83,7 +83,7 @@ export interface EmailChallengesTable {
   app_id: string;
   user_id: string;
   email_normalized: string;
-  purpose: 'verify_email' | 'magic_link';
+  purpose: 'verify_email' | 'claim_email' | 'magic_link';
   code_hash: string | null;
   code_expires_at: string | null;
   link_hash: string | null;

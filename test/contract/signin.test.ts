@@ -132,6 +132,28 @@ describe('4.1 POST /v1/signins strategy magic_link (contract 4)', () => {
     await env.sink.waitFor(email, { count: 2 });
   });
 
+  it('pre-hijacking: verifying through a later email drops a password set before (someone else may have set it)', async () => {
+    const email = uniqueEmail('victim');
+    await signUp(env.server, app, { email, password: 'attacker chose this' });
+    const res = await signin({ email });
+    expect(res.body.status).toBe('verification_sent');
+    const code = await codeFor(env.sink, email, 2);
+    const verified = await api(env.server, 'POST', '/v1/verify-code', { publishableKey: app.publishable_key, body: { email, code } });
+    expect(verified.status).toBe(200);
+    const attacker = await signin({ email, password: 'attacker chose this' });
+    expect(attacker.status).toBe(401);
+    const me = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: verified.body.access_token });
+    expect(me.body).toMatchObject({ email, email_verified: true });
+  });
+
+  it('the sign-up\'s own verification email keeps the password it came with', async () => {
+    const email = uniqueEmail();
+    await signUp(env.server, app, { email, password: 'my own password' });
+    const code = await codeFor(env.sink, email);
+    expect((await api(env.server, 'POST', '/v1/verify-code', { publishableKey: app.publishable_key, body: { email, code } })).status).toBe(200);
+    expect((await signin({ email, password: 'my own password' })).status).toBe(200);
+  });
+
   it('401 for an unknown email, and no email is sent', async () => {
     const email = uniqueEmail();
     const res = await signin({ email });

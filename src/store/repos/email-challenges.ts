@@ -3,7 +3,8 @@ import type { EmailChallengeRow } from '../types.js';
 
 /**
  * Stores a new challenge and retires every live one of the same (app, email, purpose): one live code
- * per purpose, a new one replaces the old. Call inside a transaction.
+ * per purpose, a new one replaces the old. The two verification purposes count as one. Call inside a
+ * transaction.
  */
 export async function replaceEmailChallenge(db: Db, row: EmailChallengeRow): Promise<void> {
   await db
@@ -11,7 +12,7 @@ export async function replaceEmailChallenge(db: Db, row: EmailChallengeRow): Pro
     .set({ used_at: row.created_at })
     .where('app_id', '=', row.app_id)
     .where('email_normalized', '=', row.email_normalized)
-    .where('purpose', '=', row.purpose)
+    .where('purpose', 'in', row.purpose === 'magic_link' ? ['magic_link'] : ['verify_email', 'claim_email'])
     .where('used_at', 'is', null)
     .execute();
   await db.insertInto('email_challenges').values(row).execute();
