@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
-import { api, createApp, type JsonResponse, type TestApp } from '../helpers/fixtures.js';
+import { api, createApp, createTenant, type JsonResponse, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 // interface.md part 8 and contract.md section 8, over HTTP. In the PostgreSQL run the harness sets
@@ -21,13 +21,16 @@ beforeAll(async () => {
       RATE_LIMITS: 'signin_ip=4/60,signin_email=2/60,signin_email_any=3/300,signup_email=1/300',
     }),
   ]);
-  const made = await Promise.all([
-    ...['signins', 'challenges', 'refresh', 'noProxy', 'appA', 'appB', 'redis'].map(async (name) => [name, await createApp(direct)] as const),
-    ...['proxy', 'perEmail'].map(async (name) => [name, await createApp(proxied)] as const),
-    (async () => ['signup', await createApp(proxied, { args: ['--hashcash', 'off'] })] as const)(),
+  // One CLI at a time per server (SQLite has one writer); the two servers in parallel.
+  const createApps = async (server: TestServer, names: string[], args?: string[]) => {
+    const tenantId = await createTenant(server);
+    for (const name of names) apps[name] = await createApp(server, { tenantId, args });
+  };
+  await Promise.all([
+    createApps(direct, ['signins', 'challenges', 'refresh', 'noProxy', 'appA', 'appB', 'redis']),
+    createApps(proxied, ['proxy', 'perEmail']).then(() => createApps(proxied, ['signup'], ['--hashcash', 'off'])),
   ]);
-  for (const [name, app] of made) apps[name] = app;
-});
+}, 300_000); // a dozen CLI runs: slow on a busy machine
 afterAll(async () => {
   await Promise.all([direct?.stop(), proxied?.stop()]);
 });
