@@ -5,6 +5,7 @@ import { ApiError } from './errors.js';
 import { createLogger } from './logger.js';
 import { serve } from './main.js';
 import * as apps from './services/apps.js';
+import { pruneExpiredRows } from './services/maintenance.js';
 import { migrateToLatest } from './store/migrations/index.js';
 
 /** Exit codes: 0 done, 1 the operation failed, 2 bad usage or configuration. */
@@ -119,6 +120,14 @@ export function buildProgram(): Command {
     .action(async () => {
       const applied = await withDeps((deps) => migrateToLatest(deps.db));
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+    });
+
+  program
+    .command('prune')
+    .description('delete dead single-use rows now (the server also does it every 10 minutes, one node at a time)')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }) => {
+      print(await withDeps((deps) => pruneExpiredRows(deps)), flags.json);
     });
 
   const tenant = program.command('tenant').description('manage tenants');

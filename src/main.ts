@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config/index.js';
 import { createDeps } from './deps.js';
 import type { Logger } from './logger.js';
+import { scheduleMaintenance } from './services/maintenance.js';
 import { migrateToLatest } from './store/migrations/index.js';
 
 /** loadConfig → createDeps → migrate → buildApp → listen; closes gracefully on SIGTERM/SIGINT. */
@@ -14,6 +15,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   process.stdout.write(banner(config, port));
+  const stopMaintenance = scheduleMaintenance(deps);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -21,6 +23,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     closing = true;
     log.info({ signal }, 'shutting down');
     try {
+      stopMaintenance();
       await app.close();
       await deps.close();
     } finally {

@@ -124,6 +124,12 @@ export interface BotAuthReplaysTable {
   expires_at: string;
 }
 
+export interface JobLocksTable {
+  name: string;
+  holder: string;
+  locked_until: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   applications: ApplicationsTable;
@@ -137,6 +143,7 @@ export interface Database {
   sso_tokens: SsoTokensTable;
   donation_challenges_used: DonationChallengesUsedTable;
   bot_auth_replays: BotAuthReplaysTable;
+  job_locks: JobLocksTable;
 }
 
 export type TenantRow = Selectable<TenantsTable>;

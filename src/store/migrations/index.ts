@@ -3,12 +3,14 @@ import type { Db } from '../db.js';
 import * as m0001 from './0001-foundation.js';
 import * as m0002 from './0002-accounts.js';
 import * as m0003 from './0003-sso-bots.js';
+import * as m0004 from './0004-job-locks.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-accounts': m0002,
   '0003-sso-bots': m0003,
+  '0004-job-locks': m0004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addSeconds, iso, type Clock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config/index.js';
+import { createDeps, type Deps } from '../../src/deps.js';
+import { createLogger } from '../../src/logger.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
+import { pruneExpiredRows, PRUNE_JOB } from '../../src/services/maintenance.js';
+import { refreshSession, startSession } from '../../src/services/sessions.js';
+import { acquireJobLock } from '../../src/store/repos/job-locks.js';
+import { findUserById, insertUser } from '../../src/store/repos/users.js';
+import { migrateToLatest } from '../../src/store/migrations/index.js';
+import { createPostgresDatabase, TEST_DB } from '../helpers/db.js';
+
+// The clean-up job in-process, on the real database of the run, with a clock the test moves.
+let deps: Deps;
+let dir: string;
+let dropDb = async () => {};
+let now = new Date('2026-01-01T00:00:00.000Z');
+const clock: Clock = { now: () => now };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gatehouse-maint-'));
+  let databaseUrl = `sqlite:${join(dir, 'db.sqlite')}`;
+  if (TEST_DB === 'postgres') {
+    const database = await createPostgresDatabase();
+    databaseUrl = database.url;
+    dropDb = database.drop;
+  }
+  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: randomBytes(32).toString('base64'), RATE_LIMITS: 'off' });
+  deps = createDeps(config, createLogger('silent'), { clock });
+  await migrateToLatest(deps.db);
+});
+afterAll(async () => {
+  await deps?.close();
+  await dropDb();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const appsDeps = (): AppsDeps => ({ db: deps.db, clock, keys: deps.keys, hashcashEnabled: false });
+
+describe('clean-up of expired rows', () => {
+  it('deletes dead single-use rows and keeps live ones', async () => {
+    const tenant = await createTenant(appsDeps(), 'T');
+    const app = await createApp(appsDeps(), tenant.tenant_id, 'A', {});
+    const userId = '00000000-0000-4000-8000-000000000001';
+    await insertUser(deps.db, { id: userId, app_id: app.app_id, email: 'a@example.com', email_normalized: 'a@example.com', email_verified: 1, password_hash: null, is_bot: 0, public_key: null, created_at: iso(now), updated_at: iso(now) });
+    const user = (await findUserById(deps.db, app.app_id, userId))!;
+    const first = await startSession(deps, app.app_id, user);
+    const second = await refreshSession(deps, app.app_id, first.refresh_token); // first is now rotated
+    await deps.db.insertInto('hashcash_spent').values({ challenge_hash: 'h1', app_id: app.app_id, expires_at: iso(addSeconds(now, 300)) }).execute();
+    await deps.db.insertInto('bot_auth_replays').values({ signature_hash: 's1', app_id: app.app_id, expires_at: iso(addSeconds(now, 300)) }).execute();
+
+    const early = await pruneExpiredRows(deps);
+    expect(early).toEqual({ ran: true, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0 });
+
+    now = addSeconds(now, 8 * 86_400);
+    const later = await pruneExpiredRows(deps);
+    expect(later).toMatchObject({ ran: true, replay_guards: 2, refresh_tokens: 1 });
+    const left = await deps.db.selectFrom('refresh_tokens').select('token_hash').execute();
+    expect(left).toHaveLength(1);
+    // The live token survives and still works.
+    const again = await refreshSession(deps, app.app_id, second.refresh_token);
+    expect(again.session_id).toBe(first.session_id);
+  });
+
+  it('runs on one node at a time: while another holder has the lease it does nothing', async () => {
+    expect(await acquireJobLock(deps.db, PRUNE_JOB, 'other-node', iso(now), iso(addSeconds(now, 300)))).toBe(true);
+    expect((await pruneExpiredRows(deps)).ran).toBe(false);
+    now = addSeconds(now, 301);
+    expect((await pruneExpiredRows(deps)).ran).toBe(true);
+  });
+
+  it('concurrent acquisitions of a free lease: exactly one wins', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => acquireJobLock(deps.db, 'race-job', `node-${i}`, iso(now), iso(addSeconds(now, 60)))),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+});
