@@ -38,37 +38,22 @@ export async function signUp(
   checkPasswordAllowed(app, input.password);
   const redirectUrl = checkedRedirect(app, input.redirectUrl);
   const passwordHash = input.password != null ? await hashPassword(input.password) : null;
-  const now = iso(deps.clock.now());
-  const user: User & { email: string } = {
+  const row = users.emailUserRow({
     id: newUuid(),
     appId: app.id,
-    email: input.email.trim(),
+    email: input.email,
     emailVerified: false,
     passwordHash,
-    isBot: false,
-    publicKey: null,
     requiresVerification: true,
-    createdAt: now,
-    updatedAt: now,
-  };
+    now: iso(deps.clock.now()),
+  });
   try {
-    await users.insertUser(deps.db, {
-      id: user.id,
-      app_id: app.id,
-      email: user.email,
-      email_normalized: users.normalizeEmail(user.email),
-      email_verified: 0,
-      password_hash: passwordHash,
-      is_bot: 0,
-      public_key: null,
-      requires_verification: 1,
-      created_at: now,
-      updated_at: now,
-    });
+    await users.insertUser(deps.db, row);
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('a user with this email already exists', 'user_exists');
     throw error;
   }
+  const user = users.toUser(row) as User & { email: string };
   try {
     await sendEmailChallenge(deps, app, user, 'verify_email', redirectUrl);
   } catch (error) {

@@ -85,20 +85,15 @@ export async function exchangeSsoToken(deps: SsoDeps, target: Application, token
 async function linkUser(deps: SsoDeps, target: Application, source: User & { email: string }): Promise<User> {
   const existing = await users.findUserByEmail(deps.db, target.id, source.email);
   if (existing) return linkExisting(deps, target, existing, source);
-  const now = iso(deps.clock.now());
-  const row = {
+  const row = users.emailUserRow({
     id: newUuid(),
-    app_id: target.id,
+    appId: target.id,
     email: source.email,
-    email_normalized: users.normalizeEmail(source.email),
-    email_verified: source.emailVerified ? 1 : 0,
-    password_hash: null,
-    is_bot: 0,
-    public_key: null,
-    requires_verification: 0,
-    created_at: now,
-    updated_at: now,
-  };
+    emailVerified: source.emailVerified,
+    passwordHash: null,
+    requiresVerification: false,
+    now: iso(deps.clock.now()),
+  });
   try {
     await users.insertUser(deps.db, row);
     return users.toUser(row);

@@ -37,21 +37,15 @@ export async function createUser(deps: UserDeps, app: Application, input: { emai
   }
   // argon2 runs before any write: slow work stays outside the database.
   const passwordHash = input.password != null ? await hashPassword(input.password) : null;
-  const now = iso(deps.clock.now());
-  const email = input.email.trim();
-  const row = {
+  const row = users.emailUserRow({
     id: newUuid(),
-    app_id: app.id,
-    email,
-    email_normalized: users.normalizeEmail(email),
-    email_verified: 0,
-    password_hash: passwordHash,
-    is_bot: 0,
-    public_key: null,
-    requires_verification: 0,
-    created_at: now,
-    updated_at: now,
-  };
+    appId: app.id,
+    email: input.email,
+    emailVerified: false,
+    passwordHash,
+    requiresVerification: false,
+    now: iso(deps.clock.now()),
+  });
   try {
     await users.insertUser(deps.db, row);
   } catch (error) {

@@ -33,6 +33,32 @@ export function toUser(row: UserRow): User {
 /** Emails compare case-insensitively: the stored key is the trimmed, lower-cased address. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/** The row of a person (not a bot) signing up, created server-side or arriving by SSO. */
+export function emailUserRow(input: {
+  id: string;
+  appId: string;
+  email: string;
+  emailVerified: boolean;
+  passwordHash: string | null;
+  requiresVerification: boolean;
+  now: string;
+}): UserRow {
+  const email = input.email.trim();
+  return {
+    id: input.id,
+    app_id: input.appId,
+    email,
+    email_normalized: normalizeEmail(email),
+    email_verified: input.emailVerified ? 1 : 0,
+    password_hash: input.passwordHash,
+    is_bot: 0,
+    public_key: null,
+    requires_verification: input.requiresVerification ? 1 : 0,
+    created_at: input.now,
+    updated_at: input.now,
+  };
+}
+
 export async function insertUser(db: Db, row: NewUser): Promise<void> {
   await db.insertInto('users').values(row).execute();
 }
