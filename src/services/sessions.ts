@@ -7,6 +7,7 @@ import * as sessions from '../store/repos/sessions.js';
 import * as users from '../store/repos/users.js';
 import type { User } from '../store/repos/users.js';
 import { inTransaction } from '../store/transaction.js';
+import type { Db } from '../store/db.js';
 
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 /** A rotated refresh token presented within this window is only refused (two tabs racing); later it means theft. */
@@ -40,16 +41,21 @@ export async function startSession(deps: SessionDeps, appId: string, user: User,
       expires_at: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
       revoked_at: null,
     });
-    await refreshTokens.insertRefreshToken(trx, {
-      token_hash: sha256Hex(refreshToken),
-      app_id: appId,
-      session_id: sessionId,
-      created_at: iso(now),
-      expires_at: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
-      rotated_at: null,
-    });
+    await storeRefreshToken(trx, appId, sessionId, refreshToken, now);
   });
   return issueAccess(deps, appId, user, sessionId, refreshToken, options.accessExpiresAt);
+}
+
+/** Stores a refresh token (as its SHA-256) for 30 days. */
+function storeRefreshToken(db: Db, appId: string, sessionId: string, token: string, now: Date): Promise<void> {
+  return refreshTokens.insertRefreshToken(db, {
+    token_hash: sha256Hex(token),
+    app_id: appId,
+    session_id: sessionId,
+    created_at: iso(now),
+    expires_at: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
+    rotated_at: null,
+  });
 }
 
 async function issueAccess(deps: SessionDeps, appId: string, user: User, sessionId: string, refreshToken: string, expiresAt?: Date): Promise<SessionTokens> {
@@ -76,14 +82,7 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
     if (!sessionId) return { ok: false as const };
     const session = await sessions.findLiveSession(trx, appId, sessionId, iso(now));
     if (!session) return { ok: false as const };
-    await refreshTokens.insertRefreshToken(trx, {
-      token_hash: sha256Hex(newToken),
-      app_id: appId,
-      session_id: sessionId,
-      created_at: iso(now),
-      expires_at: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
-      rotated_at: null,
-    });
+    await storeRefreshToken(trx, appId, sessionId, newToken, now);
     await sessions.extendSession(trx, appId, sessionId, iso(addSeconds(now, REFRESH_TOKEN_SECONDS)));
     return { ok: true as const, sessionId, userId: session.user_id };
   });
