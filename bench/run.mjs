@@ -87,9 +87,11 @@ function median(items, key) {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-async function argon2Section(seconds, repeat) {
-  const runs = [];
-  for (let i = 0; i < repeat; i += 1) runs.push(await measureArgon2(seconds, [1, 2, 4]));
+const ARGON2_CONCURRENCY = [1, 2, 4];
+
+/** Prints the bare-argon2id table from one or more measurements (the median one per concurrency). */
+function argon2Section(runs, seconds) {
+  const repeat = runs.length;
   const rows = runs[0].rows.map((_, i) => median(runs.map((run) => run.rows[i]), (r) => r.opsPerSecond));
   const each = repeat > 1 ? `, median of ${repeat} runs` : '';
   console.log(`\nBare argon2id verify (@node-rs/argon2, ${runs[0].params}, ${runs[0].encodedPrefix}), ${seconds} s each${each}:\n`);
@@ -106,9 +108,15 @@ async function main() {
   console.log(`# gatehouse bench: ${opts.db}, ${opts.duration} s per scenario, ${opts.connections} connections${repeated}`);
   console.log(`machine: ${machine()}; started ${new Date().toISOString()}; load average (1 min) ${load1()}`);
 
-  // The bare hash is measured with no server running, so it has the CPU to itself.
-  const argon2 = opts.only.includes('argon2') || opts.only.includes('signin') ? await argon2Section(opts.argon2Seconds, opts.repeat) : undefined;
-  if (!selected.length) return;
+  // The bare hash is measured with the server idle, right before each sign-in run, so the two see the
+  // same machine (it is shared); without sign-in it is measured alone.
+  const argon2Runs = [];
+  const measureBare = async () => argon2Runs.push(await measureArgon2(opts.argon2Seconds, ARGON2_CONCURRENCY));
+  if (!selected.length) {
+    for (let i = 0; i < opts.repeat; i += 1) await measureBare();
+    argon2Section(argon2Runs, opts.argon2Seconds);
+    return;
+  }
 
   const server = await startServer({ db: opts.db, pgAdminUrl: opts.pgUrl });
   const stopOnSignal = () => server.stop().finally(() => process.exit(130));
@@ -116,6 +124,7 @@ async function main() {
   process.once('SIGTERM', stopOnSignal);
   const notes = [];
   const results = {};
+  const signinRates = [];
   try {
     const fx = await prepareFixtures(server);
     const runner = {
@@ -136,9 +145,11 @@ async function main() {
     for (const scenario of selected) {
       const runs = [];
       for (let i = 0; i < opts.repeat; i += 1) {
+        if (scenario.name === 'signin') await measureBare();
         const before = load1();
         const prepared = await scenario.prepare(server, fx, runner);
         const result = await runner.load(prepared.options);
+        if (scenario.name === 'signin') signinRates.push(result.requests.average);
         runs.push({ before, result, extras: prepared.extraRows ?? [], notes: prepared.notes?.(result) ?? [] });
       }
       const rps = (run) => run.result.requests.average;
@@ -159,6 +170,7 @@ async function main() {
     process.off('SIGINT', stopOnSignal);
     process.off('SIGTERM', stopOnSignal);
   }
+  const argon2 = argon2Runs.length ? argon2Section(argon2Runs, opts.argon2Seconds) : undefined;
   console.log('');
   for (const note of notes) console.log(`- ${note}`);
 
@@ -177,6 +189,10 @@ async function main() {
         `${fmt(perRequest)} ms of machine time per sign-in vs ${fmt(perHash)} ms per bare verify (${fmt(single.msPerOp)} ms sequential): ` +
         `≈ ${fmt(perRequest - perHash)} ms beyond the hash`,
     );
+    if (signinRates.length > 1) {
+      const ratios = signinRates.map((r, i) => `${fmt((100 * r) / argon2Runs[i].rows.find((row) => row.concurrency === 2).opsPerSecond, 0)}%`);
+      console.log(`- sign-ins/s as a share of the bare 2-concurrent rate measured just before it, run by run: ${ratios.join(', ')}`);
+    }
   }
   console.log(`- finished ${new Date().toISOString()}; load average (1 min) ${load1()}`);
 }
