@@ -8,6 +8,7 @@ import { ApiError } from './errors.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
 import { registerCors } from './http/plugins/cors.js';
 import { createGuards } from './http/plugins/guards.js';
+import { registerMetrics } from './http/plugins/metrics.js';
 import { genReqId } from './http/plugins/request-id.js';
 import { VERSION } from './http/routes/health.js';
 import { registerRoutes } from './http/routes/index.js';
@@ -63,6 +64,7 @@ export async function buildApp(deps: Deps): Promise<Http> {
 
   const guards = createGuards(deps);
   await registerCors(app, deps, guards);
+  registerMetrics(app, deps);
   registerRoutes(app, deps, guards);
   return app;
 }
