@@ -135,6 +135,21 @@ describe('interface 4.6 and contract 2: the JWKS', () => {
   });
 });
 
+describe('contract 1: secret key rotation', () => {
+  it('rotate-secret: the old key works through the grace, a rotation without grace ends it at once', async () => {
+    const rotating = await createApp(server);
+    const list = (key: string) => api(server, 'GET', '/v1/users', { bearer: key });
+    expect((await list(rotating.secret_key)).status).toBe(200);
+    const graced = await cliJson<TestApp>(server, ['app', 'rotate-secret', rotating.app_id, '--keep-old-for', '600']);
+    expect((await list(rotating.secret_key)).status).toBe(200);
+    expect((await list(graced.secret_key)).status).toBe(200);
+    const immediate = await cliJson<TestApp>(server, ['app', 'rotate-secret', rotating.app_id]);
+    expect((await list(rotating.secret_key)).status).toBe(401);
+    expect((await list(graced.secret_key)).status).toBe(401);
+    expect((await list(immediate.secret_key)).status).toBe(200);
+  });
+});
+
 describe('secrets at rest and in logs', () => {
   it('no private key or secret key is stored in clear', async () => {
     const secretApp = await createApp(server);

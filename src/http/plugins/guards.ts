@@ -4,7 +4,6 @@ import { sha256Hex } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
 import { forbidden, unauthorized } from '../../errors.js';
 import { allowedOriginsOf } from '../../services/origins.js';
-import * as apiKeys from '../../store/repos/api-keys.js';
 import * as applications from '../../store/repos/applications.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as sessions from '../../store/repos/sessions.js';
@@ -39,10 +38,8 @@ export interface Guards {
 export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards {
   const { db, clock, keys } = deps;
 
-  async function appFromKey(key: string, kind: 'publishable' | 'secret'): Promise<Application | undefined> {
-    const row = await apiKeys.findLiveApiKeyByHash(db, sha256Hex(key), iso(clock.now()));
-    if (!row || row.kind !== kind) return undefined;
-    return applications.findApplication(db, row.app_id);
+  function appFromKey(key: string, kind: 'publishable' | 'secret'): Promise<Application | undefined> {
+    return applications.findApplicationByKeyHash(db, sha256Hex(key), kind, iso(clock.now()));
   }
 
   async function resolvePublishable(request: FastifyRequest, queryKey?: string): Promise<Application | undefined> {

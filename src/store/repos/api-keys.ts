@@ -5,16 +5,6 @@ export async function insertApiKey(db: Db, row: ApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
-/** The live key with this hash (not past its grace), or undefined. */
-export async function findLiveApiKeyByHash(db: Db, keyHash: string, now: string): Promise<ApiKeyRow | undefined> {
-  return db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('key_hash', '=', keyHash)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .executeTakeFirst();
-}
-
 /** The app's publishable key (there is one per app). */
 export async function findPublishableKey(db: Db, appId: string): Promise<string | undefined> {
   const row = await db

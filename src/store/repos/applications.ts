@@ -64,3 +64,19 @@ export async function listAllOrigins(db: Db): Promise<string[]> {
   const rows = await db.selectFrom('applications').select(['allowed_origins', 'domain']).execute();
   return rows.flatMap((row) => [...(JSON.parse(row.allowed_origins) as string[]), ...(row.domain ? [`https://${row.domain}`] : [])]);
 }
+
+/**
+ * The application owning the live key with this hash and kind (one query: every guarded request asks),
+ * or undefined for an unknown, expired or wrong-kind key.
+ */
+export async function findApplicationByKeyHash(db: Db, keyHash: string, kind: 'publishable' | 'secret', now: string): Promise<Application | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('applications', 'applications.id', 'api_keys.app_id')
+    .selectAll('applications')
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.kind', '=', kind)
+    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
+    .executeTakeFirst();
+  return row && toApplication(row);
+}
