@@ -77,8 +77,8 @@ export const SCENARIOS = [
           },
         },
         notes: () => [
-          `refresh: ${minted} refresh tokens minted, ${minted - tokens.length - exhausted} used` +
-            (exhausted ? `, ran out: ${exhausted} requests sent a dead token (401s)` : ', none ran out'),
+          `refresh: ${minted} refresh tokens minted, ${minted - tokens.length} used` +
+            (exhausted ? `, ran out: ${exhausted} requests built with a dead token (answered 401)` : ', none ran out'),
         ],
       };
     },
