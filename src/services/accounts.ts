@@ -1,17 +1,16 @@
 import { iso } from '../clock.js';
-import { newUuid } from '../crypto/ids.js';
-import { burnPasswordCheck, hashPassword, verifyPassword } from '../crypto/passwords.js';
+import { burnPasswordCheck, verifyPassword } from '../crypto/passwords.js';
 import type { Deps } from '../deps.js';
-import { ApiError, badRequest, conflict, unauthorized } from '../errors.js';
+import { ApiError, badRequest, unauthorized } from '../errors.js';
 import type { Application } from '../store/repos/applications.js';
 import * as sessionsRepo from '../store/repos/sessions.js';
 import * as users from '../store/repos/users.js';
 import type { User } from '../store/repos/users.js';
-import { isUniqueViolation } from '../store/dialect.js';
 import { inTransaction } from '../store/transaction.js';
 import type { EmailChallengeRow } from '../store/types.js';
 import { checkRedirect } from './origins.js';
 import { startSession, type SessionTokens } from './sessions.js';
+import { createUser } from './users.js';
 import { consumeCode, consumeLink, sendEmailChallenge } from './verification.js';
 
 export type AccountDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'mailer' | 'secrets' | 'log'>;
@@ -35,25 +34,8 @@ export async function signUp(
   app: Application,
   input: { email: string; password?: string | null; redirectUrl?: string | null },
 ): Promise<{ status: 'verification_sent'; user_id: string }> {
-  checkPasswordAllowed(app, input.password);
   const redirectUrl = checkedRedirect(app, input.redirectUrl);
-  const passwordHash = input.password != null ? await hashPassword(input.password) : null;
-  const row = users.emailUserRow({
-    id: newUuid(),
-    appId: app.id,
-    email: input.email,
-    emailVerified: false,
-    passwordHash,
-    requiresVerification: true,
-    now: iso(deps.clock.now()),
-  });
-  try {
-    await users.insertUser(deps.db, row);
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict('a user with this email already exists', 'user_exists');
-    throw error;
-  }
-  const user = users.toUser(row) as User & { email: string };
+  const user = (await createUser(deps, app, input, { selfSignUp: true })) as User & { email: string };
   try {
     await sendEmailChallenge(deps, app, user, 'verify_email', redirectUrl);
   } catch (error) {

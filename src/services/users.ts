@@ -27,11 +27,17 @@ export async function getUser(deps: UserDeps, appId: string, userId: string): Pr
 }
 
 /**
- * Creates a user with email_verified false. A password (when given) may be used to sign in at once:
- * the server vouches for the account. Duplicates are caught by the unique constraint, not by a read
- * first, so two concurrent creations cannot both succeed.
+ * Creates a user with email_verified false. Created server-side, a password (when given) may be used to
+ * sign in at once: the server vouches for the account; a self sign-up (`selfSignUp`) must verify first.
+ * Duplicates are caught by the unique constraint, not by a read first, so two concurrent creations
+ * cannot both succeed.
  */
-export async function createUser(deps: UserDeps, app: Application, input: { email: string; password?: string | null }): Promise<User> {
+export async function createUser(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  app: Application,
+  input: { email: string; password?: string | null },
+  options: { selfSignUp?: boolean } = {},
+): Promise<User> {
   if (input.password != null && !app.passwordsEnabled) {
     throw badRequest('passwords are disabled for this application', 'passwords_disabled');
   }
@@ -43,7 +49,7 @@ export async function createUser(deps: UserDeps, app: Application, input: { emai
     email: input.email,
     emailVerified: false,
     passwordHash,
-    requiresVerification: false,
+    requiresVerification: options.selfSignUp ?? false,
     now: iso(deps.clock.now()),
   });
   try {
