@@ -9,16 +9,26 @@ import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { measureArgon2 } from './lib/argon2.mjs';
+import { measureJose, startCeilingServer } from './lib/ceilings.mjs';
 import { prepareFixtures } from './lib/fixtures.mjs';
 import { startServer } from './lib/server.mjs';
 import { SCENARIOS } from './scenarios.mjs';
+
+/** Measured beside the scenarios, in the same run: bare Fastify, bare Fastify + one RS256 verify, in-process jose. */
+const CEILINGS = ['ceiling_hello', 'ceiling_verify', 'ceiling_jose'];
 
 const USAGE = `usage: npm run bench -- [options]   (run \`npm run build\` first)
   --db sqlite|postgres     database behind the server (default sqlite)
   --duration SECONDS       load time per scenario (default 10)
   --connections N          concurrent connections (default 10)
   --repeat N               run each measurement N times and print the median one (default 1)
-  --only NAMES             comma-separated subset of: ${SCENARIOS.map((s) => s.name).join(', ')}, argon2
+  --only NAMES             comma-separated subset of: ${SCENARIOS.map((s) => s.name).join(', ')}, argon2, ${CEILINGS.join(', ')}
+  --workers N              gatehouse serve --workers N (N > 1 needs Redis: --redis-url)
+  --redis-url URL          REDIS_URL for the server (default: none; redis://127.0.0.1:6379 when --workers > 1)
+  --log-level LEVEL        the server's LOG_LEVEL (default info, the server's default)
+  --cpu-prof DIR           write the server's V8 CPU profile(s) to DIR (summarize: node bench/lib/profile-summary.mjs DIR/*.cpuprofile)
+  --node-flags "FLAGS"     extra node flags for the server, e.g. "--max-semi-space-size=4" (memory vs throughput)
+  --in-flight N            jose operations in flight for the in-process sign/verify ceiling (default 32)
   --argon2-seconds SECONDS time per bare-argon2id measurement (default 5)
   --pg-url URL             PostgreSQL admin URL (default $BENCH_PG_URL or postgres://postgres@127.0.0.1:5432/postgres)`;
 
@@ -31,6 +41,12 @@ function options() {
       repeat: { type: 'string', default: '1' },
       only: { type: 'string' },
       'argon2-seconds': { type: 'string', default: '5' },
+      workers: { type: 'string', default: '1' },
+      'redis-url': { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+      'in-flight': { type: 'string', default: '32' },
+      'cpu-prof': { type: 'string' },
+      'node-flags': { type: 'string', default: '' },
       'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -39,7 +55,7 @@ function options() {
     console.log(USAGE);
     process.exit(0);
   }
-  const known = [...SCENARIOS.map((s) => s.name), 'argon2'];
+  const known = [...SCENARIOS.map((s) => s.name), 'argon2', ...CEILINGS];
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : known;
   const unknown = only.filter((name) => !known.includes(name));
   const positive = (name) => {
@@ -55,6 +71,12 @@ function options() {
     connections: Math.round(positive('connections')),
     repeat: Math.round(positive('repeat')),
     argon2Seconds: positive('argon2-seconds'),
+    workers: Math.round(positive('workers')),
+    redisUrl: values['redis-url'] ?? (Number(values.workers) > 1 ? 'redis://127.0.0.1:6379' : undefined),
+    logLevel: values['log-level'],
+    inFlight: Math.round(positive('in-flight')),
+    cpuProfDir: values['cpu-prof'],
+    nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean),
     pgUrl: values['pg-url'],
     only,
   };
@@ -105,20 +127,28 @@ async function main() {
   const opts = options();
   const selected = SCENARIOS.filter((s) => opts.only.includes(s.name));
   const repeated = opts.repeat > 1 ? `, median of ${opts.repeat} runs` : '';
-  console.log(`# gatehouse bench: ${opts.db}, ${opts.duration} s per scenario, ${opts.connections} connections${repeated}`);
+  console.log(
+    `# gatehouse bench: ${opts.db}, ${opts.duration} s per scenario, ${opts.connections} connections${repeated}, ` +
+      `${opts.workers} worker(s), LOG_LEVEL=${opts.logLevel}${opts.nodeFlags.length ? `, node ${opts.nodeFlags.join(' ')}` : ''}`,
+  );
   console.log(`machine: ${machine()}; started ${new Date().toISOString()}; load average (1 min) ${load1()}`);
 
   // The bare hash is measured with the server idle, right before each sign-in run, so the two see the
   // same machine (it is shared); without sign-in it is measured alone.
   const argon2Runs = [];
   const measureBare = async () => argon2Runs.push(await measureArgon2(opts.argon2Seconds, ARGON2_CONCURRENCY));
+  const ceilings = await measureCeilings(opts);
   if (!selected.length) {
-    for (let i = 0; i < opts.repeat; i += 1) await measureBare();
-    argon2Section(argon2Runs, opts.argon2Seconds);
+    if (opts.only.includes('argon2')) {
+      for (let i = 0; i < opts.repeat; i += 1) await measureBare();
+      argon2Section(argon2Runs, opts.argon2Seconds);
+    }
     return;
   }
 
-  const server = await startServer({ db: opts.db, pgAdminUrl: opts.pgUrl });
+  const server = await startServer({ db: opts.db, pgAdminUrl: opts.pgUrl, workers: opts.workers, redisUrl: opts.redisUrl, logLevel: opts.logLevel, cpuProfDir: opts.cpuProfDir, nodeFlags: opts.nodeFlags });
+  // Idle memory of the freshly started server (one worker: the process itself; several: the primary only).
+  const idleRss = server.rss();
   const stopOnSignal = () => server.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
@@ -165,6 +195,10 @@ async function main() {
       notes.push(`${scenario.name}: ${scenario.endpoint}; ${chosen.result.requests.total} requests; load average before ${chosen.before}${all}`);
       notes.push(...chosen.notes);
     }
+    const loaded = server.rss();
+    if (idleRss && loaded) {
+      notes.push(`server RSS: ${fmt(idleRss.rss)} MB idle right after start; ${fmt(loaded.rss)} MB after the scenarios, peak ${fmt(loaded.peak)} MB` + (opts.workers > 1 ? ' (primary process only)' : ''));
+    }
   } finally {
     await server.stop();
     process.off('SIGINT', stopOnSignal);
@@ -194,7 +228,66 @@ async function main() {
       console.log(`- sign-ins/s as a share of the bare 2-concurrent rate measured just before it, run by run: ${ratios.join(', ')}`);
     }
   }
+  ratios(results, ceilings, byConcurrency(2));
   console.log(`- finished ${new Date().toISOString()}; load average (1 min) ${load1()}`);
+}
+
+/** Runs the selected ceilings (median of --repeat runs each) and prints their table; returns the figures. */
+async function measureCeilings(opts) {
+  const out = {};
+  const wanted = CEILINGS.filter((name) => opts.only.includes(name));
+  if (!wanted.length) return out;
+  console.log(`\nCeilings (same run, same load settings):\n`);
+  console.log('| ceiling | req/s or ops/s | p50 (ms) | p99 (ms) | non-2xx |');
+  console.log('| --- | --- | --- | --- | --- |');
+  if (wanted.includes('ceiling_hello') || wanted.includes('ceiling_verify')) {
+    const ceiling = await startCeilingServer();
+    const idle = ceiling.rss();
+    try {
+      const load = (path, headers) =>
+        autocannon({ url: ceiling.url, connections: opts.connections, duration: opts.duration, requests: [{ method: 'GET', path, headers }] });
+      for (const [name, path, headers] of [
+        ['ceiling_hello', '/hello', {}],
+        ['ceiling_verify', '/verify', { authorization: `Bearer ${ceiling.token}` }],
+      ]) {
+        if (!wanted.includes(name)) continue;
+        const runs = [];
+        for (let i = 0; i < opts.repeat; i += 1) runs.push(await load(path, headers));
+        const chosen = median(runs, (r) => r.requests.average);
+        out[name] = { chosen, all: runs.map((r) => r.requests.average) };
+        console.log(row(name, chosen));
+      }
+    } finally {
+      const after = ceiling.rss();
+      if (idle && after) out.bareRss = { idle: idle.rss, peak: after.peak };
+      await ceiling.stop();
+    }
+  }
+  if (wanted.includes('ceiling_jose')) {
+    const runs = [];
+    for (let i = 0; i < opts.repeat; i += 1) runs.push(await measureJose(Math.min(opts.duration, 5), opts.inFlight));
+    const sign = median(runs, (r) => r.signPerSecond);
+    const verify = median(runs, (r) => r.verifyPerSecond);
+    out.jose = { sign: sign.signPerSecond, verify: verify.verifyPerSecond, signAll: runs.map((r) => r.signPerSecond), verifyAll: runs.map((r) => r.verifyPerSecond) };
+    console.log(`| jose RS256 sign, in process, ${opts.inFlight} in flight | ${fmt(out.jose.sign)} | | | |`);
+    console.log(`| jose RS256 verify, in process, ${opts.inFlight} in flight | ${fmt(out.jose.verify)} | | | |`);
+  }
+  const all = (name) => out[name] && out[name].all.length > 1 ? ` (runs: ${out[name].all.map((v) => fmt(v)).join(', ')})` : '';
+  for (const name of ['ceiling_hello', 'ceiling_verify']) if (out[name]) console.log(`- ${name}: ${fmt(out[name].chosen.requests.average)} req/s${all(name)}`);
+  if (out.jose && out.jose.signAll.length > 1) console.log(`- jose sign runs: ${out.jose.signAll.map((v) => fmt(v)).join(', ')}; verify runs: ${out.jose.verifyAll.map((v) => fmt(v)).join(', ')}`);
+  if (out.bareRss) console.log(`- bare Fastify (ceiling server) RSS: ${fmt(out.bareRss.idle)} MB idle, peak ${fmt(out.bareRss.peak)} MB`);
+  return out;
+}
+
+/** Each scenario against its ceiling from this run (issue 14's targets). */
+function ratios(results, ceilings, argon2Pair) {
+  const line = (name, value, ceilingName, ceiling) =>
+    value !== undefined && ceiling ? console.log(`- ratio ${name}: ${fmt(value)} / ${fmt(ceiling)} (${ceilingName}) = ${(value / ceiling).toFixed(2)}`) : undefined;
+  const rps = (name) => results[name]?.requests.average;
+  line('health', rps('health'), 'bare Fastify GET /hello', ceilings.ceiling_hello?.chosen.requests.average);
+  line('me', rps('me'), 'bare Fastify + one RS256 verify', ceilings.ceiling_verify?.chosen.requests.average);
+  line('refresh', rps('refresh'), 'jose RS256 sign rate in process', ceilings.jose?.sign);
+  line('signin', rps('signin'), 'bare argon2id verify, 2 concurrent', argon2Pair?.opsPerSecond);
 }
 
 main().catch((error) => {

@@ -1,16 +1,17 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { Deps } from './deps.js';
 import { ApiError } from './errors.js';
-import { registerErrorHandling } from './http/plugins/errors.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/plugins/errors.js';
 import { registerCors } from './http/plugins/cors.js';
 import { createGuards } from './http/plugins/guards.js';
 import { registerMetrics } from './http/plugins/metrics.js';
+import { databaseOutageReporter } from './http/plugins/unavailable.js';
 import { genReqId } from './http/plugins/request-id.js';
 import { VERSION } from './http/routes/health.js';
+import { docsUiRoutes } from './http/routes/docs-ui.js';
 import { registerRoutes } from './http/routes/index.js';
 import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
@@ -19,20 +20,41 @@ import type { Http } from './http/types.js';
 export async function buildApp(deps: Deps): Promise<Http> {
   const app = Fastify({
     loggerInstance: deps.log,
+    // One line per request, written when it completes (below), instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId,
     trustProxy: deps.config.trustProxy as boolean | string[],
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    // Path parameters longer than this answer 414 {detail}; ids and object keys fit (keys are 1024 bytes
+    // at most, percent-encoded up to three times that).
+    maxParamLength: 4096,
+    frameworkErrors,
+    clientErrorHandler,
+    // strictNumbers: Infinity and NaN (`limit=1e309`, a JSON 1e400) are not numbers here.
+    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false, strictNumbers: true } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  });
   // A body-less POST validates as an empty object, so schemas name the missing fields.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.method === 'POST') request.body = {};
   });
-  registerErrorHandling(app);
+  // Ajv coerces a query or path string such as "1e309" to Infinity and then skips its range checks
+  // (strictNumbers guards only real JSON numbers): refuse any non-finite number after validation.
+  app.addHook('preHandler', async (request) => {
+    for (const part of [request.query, request.params] as unknown[]) {
+      if (!part || typeof part !== 'object') continue;
+      for (const [name, value] of Object.entries(part)) {
+        if (typeof value === 'number' && !Number.isFinite(value)) throw new ApiError(400, 'validation_failed', `${name} must be a finite number`);
+      }
+    }
+  });
+  registerErrorHandling(app, { onUnavailable: databaseOutageReporter(deps) });
   // An empty JSON body is no body (clients send the header on body-less POSTs such as logout);
   // keys that could poison prototypes are dropped.
   app.removeContentTypeParser('application/json');
@@ -60,7 +82,8 @@ export async function buildApp(deps: Deps): Promise<Http> {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The reference UI at /docs loads on its first request (src/http/routes/docs-ui.ts).
+  docsUiRoutes(app);
 
   const guards = createGuards(deps);
   await registerCors(app, deps, guards);

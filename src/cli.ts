@@ -2,11 +2,15 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ConfigError, loadConfig, loadDotEnv, type Config } from './config/index.js';
 import { createDeps, type Deps } from './deps.js';
 import { ApiError } from './errors.js';
+import { registerHashcashCommands } from './cli-hashcash.js';
 import { createLogger } from './logger.js';
-import { serve } from './main.js';
+import { serveLogDestination } from './log-pretty.js';
+import { MAX_WORKERS, parseWorkers, serveWorkers } from './cluster.js';
 import * as apps from './services/apps.js';
+import { rotateMasterKey } from './services/master-key.js';
 import { pruneExpiredRows } from './services/maintenance.js';
 import { migrateToLatest } from './store/migrations/index.js';
+import { registerBillingCommands } from './cli-billing.js';
 
 /** Exit codes: 0 done, 1 the operation failed, 2 bad usage or configuration. */
 class UsageError extends Error {}
@@ -37,7 +41,10 @@ function appSettingOptions(command: Command): Command {
     .option('--passwords <on|off>', 'allow password sign-up and sign-in', onOff)
     .option('--hashcash <on|off>', 'require proof-of-work on sign-up (default: HASHCASH_ENABLED)', onOff)
     .option('--hashcash-difficulty <n>', 'leading zero bits, 0-32', wholeNumber)
-    .option('--bot-min-usd <amount>', 'smallest donation a bot may register with', usd);
+    .option('--bot-min-usd <amount>', 'smallest donation a bot may register with', usd)
+    .option('--link-landing <on|off>', 'emailed links answer a one-button page that POSTs (default off: 302 at once)', onOff)
+    .option('--tables-limit-bytes <n>', 'custom-table storage limit of this app (default: TABLES_STORAGE_LIMIT_BYTES)', wholeNumber)
+    .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber);
 }
 
 interface SettingFlags {
@@ -49,6 +56,9 @@ interface SettingFlags {
   hashcash?: boolean;
   hashcashDifficulty?: number;
   botMinUsd?: number;
+  linkLanding?: boolean;
+  tablesLimitBytes?: number;
+  objectsLimitBytes?: number;
   name?: string;
 }
 
@@ -61,6 +71,9 @@ function toSettings(flags: SettingFlags): apps.AppSettings & { name?: string } {
     hashcashEnabled: flags.hashcash,
     hashcashDifficulty: flags.hashcashDifficulty,
     botMinUsd: flags.botMinUsd,
+    linkLanding: flags.linkLanding,
+    tablesLimitBytes: flags.tablesLimitBytes,
+    objectsLimitBytes: flags.objectsLimitBytes,
     name: flags.name,
   };
 }
@@ -71,7 +84,8 @@ function print(value: object, json: boolean | undefined): void {
     return;
   }
   for (const [key, field] of Object.entries(value)) {
-    process.stdout.write(`${key.padEnd(22)} ${Array.isArray(field) ? field.join(', ') : String(field)}\n`);
+    const shown = Array.isArray(field) ? field.join(', ') : field !== null && typeof field === 'object' ? JSON.stringify(field) : String(field);
+    process.stdout.write(`${key.padEnd(22)} ${shown}\n`);
   }
   if ('secret_key' in value) process.stdout.write('\nThe secret key is shown once: store it now.\n');
 }
@@ -109,9 +123,12 @@ export function buildProgram(): Command {
   program
     .command('serve')
     .description('run the HTTP service (applies pending migrations first)')
-    .action(async () => {
+    .option('--workers <n|auto>', 'processes accepting on the port (auto: one per core; more than 1 needs REDIS_URL)', '1')
+    .action(async (flags: { workers: string }) => {
+      const workers = parseWorkers(flags.workers);
+      if (workers === undefined) throw new UsageError(`--workers must be auto or a whole number from 1 to ${MAX_WORKERS}`);
       const config = readConfig();
-      await serve(config, createLogger(config.logLevel));
+      await serveWorkers(config, createLogger(config.logLevel, serveLogDestination(config.database)), workers);
     });
 
   program
@@ -128,6 +145,18 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
       print(await withDeps((deps) => pruneExpiredRows(deps)), flags.json);
+    });
+
+  const masterKey = program.command('master-key').description('manage the master key that seals secrets at rest');
+  masterKey
+    .command('rotate')
+    .description('re-seal every sealed secret under MASTER_KEY, opening old ones with MASTER_KEY_PREVIOUS (resumable)')
+    .option('--batch-size <n>', 'rows per batch', '100')
+    .option('--json', 'print JSON')
+    .action(async (flags: { batchSize: string; json?: boolean }) => {
+      const batchSize = Number(flags.batchSize);
+      if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('--batch-size must be a whole number from 1 to 10000');
+      print(await withDeps((deps) => rotateMasterKey(deps, { batchSize })), flags.json);
     });
 
   const tenant = program.command('tenant').description('manage tenants');
@@ -172,6 +201,9 @@ export function buildProgram(): Command {
     .action(async (appId: string, flags: { keepOldFor?: number; json?: boolean }) => {
       print(await withDeps((deps) => apps.rotateSecretKey(appsDeps(deps), appId, flags.keepOldFor ?? 0)), flags.json);
     });
+  registerHashcashCommands(program);
+
+  registerBillingCommands(program, { withDeps, print });
 
   return program;
 }

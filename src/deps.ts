@@ -1,3 +1,4 @@
+import { createBlobStore, type BlobStore } from './blobs/store.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/index.js';
 import { loadOrCreateMasterKeyFile } from './crypto/master-key.js';
@@ -10,6 +11,8 @@ import type { Mailer } from './mail/mailer.js';
 import { createConfirmationsClient, type ConfirmationsClient } from './providers/confirmations.js';
 import { KeyRing, ACCESS_TOKEN_SECONDS } from './services/keys.js';
 import { openStore, type Db, type Store } from './store/db.js';
+import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
+import { MailSignal } from './services/mail-outbox.js';
 
 /** Everything the service needs, built once and passed down explicitly: no globals. */
 export interface Deps {
@@ -17,20 +20,33 @@ export interface Deps {
   store: Store;
   db: Db;
   clock: Clock;
+  /** The current master key: everything sealed from now on is sealed with it. */
   masterKey: Buffer;
+  /** Keys that open sealed secrets: the current one, then MASTER_KEY_PREVIOUS during a rotation. */
+  masterKeys: readonly Buffer[];
   keys: KeyRing;
   log: Logger;
   limiter: RateLimiter;
   mailer: Mailer;
   /** The donation-confirmation provider at CONFIRMATIONS_URL (bot sign-up, billing top-ups). */
   confirmations: ConfirmationsClient;
+  /** Object bytes: files under a directory or an S3-compatible bucket (BLOB_STORE). */
+  blobs: BlobStore;
   /** Keys derived from MASTER_KEY, one per purpose. */
   secrets: {
     /** MACs hashcash challenges (they are self-verifying: nothing is stored until spent). */
     hashcash: Buffer;
     /** HMACs 6-digit codes at rest (a plain hash of a 6-digit code is brute-forced in a blink). */
     codes: Buffer;
+    /** MACs custom-table query cursors (opaque and tamper-evident). */
+    tablesCursor: Buffer;
   };
+  /** Outage and outbox counters for /metrics. */
+  metrics: ServiceMetrics;
+  /** Wakes this node's mail worker after an email was queued (services/mail-outbox.ts). */
+  mailSignal: MailSignal;
+  /** Set on SIGTERM: health answers 503 so load balancers stop sending (main.ts). */
+  lifecycle: { draining: boolean };
   close(): Promise<void>;
 }
 
@@ -44,27 +60,34 @@ export function resolveMasterKey(config: Config, log: Logger): Buffer {
 
 export function createDeps(config: Config, log: Logger, options: { clock?: Clock } = {}): Deps {
   const clock = options.clock ?? systemClock;
-  const store = openStore(config.database);
+  const store = openStore(config.database, { queryTimeoutMs: config.dbQueryTimeoutMs, poolTimeoutMs: config.dbPoolTimeoutMs });
   const masterKey = resolveMasterKey(config, log);
   // A retired signing key stays published as long as the longest token it may have signed.
   const retiredKeyLifetime = Math.max(ACCESS_TOKEN_SECONDS, config.maxSigninTokenLifetimeSeconds);
-  const keys = new KeyRing(store.db, masterKey, clock, config.publicBaseUrl, retiredKeyLifetime);
+  const masterKeys = config.previousMasterKey ? [masterKey, config.previousMasterKey] : [masterKey];
+  const keys = new KeyRing(store.db, masterKeys, clock, config.publicBaseUrl, retiredKeyLifetime);
   const limiter = createLimiter(config, { clock, log });
   const mailer = createMailer(config, log);
+  const blobs = createBlobStore(config.blobStore);
   return {
     config,
     store,
     db: store.db,
     clock,
     masterKey,
+    masterKeys,
     keys,
     log,
     limiter,
     mailer,
     confirmations: createConfirmationsClient(config.confirmationsUrl),
-    secrets: { hashcash: deriveKey(masterKey, 'hashcash'), codes: deriveKey(masterKey, 'codes') },
+    secrets: { hashcash: deriveKey(masterKey, 'hashcash'), codes: deriveKey(masterKey, 'codes'), tablesCursor: deriveKey(masterKey, 'tables-cursor') },
+    metrics: createServiceMetrics(),
+    mailSignal: new MailSignal(),
+    lifecycle: { draining: false },
+    blobs,
     close: async () => {
-      await Promise.allSettled([limiter.close(), mailer.close()]);
+      await Promise.allSettled([limiter.close(), mailer.close(), blobs.close()]);
       await store.close();
     },
   };

@@ -29,6 +29,14 @@ export const ERROR_CODES = [
   'database_unavailable',
   'mail_failed',
   'internal',
+  'provider_not_configured',
+  'invalid_state',
+  'table_storage_exceeded',
+  'row_too_large',
+  'shutting_down',
+  'storage_limit_exceeded',
+  'length_required',
+  'range_not_satisfiable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -8,6 +8,13 @@ export function scrubUrl(url: string): string {
 }
 
 /**
+ * Standard output without blocking the event loop: lines are queued and written by libuv, whole lines
+ * per write and at most PIPE_BUF (4096) bytes each, so several workers' lines never interleave on a
+ * pipe. pino flushes what is queued when the process exits (shutdown included).
+ */
+export const asyncStdout = () => pino.destination({ dest: 1, sync: false, maxWrite: 4096 });
+
+/**
  * The process logger: JSON lines, secrets redacted by path. Request lines carry the request id
  * (Fastify's child loggers add `reqId`).
  */
@@ -37,7 +44,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
         res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
       },
     },
-    destination as never,
+    (destination ?? asyncStdout()) as never,
   );
 }
 export type { Logger };

@@ -1,37 +1,82 @@
+import cluster from 'node:cluster';
 import { buildApp } from './app.js';
+import { closeIdleConnectionsLater } from './http/graceful-close.js';
 import type { Config } from './config/index.js';
-import { createDeps } from './deps.js';
+import { createDeps, type Deps } from './deps.js';
+import { openStore } from './store/db.js';
 import type { Logger } from './logger.js';
 import { scheduleMaintenance } from './services/maintenance.js';
+import { scheduleMetering } from './services/billing/metering.js';
+import { startMailWorker } from './services/mail-worker.js';
 import { migrateToLatest } from './store/migrations/index.js';
 
-/** loadConfig → createDeps → migrate → buildApp → listen; closes gracefully on SIGTERM/SIGINT. */
+/**
+ * loadConfig → createDeps → migrate → buildApp → listen, with the mail worker beside; on SIGTERM/SIGINT
+ * drains and closes within SHUTDOWN_GRACE_SECONDS (docs/operations.md).
+ */
 export async function serve(config: Config, log: Logger): Promise<void> {
   const deps = createDeps(config, log);
-  const applied = await migrateToLatest(deps.db);
+  const applied = await migrate(config, deps);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
   const app = await buildApp(deps);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  process.stdout.write(banner(config, port));
+  // With --workers, the first worker prints the banner for all.
+  if (!cluster.isWorker || cluster.worker?.id === 1) process.stdout.write(banner(config, port));
   const stopMaintenance = scheduleMaintenance(deps);
+  const stopMetering = scheduleMetering(deps);
+  const mailWorker = startMailWorker(deps);
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    log.info({ signal }, 'shutting down');
+    // Whatever hangs (a request stuck on a dead dependency, a relay that never answers), the process
+    // is gone within SHUTDOWN_GRACE_SECONDS.
+    const grace = config.shutdownGraceSeconds * 1000;
+    const deadline = Date.now() + grace;
+    setTimeout(() => {
+      log.error({ signal, grace_seconds: config.shutdownGraceSeconds }, 'shutdown grace ran out; exiting now');
+      process.exit(1);
+    }, grace).unref();
+    // Health answers 503 from now on, so load balancers stop sending; requests keep being served
+    // for SHUTDOWN_DRAIN_SECONDS while they notice.
+    deps.lifecycle.draining = true;
+    log.info({ signal, grace_seconds: config.shutdownGraceSeconds, drain_seconds: config.shutdownDrainSeconds }, 'shutting down');
+    let code = 0;
     try {
+      if (config.shutdownDrainSeconds > 0) await new Promise((r) => setTimeout(r, config.shutdownDrainSeconds * 1000));
       stopMaintenance();
+      stopMetering();
+      // Stops accepting, lets requests in flight finish (new requests on kept-alive connections get 503).
+      closeIdleConnectionsLater(app.server);
       await app.close();
+      await mailWorker.stop(Math.max(0, deadline - Date.now() - 1_000));
       await deps.close();
+    } catch (error) {
+      log.error({ err: error }, 'shutdown failed');
+      code = 1;
     } finally {
-      process.exit(0);
+      process.exit(code);
     }
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/**
+ * Applies pending migrations. On PostgreSQL through a short-lived pool without query timeouts: a
+ * migration, or waiting for another node's migration lock, may take longer than any request should.
+ */
+async function migrate(config: Config, deps: Deps): Promise<string[]> {
+  if (deps.store.dialect !== 'postgres') return migrateToLatest(deps.db);
+  const store = openStore(config.database, { queryTimeoutMs: 0, poolTimeoutMs: config.dbPoolTimeoutMs });
+  try {
+    return await migrateToLatest(store.db);
+  } finally {
+    await store.close();
+  }
 }
 
 function banner(config: Config, port: number): string {

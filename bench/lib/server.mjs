@@ -3,7 +3,7 @@
 // database that is dropped again on stop).
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,7 +12,7 @@ import pg from 'pg';
 export const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/gatehouse.js');
 
-function freePort() {
+export function freePort() {
   return new Promise((resolvePort, reject) => {
     const probe = createServer();
     probe.once('error', reject);
@@ -21,6 +21,17 @@ function freePort() {
       probe.close(() => resolvePort(port));
     });
   });
+}
+
+/** Resident memory of a process in MB from /proc: `rss` now and `peak` (VmHWM), or undefined off Linux. */
+export function rssOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field) => Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1]);
+    return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The caller's environment minus anything that would configure the server behind the benchmark's back. */
@@ -45,13 +56,14 @@ async function adminQuery(adminUrl, text) {
 }
 
 /**
- * @param {{ db: 'sqlite' | 'postgres', pgAdminUrl: string }} options
- * @returns {Promise<{ url: string, databaseUrl: string, cli(args: string[]): Promise<any>, stop(): Promise<void> }>}
+ * @param {{ db: 'sqlite' | 'postgres', pgAdminUrl: string, workers?: number, redisUrl?: string, logLevel?: string, cpuProfDir?: string, nodeFlags?: string[] }} options
+ * @returns {Promise<{ url: string, databaseUrl: string, cli(args: string[]): Promise<any>, stop(): Promise<void>, rss(): { rss: number, peak: number } | undefined }>}
  */
-export async function startServer({ db, pgAdminUrl }) {
+export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [] }) {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const port = await freePort();
-  const env = { ...cleanEnv(), RATE_LIMITS: 'off', LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1' };
+  const env = { ...cleanEnv(), RATE_LIMITS: 'off', LOG_LEVEL: logLevel, PORT: String(port), HOST: '127.0.0.1' };
+  if (redisUrl) env.REDIS_URL = redisUrl;
   let dropDatabase = async () => {};
   if (db === 'postgres') {
     const name = `gh_bench_${randomBytes(6).toString('hex')}`;
@@ -61,12 +73,13 @@ export async function startServer({ db, pgAdminUrl }) {
     url.pathname = `/${name}`;
     env.DATABASE_URL = url.toString();
     env.MASTER_KEY = randomBytes(32).toString('base64');
+    env.SMTP_URL = 'log:'; // PostgreSQL refuses to start without SMTP_URL; the bench sends no email
   } else {
     env.DATABASE_URL = `sqlite:${join(dir, 'data/gatehouse.db')}`;
   }
 
   let output = '';
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : []), BIN, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
@@ -109,5 +122,5 @@ export async function startServer({ db, pgAdminUrl }) {
       });
     });
 
-  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output: () => output };
+  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output: () => output, rss: () => rssOf(child.pid) };
 }

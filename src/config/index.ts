@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
+import { parseBillingChains, parseBillingPrices, type BillingPrices } from './billing.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 export type BlobStoreConfig =
   | { kind: 'file'; dir: string }
-  | { kind: 's3'; bucket: string; endpoint?: string; region?: string };
+  | { kind: 's3'; bucket: string; endpoint?: string; region?: string; forcePathStyle: boolean };
 
 export interface Config {
   port: number;
@@ -17,6 +18,8 @@ export interface Config {
   emailFrom: string;
   /** Raw MASTER_KEY (validated: 32 bytes of base64); unset on SQLite means "use ./data/master.key". */
   masterKey?: Buffer;
+  /** MASTER_KEY_PREVIOUS: during a master-key rotation, opens what the old key sealed. */
+  previousMasterKey?: Buffer;
   adminToken?: string;
   hashcashEnabled: boolean;
   hashcashTtlSeconds: number;
@@ -30,6 +33,23 @@ export interface Config {
   /** Where the embedded defaults live (SQLite file, master key, outbox, blobs): ./data. */
   dataDir: string;
   logLevel: string;
+  /** BILLING_CHAINS: chains offered for crypto top-ups. */
+  billingChains: string[];
+  /** BILLING_PRICES: metering prices and free tier. */
+  billingPrices: BillingPrices;
+  /** Custom-table storage per app unless the app sets its own (TABLES_STORAGE_LIMIT_BYTES, default 100 MiB). */
+  tablesStorageLimitBytes: number;
+  /** Resilience (docs/operations.md): query and pool timeouts, the mail outbox, shutdown. */
+  dbQueryTimeoutMs: number;
+  dbPoolTimeoutMs: number;
+  mailSendTimeoutMs: number;
+  mailGiveUpSeconds: number;
+  shutdownGraceSeconds: number;
+  shutdownDrainSeconds: number;
+  /** Largest single object (OBJECTS_MAX_BYTES). */
+  objectsMaxBytes: number;
+  /** Per-app object storage unless the app sets its own (OBJECTS_STORAGE_LIMIT_BYTES). */
+  objectsStorageLimitBytes: number;
 }
 
 /** A configuration error names the variable, so start-up can say exactly what to fix. */
@@ -119,17 +139,25 @@ function parseBlobStore(env: Env): BlobStoreConfig {
         throw new ConfigError('BLOB_STORE', 'endpoint is not a valid URL');
       }
     }
-    return { kind: 's3', bucket: parsed.hostname, endpoint, region: parsed.searchParams.get('region') ?? undefined };
+    const pathStyle = parsed.searchParams.get('force_path_style');
+    if (pathStyle !== null && !['true', 'false'].includes(pathStyle)) throw new ConfigError('BLOB_STORE', 'force_path_style must be true or false');
+    return {
+      kind: 's3',
+      bucket: parsed.hostname,
+      endpoint,
+      region: parsed.searchParams.get('region') ?? undefined,
+      forcePathStyle: pathStyle === 'true',
+    };
   }
   throw new ConfigError('BLOB_STORE', 'must start with file: or s3://');
 }
 
-function parseMasterKey(env: Env): Buffer | undefined {
-  const raw = read(env, 'MASTER_KEY');
+function parseMasterKey(env: Env, name = 'MASTER_KEY'): Buffer | undefined {
+  const raw = read(env, name);
   if (raw === undefined) return undefined;
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) throw new ConfigError('MASTER_KEY', 'must be base64');
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) throw new ConfigError(name, 'must be base64');
   const key = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  if (key.length !== 32) throw new ConfigError('MASTER_KEY', `must decode to 32 bytes, got ${key.length}`);
+  if (key.length !== 32) throw new ConfigError(name, `must decode to 32 bytes, got ${key.length}`);
   return key;
 }
 
@@ -164,6 +192,9 @@ export function loadConfig(env: Env = process.env): Config {
   const host = read(env, 'HOST') ?? '127.0.0.1';
   const database = parseDatabase(env);
   const masterKey = parseMasterKey(env);
+  const previousMasterKey = parseMasterKey(env, 'MASTER_KEY_PREVIOUS');
+  if (previousMasterKey && !masterKey) throw new ConfigError('MASTER_KEY_PREVIOUS', 'needs MASTER_KEY (the new key) beside it');
+  if (previousMasterKey && masterKey?.equals(previousMasterKey)) throw new ConfigError('MASTER_KEY_PREVIOUS', 'is the same key as MASTER_KEY');
   if (database.kind === 'postgres' && !masterKey) {
     throw new ConfigError('MASTER_KEY', 'is required with PostgreSQL (every node must share it); generate one with: openssl rand -base64 32');
   }
@@ -178,9 +209,31 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminToken !== undefined && adminToken.length < 32) {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 32 characters');
   }
+  // SMTP_URL=log: chooses the log outbox on purpose; PostgreSQL means production, where codes and links
+  // must never end up in logs by accident.
+  const smtpToLog = read(env, 'SMTP_URL')?.toLowerCase() === 'log:';
+  const smtpUrl = smtpToLog ? undefined : url(env, 'SMTP_URL', ['smtp:', 'smtps:']);
+  if (database.kind === 'postgres' && !smtpUrl && !smtpToLog) {
+    throw new ConfigError(
+      'SMTP_URL',
+      'is required with PostgreSQL (smtp://user:pass@host:port), so codes and links never go to the log by accident; set SMTP_URL=log: to write emails to the log on purpose',
+    );
+  }
   const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', 'must be one of fatal, error, warn, info, debug, trace, silent');
+  }
+  let billingChains: string[];
+  let billingPrices: BillingPrices;
+  try {
+    billingChains = parseBillingChains(read(env, 'BILLING_CHAINS'));
+  } catch (error) {
+    throw new ConfigError('BILLING_CHAINS', (error as Error).message);
+  }
+  try {
+    billingPrices = parseBillingPrices(read(env, 'BILLING_PRICES'));
+  } catch (error) {
+    throw new ConfigError('BILLING_PRICES', (error as Error).message);
   }
   return {
     port,
@@ -189,9 +242,10 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     blobStore: parseBlobStore(env),
     publicBaseUrl,
-    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpUrl,
     emailFrom: parseEmailFrom(env),
     masterKey,
+    previousMasterKey,
     adminToken,
     hashcashEnabled: boolean(env, 'HASHCASH_ENABLED', true),
     hashcashTtlSeconds: integer(env, 'HASHCASH_TTL_SECONDS', 300, 1, 86_400),
@@ -204,6 +258,28 @@ export function loadConfig(env: Env = process.env): Config {
     appleIssuer: url(env, 'APPLE_ISSUER', ['http:', 'https:']) ?? 'https://appleid.apple.com',
     dataDir: './data',
     logLevel,
+    billingChains,
+    billingPrices,
+    tablesStorageLimitBytes: integer(env, 'TABLES_STORAGE_LIMIT_BYTES', 100 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    objectsMaxBytes: integer(env, 'OBJECTS_MAX_BYTES', 50 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    objectsStorageLimitBytes: integer(env, 'OBJECTS_STORAGE_LIMIT_BYTES', 1024 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    ...parseResilience(env),
+  };
+}
+
+function parseResilience(env: Env) {
+  const shutdownGraceSeconds = integer(env, 'SHUTDOWN_GRACE_SECONDS', 25, 1, 3_600);
+  const shutdownDrainSeconds = integer(env, 'SHUTDOWN_DRAIN_SECONDS', 0, 0, 3_600);
+  if (shutdownDrainSeconds >= shutdownGraceSeconds) {
+    throw new ConfigError('SHUTDOWN_DRAIN_SECONDS', `must be less than SHUTDOWN_GRACE_SECONDS (${shutdownGraceSeconds})`);
+  }
+  return {
+    dbQueryTimeoutMs: integer(env, 'DB_QUERY_TIMEOUT_MS', 5_000, 100, 600_000),
+    dbPoolTimeoutMs: integer(env, 'DB_POOL_TIMEOUT_MS', 5_000, 100, 600_000),
+    mailSendTimeoutMs: integer(env, 'MAIL_SEND_TIMEOUT_MS', 30_000, 500, 600_000),
+    mailGiveUpSeconds: integer(env, 'MAIL_GIVE_UP_SECONDS', 3_600, 1, 7 * 86_400),
+    shutdownGraceSeconds,
+    shutdownDrainSeconds,
   };
 }
 

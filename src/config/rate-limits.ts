@@ -16,6 +16,7 @@ export const DEFAULT_RATE_LIMITS = {
   signin_email: { limit: 5, windowSeconds: 60 },
   signin_email_any: { limit: 30, windowSeconds: 300 },
   verify_code_email: { limit: 10, windowSeconds: 300 },
+  verify_code_email_any: { limit: 30, windowSeconds: 300 },
   bot_signup_ip: { limit: 5, windowSeconds: 60 },
   bot_auth_bot: { limit: 30, windowSeconds: 60 },
   challenge_ip: { limit: 30, windowSeconds: 60 },

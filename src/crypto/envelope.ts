@@ -13,8 +13,24 @@ export function seal(masterKey: Buffer, plaintext: string, associatedData: strin
   return ['v1', iv, cipher.getAuthTag(), body].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
 }
 
-/** Opens what seal() made; throws when the key, the data or the binding is wrong. */
-export function open(masterKey: Buffer, sealed: string, associatedData: string): string {
+/**
+ * Opens what seal() made with any of `keys` (the current master key first, then MASTER_KEY_PREVIOUS
+ * while a rotation runs); throws when no key opens it or the data or binding is wrong.
+ */
+export function open(keys: Buffer | readonly Buffer[], sealed: string, associatedData: string): string {
+  const candidates = Buffer.isBuffer(keys) ? [keys] : keys;
+  let failure: unknown = new Error('no master key');
+  for (const key of candidates) {
+    try {
+      return openWith(key, sealed, associatedData);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
+function openWith(masterKey: Buffer, sealed: string, associatedData: string): string {
   const [version, iv, tag, body] = sealed.split('.');
   if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unknown envelope format');
   const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(iv, 'base64url'));

@@ -25,13 +25,16 @@ export async function generateSigningKey(masterKey: Buffer, kid: string): Promis
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
   return {
     publicJwk: { kty: 'RSA', kid, use: 'sig', alg: 'RS256', n: jwk.n, e: jwk.e },
-    privateKeySealed: seal(masterKey, pem, `signing-key:${kid}`),
+    privateKeySealed: seal(masterKey, pem, signingKeyBinding(kid)),
   };
 }
 
-export function openPrivateKey(masterKey: Buffer, kid: string, sealed: string): KeyObject {
-  return createPrivateKey(open(masterKey, sealed, `signing-key:${kid}`));
+export function openPrivateKey(masterKeys: Buffer | readonly Buffer[], kid: string, sealed: string): KeyObject {
+  return createPrivateKey(open(masterKeys, sealed, signingKeyBinding(kid)));
 }
+
+/** The associated data that binds a sealed signing key to its kid. */
+export const signingKeyBinding = (kid: string) => `signing-key:${kid}`;
 
 export function publicKeyFromJwk(jwk: PublicJwk): KeyObject {
   return createPublicKey({ key: { kty: jwk.kty, n: jwk.n, e: jwk.e }, format: 'jwk' });

@@ -13,3 +13,10 @@ export const StatusBody = (word: string) => Type.Object({ status: Type.Literal(w
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });
+
+/**
+ * An integer parameter: always a safe integer (contract.md section 8), within the route's own range when
+ * it gives one. Use it for every integer a client sends; a bare Type.Integer lets 1e20 through.
+ */
+export const SafeInteger = (options: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
+  Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options });

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Application } from '../store/repos/applications.js';
+import type { SessionUser } from '../store/repos/session-auth.js';
 
 /** The Fastify instance every route module receives: TypeBox schemas type the handlers. */
 export type Http = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -24,5 +25,7 @@ declare module 'fastify' {
     appVia?: 'publishable' | 'secret' | 'host';
     /** Set by the session guard. */
     session?: SessionContext;
+    /** Set by the session guard when its joined query already read the user (GET /v1/me answers it). */
+    sessionUser?: SessionUser;
   }
 }

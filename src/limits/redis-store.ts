@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { RateRule } from '../config/rate-limits.js';
 import type { Logger } from '../logger.js';
@@ -33,6 +34,9 @@ if wait < 1 then wait = 1 end
 return wait
 `;
 
+/** ioredis is loaded only by a process that uses Redis (about 8 MB of memory otherwise spent for nothing). */
+const loadRedis = (): typeof Redis => (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
+
 type WithScript = Redis & {
   slidingWindow(key: string, limit: number, windowMs: number, member: string): Promise<number>;
 };
@@ -61,7 +65,7 @@ export class RedisWindowStore implements WindowStore {
 
   constructor(url: string, clock: Clock, private readonly log: Logger) {
     this.fallback = new MemoryWindowStore(clock);
-    this.client = new Redis(url, {
+    this.client = new (loadRedis())(url, {
       // A request must never wait on a dead Redis: fail fast, count in memory, reconnect in the background.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

@@ -63,7 +63,12 @@ export function verificationEmail(input: VerificationEmailInput): Mail {
   const codeValidity = `The code is valid for ${describeMinutes(input.codeMinutes)}.`;
   const linkValidity = `The link is valid for ${describeMinutes(input.linkMinutes)}.`;
   const linkIntro = input.code ? wording.altLinkIntro : wording.linkIntro;
-  const ignore = 'If you did not ask for this email, you can ignore it.';
+  // A sign-up's email may reach someone who never signed up (another person typed this address): say
+  // that ignoring it is safe, and that nobody can use the account without the code or link.
+  const ignore =
+    input.purpose === 'verify_email'
+      ? `If you did not sign up for ${appName}, ignore this email: without this code or link nobody can verify the account.`
+      : 'If you did not ask for this email, you can ignore it.';
 
   const text: string[] = [subject, ''];
   if (input.code) text.push(wording.codeIntro, '', input.code, '', codeValidity, '');

@@ -13,7 +13,7 @@ import { startSession, type SessionTokens } from './sessions.js';
 import { createUser } from './users.js';
 import { consumeCode, consumeLink, sendEmailChallenge } from './verification.js';
 
-export type AccountDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'mailer' | 'secrets' | 'log'>;
+export type AccountDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'mailer' | 'secrets' | 'log' | 'masterKey' | 'mailSignal'>;
 
 const invalidCredentials = () => unauthorized('invalid email or password', 'invalid_credentials');
 
@@ -26,8 +26,9 @@ function checkedRedirect(app: Application, redirectUrl: string | null | undefine
 }
 
 /**
- * Self sign-up: creates the unverified user and emails a code and/or link. If the email cannot be
- * sent the new user is removed again, so the person can simply retry (nothing half-written).
+ * Self sign-up: creates the unverified user and emails a code and/or link. The user, its challenge and
+ * the outbox email commit in one transaction, and the answer never waits on the mail relay: a crash
+ * leaves either nothing or a user whose email the mail worker will send.
  */
 export async function signUp(
   deps: AccountDeps,
@@ -35,14 +36,29 @@ export async function signUp(
   input: { email: string; password?: string | null; redirectUrl?: string | null },
 ): Promise<{ status: 'verification_sent'; user_id: string }> {
   const redirectUrl = checkedRedirect(app, input.redirectUrl);
-  const user = (await createUser(deps, app, input, { selfSignUp: true })) as User & { email: string };
+  let user: User;
   try {
-    await sendEmailChallenge(deps, app, user, 'verify_email', redirectUrl);
+    user = await createUser(deps, app, input, {
+      selfSignUp: true,
+      alsoInTransaction: (trx, created) => sendEmailChallenge({ ...deps, db: trx }, app, created as User & { email: string }, 'verify_email', redirectUrl),
+    });
   } catch (error) {
-    await users.deleteUnverifiedUser(deps.db, app.id, user.id).catch((cause) => deps.log.error({ err: cause }, 'could not undo sign-up'));
+    if (error instanceof ApiError && error.code === 'user_exists') await contestSignUp(deps, app, input.email);
     throw error;
   }
+  deps.mailSignal.wake();
   return { status: 'verification_sent', user_id: user.id };
+}
+
+/**
+ * Pre-hijacking by sign-up (contract.md section 4): a sign-up refused (409, or 429 from the per-email
+ * window) because an unverified self sign-up holds the email marks that account contested. Whoever then
+ * proves the inbox gets the account without the password set before: an attacker who signed up first
+ * with the victim's address cannot keep a password on it. A stranger can at worst make a pending user
+ * sign in by code or link instead.
+ */
+export async function contestSignUp(deps: Pick<Deps, 'db'>, app: Application, email: string): Promise<void> {
+  await users.markSignUpContested(deps.db, app.id, email);
 }
 
 /**
@@ -99,8 +115,14 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
     });
     return { ...user, emailVerified: true, requiresVerification: false, passwordHash: null };
   }
-  await users.markEmailVerified(deps.db, app.id, user.id, now);
-  return { ...user, emailVerified: true, requiresVerification: false };
+  // A sign-up's own verification: the claim rule applies only when the account was contested.
+  const verified = await inTransaction(deps.db, async (trx) => {
+    const result = await users.verifySignUpEmail(trx, app.id, user.id, now);
+    if (result?.contested) await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
+    return result;
+  });
+  const passwordHash = verified?.contested ? null : user.passwordHash;
+  return { ...user, emailVerified: true, requiresVerification: false, passwordHash };
 }
 
 /** `POST /v1/verify-code`: a sign-up or magic-link code → a session. */

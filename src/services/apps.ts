@@ -6,7 +6,9 @@ import { isUniqueViolation } from '../store/dialect.js';
 import * as apiKeys from '../store/repos/api-keys.js';
 import * as applications from '../store/repos/applications.js';
 import type { Application } from '../store/repos/applications.js';
+import { findAppObjectsLimit } from '../store/repos/object-usage.js';
 import * as tenants from '../store/repos/tenants.js';
+import { findTablesLimit } from '../store/repos/custom-tables.js';
 import type { ApplicationUpdate } from '../store/types.js';
 import type { KeyRing } from './keys.js';
 import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
@@ -26,6 +28,11 @@ export interface AppSettings {
   hashcashEnabled?: boolean;
   hashcashDifficulty?: number;
   botMinUsd?: number;
+  linkLanding?: boolean;
+  /** Custom-table storage limit in bytes; null: TABLES_STORAGE_LIMIT_BYTES. */
+  tablesLimitBytes?: number | null;
+  /** Bytes of object storage; null follows OBJECTS_STORAGE_LIMIT_BYTES. */
+  objectsLimitBytes?: number | null;
 }
 
 /** The app as the CLI and admin API show it; `secret_key` only right after it was made. */
@@ -42,6 +49,10 @@ export interface AppView {
   hashcash_enabled: boolean;
   hashcash_difficulty: number;
   bot_min_usd: number;
+  link_landing: boolean;
+  /** null: the server's TABLES_STORAGE_LIMIT_BYTES applies. */
+  tables_limit_bytes: number | null;
+  objects_limit_bytes: number | null;
   signing_key_id: string | null;
   created_at: string;
   updated_at: string;
@@ -85,6 +96,17 @@ function settingsToColumns(settings: AppSettings): ApplicationUpdate {
     }
     columns.bot_min_usd_cents = Math.round(usd * 100);
   }
+  if (settings.linkLanding !== undefined) columns.link_landing = settings.linkLanding ? 1 : 0;
+  if (settings.tablesLimitBytes !== undefined) {
+    const limit = settings.tablesLimitBytes;
+    if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw badRequest('tables limit must be a whole number of bytes');
+    columns.tables_limit_bytes = limit;
+  }
+  if (settings.objectsLimitBytes !== undefined) {
+    const n = settings.objectsLimitBytes;
+    if (n !== null && (!Number.isSafeInteger(n) || n < 0)) throw badRequest('objects limit must be a whole number of bytes');
+    columns.objects_limit_bytes = n;
+  }
   return columns;
 }
 
@@ -119,6 +141,9 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
         hashcash_enabled: (columns.hashcash_enabled as number | undefined) ?? null,
         hashcash_difficulty: (columns.hashcash_difficulty as number | undefined) ?? 6,
         bot_min_usd_cents: (columns.bot_min_usd_cents as number | undefined) ?? 100,
+        link_landing: (columns.link_landing as number | undefined) ?? 0,
+        tables_limit_bytes: (columns.tables_limit_bytes as number | null | undefined) ?? null,
+        objects_limit_bytes: (columns.objects_limit_bytes as number | null | undefined) ?? null,
         created_at: now,
         updated_at: now,
       });
@@ -165,7 +190,7 @@ export async function rotateSecretKey(deps: AppsDeps, appId: string, keepOldForS
   const now = deps.clock.now();
   const secretKey = newSecretKey();
   await deps.db.transaction().execute(async (trx) => {
-    await apiKeys.expireSecretKeys(trx, appId, iso(addSeconds(now, keepOldForSeconds)), iso(now));
+    await apiKeys.expireSecretKeys(trx, appId, iso(addSeconds(now, keepOldForSeconds)));
     await apiKeys.insertApiKey(trx, {
       id: newUuid(),
       app_id: appId,
@@ -202,6 +227,9 @@ export async function describeApp(deps: AppsDeps, appId: string): Promise<AppVie
     hashcash_enabled: hashcashRequired(app, deps.hashcashEnabled),
     hashcash_difficulty: app.hashcashDifficulty,
     bot_min_usd: app.botMinUsdCents / 100,
+    link_landing: app.linkLanding,
+    tables_limit_bytes: await findTablesLimit(deps.db, app.id),
+    objects_limit_bytes: await findAppObjectsLimit(deps.db, app.id),
     signing_key_id: (await deps.keys.currentKid(app.id)) ?? null,
     created_at: app.createdAt,
     updated_at: app.updatedAt,

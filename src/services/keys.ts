@@ -8,6 +8,9 @@ import * as signingKeys from '../store/repos/signing-keys.js';
 import { inTransaction } from '../store/transaction.js';
 
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
+const KEY_STATUS_RECHECK_MS = 30_000;
+/** Verified access tokens remembered (exact: a token is immutable; see verifyAccessToken). */
+export const VERIFIED_TOKEN_CACHE_SIZE = 4096;
 
 export interface AccessClaims {
   sub: string;
@@ -29,11 +32,14 @@ export interface VerifiedAccessToken extends AccessClaims {
  */
 export class KeyRing {
   private readonly privateKeys = new Map<string, KeyObject>();
-  private readonly publicKeys = new Map<string, KeyObject>();
+  private readonly publicKeys = new Map<string, { key: KeyObject; retiredAt: string | null; checkedAt: number }>();
+  /** Token string → what verifying it gave, until its exp: a busy session costs no RSA work per request. */
+  private readonly verified = new Map<string, { appId: string; kid: string; claims: VerifiedAccessToken }>();
 
   constructor(
     private readonly db: Db,
-    private readonly masterKey: Buffer,
+    /** The current master key first (it seals), then the previous one while a rotation runs (it only opens). */
+    private readonly masterKeys: readonly Buffer[],
     private readonly clock: Clock,
     private readonly issuer: string,
     /** How long a retired key stays published: the longest a token it signed can live. */
@@ -44,7 +50,7 @@ export class KeyRing {
   async rotate(db: Db, appId: string): Promise<string> {
     const version = (await signingKeys.maxSigningKeyVersion(db, appId)) + 1;
     const kid = `${appId}:${version}`;
-    const generated = await generateSigningKey(this.masterKey, kid);
+    const generated = await generateSigningKey(this.masterKeys[0], kid);
     const now = iso(this.clock.now());
     await inTransaction(db, async (trx) => {
       await signingKeys.retireSigningKeys(trx, appId, now);
@@ -72,7 +78,7 @@ export class KeyRing {
     if (!row) throw new Error(`application ${appId} has no signing key`);
     let key = this.privateKeys.get(row.kid);
     if (!key) {
-      key = openPrivateKey(this.masterKey, row.kid, row.private_key_sealed);
+      key = openPrivateKey(this.masterKeys, row.kid, row.private_key_sealed);
       this.privateKeys.set(row.kid, key);
     }
     const now = this.clock.now();
@@ -91,12 +97,30 @@ export class KeyRing {
    * Returns undefined for any invalid token (the caller answers 401).
    */
   async verifyAccessToken(appId: string, token: string): Promise<VerifiedAccessToken | undefined> {
+    // The same token string verified before: its signature, issuer, audience and lifetime cannot have
+    // changed, so only what changes with time is checked again: the expiry (as jose checks it) and that
+    // the JWKS still publishes its kid (a key retired past the token lifetime verifies nothing).
+    const known = this.verified.get(token);
+    if (known && known.appId === appId) {
+      if (known.claims.exp <= Math.floor(this.clock.now().getTime() / 1000)) {
+        this.verified.delete(token);
+        return undefined;
+      }
+      try {
+        await this.publicKey(appId, known.kid);
+      } catch {
+        this.verified.delete(token);
+        return undefined;
+      }
+      return { ...known.claims };
+    }
     try {
+      let kid = '';
       const { payload } = await jwtVerify(
         token,
         async (header) => {
-          const kid = header.kid;
-          if (typeof kid !== 'string' || !kid.startsWith(`${appId}:`)) throw new joseErrors.JWKSNoMatchingKey();
+          if (typeof header.kid !== 'string' || !header.kid.startsWith(`${appId}:`)) throw new joseErrors.JWKSNoMatchingKey();
+          kid = header.kid;
           return this.publicKey(appId, kid);
         },
         {
@@ -107,7 +131,16 @@ export class KeyRing {
           requiredClaims: ['sub', 'sid', 'exp', 'iat'],
         },
       );
-      return toVerified(payload);
+      // No token the service issues lives longer than a retired key stays published; a longer one was not
+      // made here (or was made under a cap since lowered) and is refused.
+      if ((payload.exp as number) - (payload.iat as number) > this.retiredKeyLifetimeSeconds) return undefined;
+      const claims = toVerified(payload);
+      if (claims) {
+        if (this.verified.size >= VERIFIED_TOKEN_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
+        this.verified.set(token, { appId, kid, claims });
+        return { ...claims };
+      }
+      return claims;
     } catch {
       return undefined;
     }
@@ -120,14 +153,26 @@ export class KeyRing {
     return rows.map((row) => JSON.parse(row.public_jwk) as PublicJwk);
   }
 
+  /**
+   * The public key of a kid the JWKS publishes at this moment: the current key, or a retired one whose
+   * tokens may still be alive. A key retired longer ago verifies nothing, even on the service's own routes.
+   * The key object is cached for good (immutable); the retirement is re-read at most every 30 s while the
+   * key is current, which stays exact because a key retired within those 30 s is still published.
+   */
   private async publicKey(appId: string, kid: string): Promise<KeyObject> {
-    const cached = this.publicKeys.get(kid);
-    if (cached) return cached;
-    const row = await signingKeys.findSigningKeyByKid(this.db, appId, kid);
-    if (!row) throw new joseErrors.JWKSNoMatchingKey();
-    const key = publicKeyFromJwk(JSON.parse(row.public_jwk) as PublicJwk);
-    this.publicKeys.set(kid, key);
-    return key;
+    let entry = this.publicKeys.get(kid);
+    if (!entry || (entry.retiredAt === null && Date.now() - entry.checkedAt > KEY_STATUS_RECHECK_MS)) {
+      const row = await signingKeys.findSigningKeyByKid(this.db, appId, kid);
+      if (!row) throw new joseErrors.JWKSNoMatchingKey();
+      const key = entry?.key ?? publicKeyFromJwk(JSON.parse(row.public_jwk) as PublicJwk);
+      entry = { key, retiredAt: row.retired_at, checkedAt: Date.now() };
+      this.publicKeys.set(kid, entry);
+    }
+    if (entry.retiredAt !== null) {
+      const publishedSince = iso(addSeconds(this.clock.now(), -this.retiredKeyLifetimeSeconds));
+      if (entry.retiredAt <= publishedSince) throw new joseErrors.JWKSNoMatchingKey();
+    }
+    return entry.key;
   }
 }
 

@@ -80,11 +80,11 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
   const outcome = await inTransaction(deps.db, async (trx) => {
     const sessionId = await refreshTokens.claimRefreshToken(trx, appId, tokenHash, iso(now));
     if (!sessionId) return { ok: false as const };
-    const session = await sessions.findLiveSession(trx, appId, sessionId, iso(now));
-    if (!session) return { ok: false as const };
+    // The live check and the sliding extension in one statement (one round trip fewer than read, then update).
+    const userId = await sessions.extendLiveSession(trx, appId, sessionId, iso(now), iso(addSeconds(now, REFRESH_TOKEN_SECONDS)));
+    if (!userId) return { ok: false as const };
     await storeRefreshToken(trx, appId, sessionId, newToken, now);
-    await sessions.extendSession(trx, appId, sessionId, iso(addSeconds(now, REFRESH_TOKEN_SECONDS)));
-    return { ok: true as const, sessionId, userId: session.user_id };
+    return { ok: true as const, sessionId, userId };
   });
   if (!outcome.ok) {
     const row = await refreshTokens.findRefreshToken(deps.db, appId, tokenHash);

@@ -6,7 +6,9 @@ import { badRequest, conflict, notFound } from '../errors.js';
 import type { Application } from '../store/repos/applications.js';
 import * as users from '../store/repos/users.js';
 import type { User } from '../store/repos/users.js';
+import type { Db } from '../store/db.js';
 import { isUniqueViolation } from '../store/dialect.js';
+import { inTransaction } from '../store/transaction.js';
 import { startSession } from './sessions.js';
 
 // Server-side user management (interface.md 4.5): the caller holds the app's secret key, so there is
@@ -36,7 +38,7 @@ export async function createUser(
   deps: Pick<Deps, 'db' | 'clock'>,
   app: Application,
   input: { email: string; password?: string | null },
-  options: { selfSignUp?: boolean } = {},
+  options: { selfSignUp?: boolean; alsoInTransaction?: (trx: Db, user: User) => Promise<void> } = {},
 ): Promise<User> {
   if (input.password != null && !app.passwordsEnabled) {
     throw badRequest('passwords are disabled for this application', 'passwords_disabled');
@@ -53,7 +55,11 @@ export async function createUser(
     now: iso(deps.clock.now()),
   });
   try {
-    await users.insertUser(deps.db, row);
+    // alsoInTransaction commits with the user (sign-up: its challenge and outbox email) or not at all.
+    await inTransaction(deps.db, async (trx) => {
+      await users.insertUser(trx, row);
+      await options.alsoInTransaction?.(trx, users.toUser(row));
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('a user with this email already exists', 'user_exists');
     throw error;

@@ -1,8 +1,9 @@
 import { addSeconds, iso } from '../clock.js';
 import { hmacHex } from '../crypto/derive.js';
-import { newOpaqueToken, newSixDigitCode, newUuid, sha256Hex } from '../crypto/ids.js';
+import { newOpaqueToken, newSixDigitCode, newUuid, safeEqual, sha256Hex } from '../crypto/ids.js';
 import type { Deps } from '../deps.js';
 import { verificationEmail } from '../mail/templates.js';
+import { enqueueMail } from './mail-outbox.js';
 import type { Application } from '../store/repos/applications.js';
 import * as challenges from '../store/repos/email-challenges.js';
 import type { User } from '../store/repos/users.js';
@@ -20,7 +21,7 @@ export const MAGIC_LINK_SECONDS = 15 * 60;
  * they set the password, so it applies the pre-hijacking rule. magic_link: sign-in of a verified user.
  */
 export type Purpose = 'verify_email' | 'claim_email' | 'magic_link';
-export type VerificationDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'mailer' | 'secrets'>;
+export type VerificationDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'secrets' | 'masterKey' | 'mailSignal'>;
 
 /** The code's keyed hash: bound to app and email, so a leaked table cannot be brute-forced offline. */
 export const codeHash = (deps: Pick<Deps, 'secrets'>, appId: string, email: string, code: string) =>
@@ -33,7 +34,8 @@ function linkBase(deps: VerificationDeps, app: Application): string {
 
 /**
  * Emails a code, a link or both (the app's verification_method) for `purpose`, replacing any live
- * challenge of the same purpose. Rejects (503) when the mail cannot be sent.
+ * challenge of the same purpose. The email goes through the outbox in the challenge's transaction (the
+ * caller's, when it passes one): nothing here waits on the mail relay.
  */
 export async function sendEmailChallenge(
   deps: VerificationDeps,
@@ -63,28 +65,34 @@ export async function sendEmailChallenge(
     used_at: null,
     created_at: iso(now),
   };
-  await inTransaction(deps.db, (trx) => challenges.replaceEmailChallenge(trx, row));
   const link = linkToken ? `${linkBase(deps, app)}/v1/email/verify?token=${encodeURIComponent(linkToken)}` : undefined;
-  await deps.mailer.send(
-    verificationEmail({
-      appName: app.name,
-      to: user.email,
-      purpose: purpose === 'magic_link' ? 'magic_link' : 'verify_email',
-      code,
-      link,
-      codeMinutes: CODE_SECONDS / 60,
-      linkMinutes: linkSeconds / 60,
-    }),
-  );
+  const mail = verificationEmail({
+    appName: app.name,
+    to: user.email,
+    purpose: purpose === 'magic_link' ? 'magic_link' : 'verify_email',
+    code,
+    link,
+    codeMinutes: CODE_SECONDS / 60,
+    linkMinutes: linkSeconds / 60,
+  });
+  await inTransaction(deps.db, async (trx) => {
+    await challenges.replaceEmailChallenge(trx, row);
+    await enqueueMail({ ...deps, db: trx }, app.id, mail);
+  });
+  if (!deps.db.isTransaction) deps.mailSignal.wake();
 }
 
-/** Consumes a 6-digit code for the email; a wrong one counts against the live codes. */
+/**
+ * Consumes a 6-digit code for the email. The attempt is counted first, in the same write that reads the
+ * live codes (see countCodeAttempt); only the rows that write returned are compared, in constant time.
+ */
 export async function consumeCode(deps: VerificationDeps, appId: string, email: string, code: string): Promise<EmailChallengeRow | undefined> {
   const now = iso(deps.clock.now());
   const normalized = email.trim().toLowerCase();
-  const row = await challenges.consumeByCode(deps.db, appId, normalized, codeHash(deps, appId, normalized, code), CODE_MAX_ATTEMPTS, now);
-  if (!row) await challenges.countWrongCode(deps.db, appId, normalized, now);
-  return row;
+  const counted = await challenges.countCodeAttempt(deps.db, appId, normalized, CODE_MAX_ATTEMPTS, now);
+  const sent = codeHash(deps, appId, normalized, code);
+  const match = counted.find((row) => row.code_hash !== null && safeEqual(row.code_hash, sent));
+  return match && challenges.consumeChallenge(deps.db, appId, match.id, now);
 }
 
 /** Consumes an emailed link token. */

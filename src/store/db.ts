@@ -5,6 +5,8 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseCon
 import pg from 'pg';
 import type { DatabaseConfig } from '../config/index.js';
 import type { DialectName } from './dialect.js';
+import { openPostgresPool } from './pg-pool.js';
+import { cachingStatements } from './statement-cache.js';
 import type { Database } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -35,21 +37,32 @@ function immediateTransactions(dialect: SqliteDialect): SqliteDialect {
   return dialect;
 }
 
-/** Opens the database named by DATABASE_URL. SQLite gets WAL and a busy timeout for concurrent readers. */
-export function openStore(config: DatabaseConfig): Store {
+export interface StoreTimeouts {
+  /** The longest one query may run: statement_timeout on the server and a read timeout on the client; 0 for none. */
+  queryTimeoutMs: number;
+  /** The longest a request waits for a pooled connection (or a new one to open). */
+  poolTimeoutMs: number;
+}
+
+export const DEFAULT_STORE_TIMEOUTS: StoreTimeouts = { queryTimeoutMs: 5_000, poolTimeoutMs: 5_000 };
+
+/**
+ * Opens the database named by DATABASE_URL. SQLite gets WAL and a busy timeout for concurrent readers;
+ * PostgreSQL a pool whose every query, connection wait and client error is bounded (see openPostgresPool).
+ */
+export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFAULT_STORE_TIMEOUTS): Store {
   if (config.kind === 'sqlite') {
     if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
     const database = new SQLite(config.path);
     database.pragma('journal_mode = WAL');
-    database.pragma('busy_timeout = 15000');
+    // Busy past this wait is a connection-class failure: 503 with Retry-After (store/dialect.ts).
+    database.pragma(`busy_timeout = ${Math.max(15_000, timeouts.queryTimeoutMs)}`);
     database.pragma('foreign_keys = ON');
     database.pragma('synchronous = NORMAL');
-    const db = new Kysely<Database>({ dialect: immediateTransactions(new SqliteDialect({ database })) });
+    const db = new Kysely<Database>({ dialect: immediateTransactions(new SqliteDialect({ database: cachingStatements(database) })) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
-  const pool = new pg.Pool({ connectionString: config.url, max: 20, connectionTimeoutMillis: 5_000 });
-  // An idle client's error (the server restarting) must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
+  const pool = openPostgresPool(config.url, timeouts);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

@@ -21,6 +21,7 @@ export interface ApplicationsTable {
   hashcash_enabled: number | null; // null: follow HASHCASH_ENABLED
   hashcash_difficulty: number;
   bot_min_usd_cents: number;
+  objects_limit_bytes?: number | null; // null: OBJECTS_STORAGE_LIMIT_BYTES
   created_at: string;
   updated_at: string;
 }
@@ -56,6 +57,7 @@ export interface UsersTable {
   is_bot: number;
   public_key: string | null; // bots: canonical base64 of the 32-byte Ed25519 key
   requires_verification: Generated<number>; // self sign-ups until verified
+  contested: Generated<number>; // 1 once a sign-up was refused because this unverified sign-up held the email
   created_at: string;
   updated_at: string;
 }
@@ -144,6 +146,20 @@ export interface Database {
   donation_challenges_used: DonationChallengesUsedTable;
   bot_auth_replays: BotAuthReplaysTable;
   job_locks: JobLocksTable;
+  billing_accounts: BillingAccountsTable;
+  billing_ledger: BillingLedgerTable;
+  billing_topups: BillingTopupsTable;
+  billing_usage_charges: BillingUsageChargesTable;
+  oauth_providers: OAuthProvidersTable;
+  oauth_states: OAuthStatesTable;
+  oauth_identities: OAuthIdentitiesTable;
+  mail_outbox: MailOutboxTable;
+  buckets: BucketsTable;
+  objects: ObjectsTable;
+  bucket_user_usage: BucketUserUsageTable;
+  object_storage_usage: ObjectStorageUsageTable;
+  object_uploads: ObjectUploadsTable;
+  blob_deletions: BlobDeletionsTable;
 }
 
 export type TenantRow = Selectable<TenantsTable>;
@@ -158,3 +174,212 @@ export type SsoTokenRow = Selectable<SsoTokensTable>;
 export type NewApplication = Insertable<ApplicationsTable>;
 export type ApplicationUpdate = Updateable<ApplicationsTable>;
 export type NewUser = Insertable<UsersTable>;
+
+// Billing (migration 0010). Money is integer cents; bigint columns arrive as numbers on both databases.
+
+export interface BillingAccountsTable {
+  tenant_id: string;
+  balance_cents: number;
+  paused: number;
+  ledger_seq: number;
+  updated_at: string;
+}
+
+export type LedgerType = 'topup' | 'usage' | 'adjustment';
+
+export interface BillingLedgerTable {
+  id: string;
+  tenant_id: string;
+  seq: number;
+  type: LedgerType;
+  amount_cents: number;
+  balance_after_cents: number;
+  description: string;
+  payment_id: string | null;
+  created_at: string;
+}
+
+export type TopupStatus = 'pending' | 'confirmed' | 'expired';
+
+export interface BillingTopupsTable {
+  id: string;
+  tenant_id: string;
+  app_id: string;
+  challenge_id: string;
+  amount_cents: number;
+  method: 'crypto';
+  chain: string;
+  pay_address: string;
+  pay_amount: string;
+  status: TopupStatus;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type UsageItem = 'monthly_active_users' | 'table_storage' | 'object_storage';
+
+export interface BillingUsageChargesTable {
+  tenant_id: string;
+  period: string; // YYYY-MM
+  item: UsageItem;
+  quantity: number;
+  amount_cents: number;
+  transaction_id: string | null;
+  created_at: string;
+}
+
+export type LedgerRow = Selectable<BillingLedgerTable>;
+export type TopupRow = Selectable<BillingTopupsTable>;
+export interface OAuthProvidersTable {
+  app_id: string;
+  provider: 'google' | 'apple';
+  client_id: string;
+  secret_sealed: string; // Google client secret or Apple .p8 PEM, sealed with MASTER_KEY
+  team_id: string | null;
+  key_id: string | null;
+  scopes: string; // JSON array
+  configured_at: string;
+  updated_at: string;
+}
+
+export interface OAuthStatesTable {
+  state_hash: string; // sha256 hex of the state sent to the provider
+  app_id: string;
+  provider: 'google' | 'apple';
+  code_verifier_sealed: string;
+  nonce: string;
+  redirect_url: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface OAuthIdentitiesTable {
+  app_id: string;
+  provider: 'google' | 'apple';
+  subject: string;
+  user_id: string;
+  email: string | null;
+  name: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
+export type OAuthStateRow = Selectable<OAuthStatesTable>;
+export type OAuthIdentityRow = Selectable<OAuthIdentitiesTable>;
+// 0011-link-landing (merged into the interface above): 1 when emailed links answer a one-button page.
+export interface ApplicationsTable {
+  link_landing: Generated<number>;
+}
+// Custom tables (migration 0008). The rows live in run-time tables `t_<id>` outside this interface.
+export interface ApplicationsTable {
+  tables_limit_bytes: number | null; // null: TABLES_STORAGE_LIMIT_BYTES
+}
+
+export interface CustomTablesTable {
+  id: string;
+  app_id: string;
+  name: string;
+  column_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CustomColumnsTable {
+  id: string;
+  table_id: string;
+  name: string;
+  type: 'text' | 'int' | 'bool' | 'float' | 'date' | 'json';
+  required: number;
+  default_value: string | null; // JSON
+  position: number;
+  created_at: string;
+}
+
+export interface CustomTableUsageTable {
+  app_id: string;
+  used_bytes: number;
+  table_count: number;
+}
+
+export interface Database {
+  custom_tables: CustomTablesTable;
+  custom_columns: CustomColumnsTable;
+  custom_table_usage: CustomTableUsageTable;
+}
+
+export type CustomTableRow = Selectable<CustomTablesTable>;
+export type CustomColumnRow = Selectable<CustomColumnsTable>;
+/** An email waiting to be sent (0006): `sealed` is the message JSON sealed with MASTER_KEY. */
+export interface MailOutboxTable {
+  id: string;
+  app_id: string;
+  sealed: string;
+  attempts: number;
+  created_at: string;
+  next_attempt_at: string;
+  give_up_at: string;
+  lease_holder: string | null;
+  lease_until: string | null;
+  last_error: string | null;
+  gave_up_at: string | null;
+}
+
+export type MailOutboxRow = Selectable<MailOutboxTable>;
+
+// Object storage (migration 0009).
+export interface BucketsTable {
+  id: string;
+  app_id: string;
+  name: string;
+  max_size_bytes: number | null;
+  max_size_bytes_per_user: number | null;
+  used_bytes: number; // committed objects plus uploads in flight
+  object_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ObjectsTable {
+  bucket_id: string;
+  owner: string; // user id, or '' for none
+  key: string;
+  app_id: string;
+  blob_id: string;
+  size_bytes: number;
+  content_type: string;
+  etag: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface BucketUserUsageTable {
+  bucket_id: string;
+  user_id: string;
+  used_bytes: number;
+}
+
+export interface ObjectStorageUsageTable {
+  app_id: string;
+  used_bytes: number;
+}
+
+export interface ObjectUploadsTable {
+  blob_id: string;
+  app_id: string;
+  bucket_id: string;
+  owner: string;
+  reserved_bytes: number;
+  created_at: string;
+}
+
+export interface BlobDeletionsTable {
+  blob_id: string;
+  app_id: string;
+  created_at: string;
+}
+
+export type BucketRow = Selectable<BucketsTable>;
+export type ObjectRow = Selectable<ObjectsTable>;

@@ -44,3 +44,25 @@ export async function queryDatabase(databaseUrl: string, text: string): Promise<
     await client.end();
   }
 }
+
+/** Runs one writing statement against the server's database (to age a row, as time would). */
+export async function execDatabase(databaseUrl: string, text: string): Promise<void> {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const { default: SQLite } = await import('better-sqlite3');
+    const db = new SQLite(databaseUrl.slice('sqlite:'.length));
+    try {
+      db.pragma('busy_timeout = 15000');
+      db.prepare(text).run();
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}

@@ -45,9 +45,11 @@ export const BASE_ENV: Record<string, string> = {
   RATE_LIMITS: 'off',
   HASHCASH_ENABLED: 'true',
   LOG_LEVEL: 'info',
+  // PostgreSQL refuses to start without SMTP_URL; tests that read mail pass their SMTP sink instead.
+  SMTP_URL: 'log:',
 };
 
-function cleanEnv(): Record<string, string> {
+export function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;

@@ -1,43 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config/index.js';
-import { createDeps, type Deps } from '../../src/deps.js';
-import { createLogger } from '../../src/logger.js';
+import type { Deps } from '../../src/deps.js';
 import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
 import { pruneExpiredRows, PRUNE_JOB } from '../../src/services/maintenance.js';
 import { refreshSession, startSession } from '../../src/services/sessions.js';
 import { acquireJobLock } from '../../src/store/repos/job-locks.js';
 import { findUserById, insertUser } from '../../src/store/repos/users.js';
-import { migrateToLatest } from '../../src/store/migrations/index.js';
-import { createPostgresDatabase, TEST_DB } from '../helpers/db.js';
+import { openInProcess } from '../helpers/in-process.js';
 
 // The clean-up job in-process, on the real database of the run, with a clock the test moves.
 let deps: Deps;
 let dir: string;
-let dropDb = async () => {};
+let close: (() => Promise<void>) | undefined;
 let now = new Date('2026-01-01T00:00:00.000Z');
 const clock: Clock = { now: () => now };
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gatehouse-maint-'));
-  let databaseUrl = `sqlite:${join(dir, 'db.sqlite')}`;
-  if (TEST_DB === 'postgres') {
-    const database = await createPostgresDatabase();
-    databaseUrl = database.url;
-    dropDb = database.drop;
-  }
-  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: randomBytes(32).toString('base64'), RATE_LIMITS: 'off' });
-  deps = createDeps(config, createLogger('silent'), { clock });
-  await migrateToLatest(deps.db);
+  ({ deps, dir, close } = await openInProcess(clock, () => ({ RATE_LIMITS: 'off' })));
 });
 afterAll(async () => {
-  await deps?.close();
-  await dropDb();
-  rmSync(dir, { recursive: true, force: true });
+  await close?.();
 });
 
 const appsDeps = (): AppsDeps => ({ db: deps.db, clock, keys: deps.keys, hashcashEnabled: false });
@@ -55,7 +37,7 @@ describe('clean-up of expired rows', () => {
     await deps.db.insertInto('bot_auth_replays').values({ signature_hash: 's1', app_id: app.app_id, expires_at: iso(addSeconds(now, 300)) }).execute();
 
     const early = await pruneExpiredRows(deps);
-    expect(early).toEqual({ ran: true, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0 });
+    expect(early).toEqual({ ran: true, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, stale_uploads: 0, orphan_blobs: 0, sessions: 0 });
 
     now = addSeconds(now, 8 * 86_400);
     const later = await pruneExpiredRows(deps);

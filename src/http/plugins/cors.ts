@@ -1,49 +1,67 @@
-import cors from '@fastify/cors';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { allowedOriginsOf } from '../../services/origins.js';
 import * as applications from '../../store/repos/applications.js';
 import type { Guards } from './guards.js';
 import type { Http } from '../types.js';
 
-const PREFLIGHT_CACHE_MS = 30_000;
+const UNION_CACHE_MS = 30_000;
+const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
+const ALLOWED_HEADERS = 'content-type, authorization, x-publishable-key, x-request-id';
+// A page reads {detail} of any answer, the request id to quote in a bug report, and when to retry.
+const EXPOSED_HEADERS = 'x-request-id, retry-after';
 
 /**
- * CORS from the apps' allow-lists. A request that names its app (publishable key or verified Host) is
- * checked against that app's list; a preflight, which cannot carry the key's value, against the union of
- * every app's list (cached for 30 s). Credentials are allowed: cookie flows need them.
+ * CORS from the apps' allow-lists (contract 5), on every answer, errors included: a hook at the root
+ * runs before guards, handlers and the 404 handler, and headers set here survive the error writer.
+ * A request that names its app (publishable key or verified Host) is checked against that app's list;
+ * before the app is known (no key, an unknown key, a preflight, which cannot carry the key's value),
+ * against the union of every app's list (cached for 30 s; the last good copy is kept when the
+ * database is away, so a page can still read health's 503).
  */
 export async function registerCors(app: Http, deps: Deps, guards: Guards): Promise<void> {
-  let cached: { origins: Set<string>; until: number } | undefined;
+  let union: { origins: Set<string>; until: number } | undefined;
   async function anyAppAllows(origin: string): Promise<boolean> {
-    if (!cached || cached.until < Date.now()) {
-      cached = { origins: new Set(await applications.listAllOrigins(deps.db)), until: Date.now() + PREFLIGHT_CACHE_MS };
+    if (!union || union.until < Date.now()) {
+      try {
+        union = { origins: new Set(await applications.listAllOrigins(deps.db)), until: Date.now() + UNION_CACHE_MS };
+      } catch {
+        if (!union) return false;
+      }
     }
-    return cached.origins.has(origin);
+    return union.origins.has(origin);
   }
 
-  async function allowed(request: FastifyRequest): Promise<boolean> {
-    const origin = request.headers.origin;
-    if (typeof origin !== 'string') return false;
-    if (request.method === 'OPTIONS') return anyAppAllows(origin);
+  async function allowed(request: FastifyRequest, origin: string): Promise<boolean> {
     const target = await guards.resolvePublishable(request).catch(() => undefined);
-    return target ? allowedOriginsOf(target).includes(origin) : false;
+    if (target) return allowedOriginsOf(target).includes(origin);
+    return anyAppAllows(origin);
   }
 
-  await app.register(cors, {
-    delegator: (request, callback) => {
-      allowed(request as FastifyRequest).then(
-        (ok) =>
-          callback(null, {
-            origin: ok,
-            credentials: true,
-            methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-            allowedHeaders: ['content-type', 'authorization', 'x-publishable-key', 'x-request-id'],
-            exposedHeaders: ['x-request-id', 'retry-after'],
-            maxAge: 600,
-          }),
-        (error) => callback(error as Error, { origin: false }),
-      );
-    },
+  function allowOrigin(reply: FastifyReply, origin: string): void {
+    reply.header('access-control-allow-origin', origin);
+    reply.header('access-control-allow-credentials', 'true');
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('vary', 'Origin');
+    const origin = request.headers.origin;
+    if (typeof origin !== 'string') return;
+    const preflight = request.method === 'OPTIONS' && typeof request.headers['access-control-request-method'] === 'string';
+    if (preflight) {
+      if (!(await anyAppAllows(origin))) {
+        request.log.info({ origin }, 'preflight from an origin on no allow-list');
+        return reply.code(403).send({ detail: `origin ${origin} is not on any application's allow-list` });
+      }
+      allowOrigin(reply, origin);
+      reply.header('access-control-allow-methods', METHODS);
+      reply.header('access-control-allow-headers', ALLOWED_HEADERS);
+      reply.header('access-control-max-age', '600');
+      return reply.code(204).send();
+    }
+    if (await allowed(request, origin)) {
+      allowOrigin(reply, origin);
+      reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    }
   });
 }

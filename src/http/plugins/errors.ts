@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
+import { connectionFailure, type ConnectionFailure } from '../../store/dialect.js';
 import type { Http } from '../types.js';
+import { RETRY_AFTER_SECONDS } from './unavailable.js';
 
 /** Fastify's own client errors (bad JSON, wrong content type, body too large) mapped to our statuses. */
 function frameworkStatus(error: FastifyError): { status: number; detail: string } | undefined {
@@ -27,12 +31,21 @@ function frameworkStatus(error: FastifyError): { status: number; detail: string 
  * The one place errors are written: `{detail}` with the right status. Details are shown only below 500;
  * a fault answers "internal error" and the log line carries the cause and the request id.
  */
-export function registerErrorHandling(app: Http): void {
+export function registerErrorHandling(
+  app: Http,
+  options: { onUnavailable?: (cause: ConnectionFailure, error: unknown, request: FastifyRequest) => void } = {},
+): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
       else request.log.info({ code: error.code, status: error.status }, error.detail);
       return reply.code(error.status).headers(error.headers).send({ detail: error.status >= 500 ? error.detail : error.detail });
+    }
+    // A database outage is no bug: 503 the client may retry, counted and logged sparingly by onUnavailable.
+    const outage = connectionFailure(error);
+    if (outage) {
+      options.onUnavailable?.(outage, error, request);
+      return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send({ detail: 'service temporarily unavailable; retry shortly' });
     }
     const mapped = frameworkStatus(error);
     if (mapped) {
@@ -46,4 +59,37 @@ export function registerErrorHandling(app: Http): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ detail: `no route ${request.method} ${request.url.split('?')[0]}` });
   });
+}
+
+/**
+ * Router-level errors (malformed percent-encoding, an over-long path parameter), which Fastify answers
+ * before any hook runs: the same `{detail}` envelope and X-Request-ID as every other error.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const detail = tooLong ? 'a path segment is too long' : 'the URL is malformed (bad percent-encoding)';
+  request.log.info({ status: tooLong ? 414 : 400, code: error.code }, detail);
+  reply.code(tooLong ? 414 : 400).header('x-request-id', request.id).send({ detail });
+}
+
+/**
+ * Errors of the HTTP parser itself (malformed request line or headers, headers too large, timeouts):
+ * no request exists yet, so the answer is written on the socket, still as `{detail}` with a request id.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'the request took too long to arrive']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'request headers are too large']
+        : [400, 'Bad Request', 'the request is not valid HTTP'];
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-ID: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -2,16 +2,31 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { iso } from '../../clock.js';
 import { sha256Hex } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
-import { forbidden, unauthorized } from '../../errors.js';
+import { ApiError, forbidden, unauthorized } from '../../errors.js';
 import { allowedOriginsOf } from '../../services/origins.js';
 import * as applications from '../../store/repos/applications.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as sessions from '../../store/repos/sessions.js';
+import { findSessionAuth } from '../../store/repos/session-auth.js';
 
 export const SESSION_COOKIE = '__session';
 export const REFRESH_COOKIE = '__refresh';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * CSRF (contract.md section 5): a cookie rides along on cross-site requests, so an unsafe request
+ * authenticated by a cookie must carry an `Origin` on the resolved app's allow-list (its verified domain
+ * included), whatever else it sends: the publishable key is public and proves nothing, and a preflight
+ * cannot carry its value. Safe methods change nothing and pass.
+ */
+export function checkCookieOrigin(request: FastifyRequest, app: Application): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const origin = request.headers.origin;
+  if (typeof origin !== 'string' || !allowedOriginsOf(app).includes(origin)) {
+    throw forbidden("cookie-authenticated requests must come from one of the application's allowed origins (Origin header)");
+  }
+}
 
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -20,11 +35,25 @@ function bearer(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/** The `aud` an access token claims (unverified: it only picks the app to verify the token for). */
+function claimedAudience(token: string): string | undefined {
+  const payload = token.split('.')[1];
+  if (!payload || payload.length > 4096) return undefined;
+  try {
+    const aud = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { aud?: unknown }).aud;
+    return typeof aud === 'string' ? aud : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface Guards {
   /** Publishable: the app from X-Publishable-Key, else from the Host of a verified domain. */
   publishable(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Secret: the app from `Authorization: Bearer sk_...`. */
   secret(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Secret, and still open while the tenant is paused (billing routes: the way to pay). */
+  billing(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Publishable + Session: both, and the session must be live. */
   publishableSession(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Secret, or Publishable + Session (tables, buckets). */
@@ -35,6 +64,16 @@ export interface Guards {
   authenticateSession(request: FastifyRequest): Promise<void>;
 }
 
+/**
+ * A paused tenant's apps answer 402 on every guarded route but billing. The flag rides on the app lookup
+ * the guard just made (no extra query, no cache: a credit resumes every node at once).
+ */
+export function refusePaused(app: Pick<Application, 'paused'> | undefined): void {
+  if (app?.paused) {
+    throw new ApiError(402, 'payment_required', "this application is paused: its tenant's balance is below zero; top up through /v1/billing");
+  }
+}
+
 export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards {
   const { db, clock, keys } = deps;
 
@@ -43,6 +82,8 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
   }
 
   async function resolvePublishable(request: FastifyRequest, queryKey?: string): Promise<Application | undefined> {
+    // Already resolved for this very request (the CORS check asks first, then the guard): one lookup.
+    if (queryKey === undefined && request.application && (request.appVia === 'publishable' || request.appVia === 'host')) return request.application;
     const header = request.headers['x-publishable-key'];
     const key = typeof header === 'string' ? header : queryKey;
     if (key !== undefined) {
@@ -65,12 +106,17 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
   }
 
   async function publishable(request: FastifyRequest): Promise<void> {
-    if (!(await resolvePublishable(request))) {
-      throw unauthorized('missing X-Publishable-Key (or a verified-domain Host)');
-    }
+    const app = await resolvePublishable(request);
+    if (!app) throw unauthorized('missing X-Publishable-Key (or a verified-domain Host)');
+    refusePaused(app);
   }
 
   async function secret(request: FastifyRequest): Promise<void> {
+    await billing(request);
+    refusePaused(request.application);
+  }
+
+  async function billing(request: FastifyRequest): Promise<void> {
     const token = bearer(request);
     if (!token) throw unauthorized('missing Authorization: Bearer <secret key>');
     if (token.startsWith('sk_')) {
@@ -94,6 +140,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
   async function authenticateSession(request: FastifyRequest): Promise<void> {
     const app = request.application;
     if (!app) throw unauthorized('missing X-Publishable-Key');
+    refusePaused(app);
     const fromHeader = bearer(request);
     const token = fromHeader ?? request.cookies?.[SESSION_COOKIE];
     if (!token) throw unauthorized('not authenticated');
@@ -103,13 +150,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     const live = await sessions.findLiveSession(db, app.id, claims.sid, iso(clock.now()));
     if (!live || live.user_id !== claims.sub) throw unauthorized('session is revoked or expired');
     const via = fromHeader ? 'bearer' : 'cookie';
-    // CSRF: a cookie rides along on cross-site requests, so unsafe methods must prove the caller is the app.
-    if (via === 'cookie' && !SAFE_METHODS.has(request.method) && request.appVia !== 'publishable') {
-      const origin = request.headers.origin;
-      if (typeof origin !== 'string' || !allowedOriginsOf(app).includes(origin)) {
-        throw forbidden('cookie-authenticated requests must send X-Publishable-Key or an allowed Origin');
-      }
-    }
+    if (via === 'cookie') checkCookieOrigin(request, app);
     request.session = {
       userId: claims.sub,
       sessionId: claims.sid,
@@ -120,7 +161,34 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     };
   }
 
+  /**
+   * The common case of Publishable + Session in one query: the token verified for the app it names (the
+   * verified-token cache makes a repeat free), then key → app → live session → user joined. Any miss
+   * falls back to the step-by-step path, which answers exactly as before; a hit applies the same checks.
+   */
+  async function publishableSessionJoined(request: FastifyRequest): Promise<boolean> {
+    const key = request.headers['x-publishable-key'];
+    if (typeof key !== 'string' || !key.startsWith('pk_')) return false;
+    const fromHeader = bearer(request);
+    const token = fromHeader ?? request.cookies?.[SESSION_COOKIE];
+    const appId = token && claimedAudience(token);
+    if (!token || !appId) return false;
+    const claims = await keys.verifyAccessToken(appId, token);
+    if (!claims) return false;
+    const found = await findSessionAuth(db, { keyHash: sha256Hex(key), appId, sessionId: claims.sid, userId: claims.sub, now: iso(clock.now()) });
+    if (!found) return false;
+    refusePaused(found.app);
+    request.application = found.app;
+    request.appVia = 'publishable';
+    const via = fromHeader ? 'bearer' : 'cookie';
+    if (via === 'cookie') checkCookieOrigin(request, found.app);
+    request.session = { userId: claims.sub, sessionId: claims.sid, email: claims.email, emailVerified: claims.email_verified, via, token };
+    request.sessionUser = found.user;
+    return true;
+  }
+
   async function publishableSession(request: FastifyRequest): Promise<void> {
+    if (await publishableSessionJoined(request)) return;
     await publishable(request);
     await authenticateSession(request);
   }
@@ -131,5 +199,5 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     return publishableSession(request);
   }
 
-  return { publishable, secret, publishableSession, secretOrSession, resolvePublishable, authenticateSession };
+  return { publishable, secret, billing, publishableSession, secretOrSession, resolvePublishable, authenticateSession };
 }

@@ -14,6 +14,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 export function registerMetrics(app: Http, deps: Deps): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  for (const metric of deps.metrics.all) registry.registerMetric(metric);
   const requests = new Counter({
     name: 'gatehouse_http_requests_total',
     help: 'HTTP requests by method, route and status',
@@ -39,7 +40,8 @@ export function registerMetrics(app: Http, deps: Deps): void {
     if (token) {
       const sent = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
       if (!sent || !safeEqual(sent, token)) throw unauthorized('metrics need Authorization: Bearer <ADMIN_TOKEN>');
-    } else if (!LOOPBACK.has(request.ip)) {
+    } else if (!LOOPBACK.has(request.raw.socket.remoteAddress ?? '')) {
+      // The socket's own peer, not request.ip: with TRUST_PROXY, X-Forwarded-For could claim 127.0.0.1.
       throw forbidden('metrics are served to loopback clients only unless ADMIN_TOKEN is set');
     }
     reply.header('content-type', registry.contentType);

@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { authenticateBot, signUpBot } from '../../services/bots.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, Uuid } from '../schemas.js';
+import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { rateLimitIp } from '../client-ip.js';
 
 // interface.md 4.4 and contract.md section 7: bots sign up with a confirmed donation and sign in with Ed25519.
 
@@ -17,7 +18,7 @@ const BotBody = Type.Object({ bot_id: Uuid, public_key: Type.String() });
 
 const AuthBody = Type.Object({
   bot_id: Uuid,
-  timestamp: Type.Integer({ description: 'Unix seconds; within 5 minutes of server time' }),
+  timestamp: SafeInteger({ description: 'Unix seconds; within 5 minutes of server time' }),
   signature: Type.String({ maxLength: 256, description: 'Base64 Ed25519 signature of service:bot_auth:{app_id}:{bot_id}:{timestamp}' }),
 });
 
@@ -38,7 +39,7 @@ export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
     },
     async (request) => {
       const application = request.application!;
-      await deps.limiter.consume('bot_signup_ip', `${application.id}:${request.ip}`);
+      await deps.limiter.consume('bot_signup_ip', `${application.id}:${rateLimitIp(request.ip)}`);
       return signUpBot(deps, application, { challengeId: request.body.challenge_id, publicKey: request.body.public_key });
     },
   );

@@ -18,10 +18,11 @@ export function healthRoutes(app: Http, deps: Deps): void {
       },
     },
     async () => {
+      if (deps.lifecycle.draining) throw new ApiError(503, 'shutting_down', 'shutting down', { headers: { 'retry-after': '1' } });
       try {
         await sql`select 1`.execute(deps.db);
       } catch (cause) {
-        throw new ApiError(503, 'database_unavailable', 'database unreachable', { cause });
+        throw new ApiError(503, 'database_unavailable', 'database unreachable', { cause, headers: { 'retry-after': '5' } });
       }
       return { status: 'ok' as const, version: VERSION };
     },

@@ -6,12 +6,18 @@ import { sessionRoutes } from './auth/session.js';
 import { signinRoutes } from './auth/signins.js';
 import { signupRoutes } from './auth/signups.js';
 import { verifyRoutes } from './auth/verify.js';
+import { emailLinkRoutes } from './auth/email-links.js';
 import { botRoutes } from './bots.js';
+import { bucketRoutes } from './buckets.js';
+import { objectRoutes } from './objects.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { jwksRoutes } from './jwks.js';
+import { oauthRoutes } from './oauth/index.js';
 import { ssoRoutes } from './sso.js';
+import { tableRoutes } from './tables.js';
 import { userRoutes } from './users.js';
+import { billingRoutes } from './billing.js';
 
 /** Every route module, one per spec part, registered explicitly. */
 export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -28,4 +34,14 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   ssoRoutes(app, deps, guards);
   botRoutes(app, deps, guards);
   userRoutes(app, deps, guards);
+  // 4.9 billing
+  billingRoutes(app, deps, guards);
+  // 4.2 OAuth
+  oauthRoutes(app, deps, guards);
+  emailLinkRoutes(app, deps, guards);
+  // 4.7 custom tables
+  tableRoutes(app, deps, guards);
+  // 4.8 object storage
+  bucketRoutes(app, deps, guards);
+  objectRoutes(app, deps, guards);
 }

@@ -5,7 +5,7 @@ import { revokeSession } from '../../services/sessions.js';
 import { createUser, getUser, issueSignInToken, listUsers } from '../../services/users.js';
 import type { User } from '../../store/repos/users.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { errors, SafeInteger, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
 // interface.md 4.5: server-side user management, session revocation and sign-in tokens (Secret).
@@ -32,8 +32,8 @@ export const userBody = (user: User) => ({
 });
 
 const ListQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  limit: SafeInteger({ minimum: 1, maximum: 200, default: 50 }),
+  offset: SafeInteger({ minimum: 0, maximum: 10_000_000, default: 0 }),
   email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact match, case-insensitive' })),
 });
 
@@ -44,7 +44,7 @@ const CreateBody = Type.Object({
 
 const SignInTokenBody = Type.Object({
   user_id: Uuid,
-  expires_in_seconds: Type.Integer({ minimum: 1, default: 300, description: 'clamped to MAX_SIGNIN_TOKEN_LIFETIME_SECONDS' }),
+  expires_in_seconds: SafeInteger({ minimum: 1, default: 300, description: 'clamped to MAX_SIGNIN_TOKEN_LIFETIME_SECONDS' }),
 });
 
 const SignInTokenResult = Type.Object({

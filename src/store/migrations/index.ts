@@ -4,6 +4,13 @@ import * as m0001 from './0001-foundation.js';
 import * as m0002 from './0002-accounts.js';
 import * as m0003 from './0003-sso-bots.js';
 import * as m0004 from './0004-job-locks.js';
+import * as m0005 from './0005-contested-signups.js';
+import * as m0010 from './0010-billing.js';
+import * as m0007 from './0007-oauth.js';
+import * as m0011 from './0011-link-landing.js';
+import * as m0008 from './0008-custom-tables.js';
+import * as m0006 from './0006-mail-outbox.js';
+import * as m0009 from './0009-objects.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +18,13 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-accounts': m0002,
   '0003-sso-bots': m0003,
   '0004-job-locks': m0004,
+  '0005-contested-signups': m0005,
+  '0010-billing': m0010,
+  '0007-oauth': m0007,
+  '0011-link-landing': m0011,
+  '0008-custom-tables': m0008,
+  '0006-mail-outbox': m0006,
+  '0009-objects': m0009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
@@ -20,7 +34,8 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
  * starting at once apply each migration exactly once.
  */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+  // Migrations of parallel features land out of number order; each still runs exactly once.
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

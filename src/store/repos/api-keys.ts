@@ -16,13 +16,17 @@ export async function findPublishableKey(db: Db, appId: string): Promise<string 
   return row?.publishable_key ?? undefined;
 }
 
-/** Ends every still-live secret key of the app at `endsAt` (now, or after a grace period). */
-export async function expireSecretKeys(db: Db, appId: string, endsAt: string, now: string): Promise<void> {
+/**
+ * Ends every still-live secret key of the app at `endsAt` (now, or after a grace period). A grace only
+ * ever shortens: a key already set to die before `endsAt` (an earlier rotation's shorter grace, perhaps
+ * because it leaked) keeps its own end.
+ */
+export async function expireSecretKeys(db: Db, appId: string, endsAt: string): Promise<void> {
   await db
     .updateTable('api_keys')
     .set({ expires_at: endsAt })
     .where('app_id', '=', appId)
     .where('kind', '=', 'secret')
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', endsAt)]))
     .execute();
 }

@@ -13,11 +13,18 @@ export interface Application {
   hashcashEnabled: boolean | null;
   hashcashDifficulty: number;
   botMinUsdCents: number;
+  /** Emailed links answer a one-button page that POSTs the token (scanners cannot consume it). */
+  linkLanding: boolean;
   createdAt: string;
   updatedAt: string;
+  /** The tenant's balance is below zero (billing): every route but billing, health and JWKS answers 402. */
+  paused: boolean;
 }
 
-export function toApplication(row: ApplicationRow): Application {
+/** An application row with its tenant's pause flag (null: the tenant has no billing account yet). */
+type ApplicationWithPause = ApplicationRow & { tenant_paused?: number | null };
+
+export function toApplication(row: ApplicationWithPause): Application {
   return {
     id: row.id,
     tenantId: row.tenant_id,
@@ -29,9 +36,23 @@ export function toApplication(row: ApplicationRow): Application {
     hashcashEnabled: row.hashcash_enabled === null ? null : row.hashcash_enabled === 1,
     hashcashDifficulty: row.hashcash_difficulty,
     botMinUsdCents: row.bot_min_usd_cents,
+    linkLanding: row.link_landing === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    paused: row.tenant_paused === 1,
   };
+}
+
+/**
+ * Every app lookup of the guards carries the tenant's pause flag in the same query (a LEFT JOIN), so the
+ * pause costs no extra query and, never cached, is seen by every node on the next request.
+ */
+function selectWithPause(db: Db) {
+  return db
+    .selectFrom('applications')
+    .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
+    .selectAll('applications')
+    .select('billing_accounts.paused as tenant_paused');
 }
 
 export async function insertApplication(db: Db, row: NewApplication): Promise<void> {
@@ -40,13 +61,13 @@ export async function insertApplication(db: Db, row: NewApplication): Promise<vo
 
 /** The application, or undefined. */
 export async function findApplication(db: Db, appId: string): Promise<Application | undefined> {
-  const row = await db.selectFrom('applications').selectAll().where('id', '=', appId).executeTakeFirst();
+  const row = await selectWithPause(db).where('applications.id', '=', appId).executeTakeFirst();
   return row && toApplication(row);
 }
 
 /** The application whose verified domain is `host` (lower-case, no port), or undefined. */
 export async function findApplicationByDomain(db: Db, host: string): Promise<Application | undefined> {
-  const row = await db.selectFrom('applications').selectAll().where('domain', '=', host).executeTakeFirst();
+  const row = await selectWithPause(db).where('applications.domain', '=', host).executeTakeFirst();
   return row && toApplication(row);
 }
 
@@ -73,7 +94,9 @@ export async function findApplicationByKeyHash(db: Db, keyHash: string, kind: 'p
   const row = await db
     .selectFrom('api_keys')
     .innerJoin('applications', 'applications.id', 'api_keys.app_id')
+    .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
     .selectAll('applications')
+    .select('billing_accounts.paused as tenant_paused')
     .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.kind', '=', kind)
     .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))

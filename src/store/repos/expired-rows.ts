@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db.js';
+import type { Database } from '../types.js';
 
 // Clean-up of single-use rows whose use is over. Maintenance spans every app by nature: these are the
 // only deletes not scoped by app id, and they only ever touch rows that are already dead.
@@ -31,4 +33,18 @@ export async function deleteDeadRefreshTokens(db: Db, now: string, rotatedBefore
       .where((eb) => eb.or([eb('expires_at', '<', now), eb('rotated_at', '<', rotatedBefore)]))
       .execute(),
   );
+}
+
+const deadSession = (deadBefore: string) => (eb: ExpressionBuilder<Database, 'sessions'>) =>
+  eb.or([eb('revoked_at', '<', deadBefore), eb('expires_at', '<', deadBefore)]);
+
+/** Refresh tokens of sessions revoked or expired before `deadBefore` (deleted before their sessions). */
+export async function deleteRefreshTokensOfDeadSessions(db: Db, deadBefore: string): Promise<number> {
+  const dead = db.selectFrom('sessions').select('id').where(deadSession(deadBefore));
+  return count(await db.deleteFrom('refresh_tokens').where('session_id', 'in', dead).execute());
+}
+
+/** Sessions revoked or expired before `deadBefore`: they refuse everything already, only the row remained. */
+export async function deleteDeadSessions(db: Db, deadBefore: string): Promise<number> {
+  return count(await db.deleteFrom('sessions').where(deadSession(deadBefore)).execute());
 }

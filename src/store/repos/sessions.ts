@@ -47,3 +47,20 @@ export async function revokeUserSessions(db: Db, appId: string, userId: string, 
 export async function extendSession(db: Db, appId: string, sessionId: string, expiresAt: string): Promise<void> {
   await db.updateTable('sessions').set({ expires_at: expiresAt }).where('id', '=', sessionId).where('app_id', '=', appId).execute();
 }
+
+/**
+ * Slides a live session's end forward and returns its user, in one statement: undefined when the
+ * session is not the app's, revoked or expired (refresh checks and extends in one round trip).
+ */
+export async function extendLiveSession(db: Db, appId: string, sessionId: string, now: string, expiresAt: string): Promise<string | undefined> {
+  const row = await db
+    .updateTable('sessions')
+    .set({ expires_at: expiresAt })
+    .where('id', '=', sessionId)
+    .where('app_id', '=', appId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
+}

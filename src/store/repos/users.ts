@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db.js';
 import type { NewUser, UserRow } from '../types.js';
 
@@ -54,6 +55,7 @@ export function emailUserRow(input: {
     is_bot: 0,
     public_key: null,
     requires_verification: input.requiresVerification ? 1 : 0,
+    contested: 0,
     created_at: input.now,
     updated_at: input.now,
   };
@@ -95,8 +97,44 @@ export async function listUsers(db: Db, appId: string, options: { limit: number;
   return { users: rows.map(toUser), total: Number(count.n) };
 }
 
-export async function markEmailVerified(db: Db, appId: string, userId: string, now: string): Promise<void> {
-  await db.updateTable('users').set({ email_verified: 1, requires_verification: 0, updated_at: now }).where('app_id', '=', appId).where('id', '=', userId).execute();
+/**
+ * Verifies a sign-up's email in one write. A contested account (someone else's sign-up was refused for
+ * this email while it was pending) loses the password set before, in the same statement, so no race
+ * between the contest and the proof can keep it. Returns whether it was contested (the caller then
+ * revokes earlier sessions), or undefined when the user was already verified.
+ */
+export async function verifySignUpEmail(db: Db, appId: string, userId: string, now: string): Promise<{ contested: boolean } | undefined> {
+  const row = await db
+    .updateTable('users')
+    .set({
+      email_verified: 1,
+      requires_verification: 0,
+      password_hash: sql<string | null>`CASE WHEN contested = 1 THEN NULL ELSE password_hash END`,
+      updated_at: now,
+    })
+    .where('app_id', '=', appId)
+    .where('id', '=', userId)
+    .where('email_verified', '=', 0)
+    .returning('contested')
+    .executeTakeFirst();
+  return row && { contested: row.contested === 1 };
+}
+
+/**
+ * Marks the unverified self sign-up holding this email as contested (a sign-up for the same email was
+ * refused because of it). Verified accounts and server-created users are left alone.
+ */
+export async function markSignUpContested(db: Db, appId: string, email: string): Promise<boolean> {
+  const rows = await db
+    .updateTable('users')
+    .set({ contested: 1 })
+    .where('app_id', '=', appId)
+    .where('email_normalized', '=', normalizeEmail(email))
+    .where('email_verified', '=', 0)
+    .where('requires_verification', '=', 1)
+    .returning('id')
+    .execute();
+  return rows.length > 0;
 }
 
 export async function setPasswordHash(db: Db, appId: string, userId: string, passwordHash: string | null, now: string): Promise<void> {

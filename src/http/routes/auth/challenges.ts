@@ -4,6 +4,7 @@ import { issueChallenge } from '../../../services/hashcash.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { rateLimitIp } from '../../client-ip.js';
 
 const Challenge = Type.Object(
   {
@@ -27,14 +28,15 @@ export function challengeRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishable,
       schema: {
-        tags: ['auth'],
+        tags: ['sign-up and sign-in'],
         summary: 'A proof-of-work challenge, required before sign-up when hashcash is on',
+        security: [{ publishable: [] }],
         response: { 200: Challenge, ...errors(401, 429) },
       },
     },
     async (request) => {
       const application = request.application!;
-      await deps.limiter.consume('challenge_ip', `${application.id}:${request.ip}`);
+      await deps.limiter.consume('challenge_ip', `${application.id}:${rateLimitIp(request.ip)}`);
       return issueChallenge(deps, application);
     },
   );

@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
-import { forbidden, unauthorized } from '../../../errors.js';
+import { unauthorized } from '../../../errors.js';
 import { currentUser, logout } from '../../../services/accounts.js';
-import { allowedOriginsOf } from '../../../services/origins.js';
 import { refreshSession } from '../../../services/sessions.js';
 import { clearAuthCookies, setAuthCookies } from '../../cookies.js';
-import { REFRESH_COOKIE, type Guards } from '../../plugins/guards.js';
+import { checkCookieOrigin, REFRESH_COOKIE, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { SessionTokensBody } from './schemas.js';
+import { rateLimitIp } from '../../client-ip.js';
 
 export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(
@@ -31,7 +31,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => {
-      const user = await currentUser(deps, request.application!.id, request.session!.userId);
+      const user = request.sessionUser ?? (await currentUser(deps, request.application!.id, request.session!.userId));
       return { user_id: user.id, email: user.email, email_verified: user.emailVerified, is_bot: user.isBot };
     },
   );
@@ -69,17 +69,11 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
     },
     async (request, reply) => {
       const application = request.application!;
-      await deps.limiter.consume('refresh_ip', `${application.id}:${request.ip}`);
+      await deps.limiter.consume('refresh_ip', `${application.id}:${rateLimitIp(request.ip)}`);
       const fromBody = request.body?.refresh_token;
       const token = fromBody ?? request.cookies[REFRESH_COOKIE];
       if (!token) throw unauthorized('missing refresh token', 'invalid_token');
-      // CSRF: a cookie-borne token on an app resolved by Host must come from one of the app's origins.
-      if (!fromBody && request.appVia !== 'publishable') {
-        const origin = request.headers.origin;
-        if (typeof origin !== 'string' || !allowedOriginsOf(application).includes(origin)) {
-          throw forbidden('cookie-authenticated requests must send X-Publishable-Key or an allowed Origin');
-        }
-      }
+      if (!fromBody) checkCookieOrigin(request, application);
       const tokens = await refreshSession(deps, application.id, token);
       if (!fromBody) setAuthCookies(reply, deps.config, tokens);
       return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };

@@ -8,6 +8,7 @@ import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { Email, RedirectUrl, SessionTokensBody } from './schemas.js';
+import { rateLimitIp } from '../../client-ip.js';
 
 const SigninBody = Type.Object({
   email: Email,
@@ -42,8 +43,8 @@ export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
       const application = request.application!;
       const { email, password, redirect_url } = request.body;
       const email_ = normalizeEmail(email);
-      await deps.limiter.consume('signin_ip', `${application.id}:${request.ip}`);
-      await deps.limiter.consume('signin_email', `${application.id}:${email_}:${request.ip}`);
+      await deps.limiter.consume('signin_ip', `${application.id}:${rateLimitIp(request.ip)}`);
+      await deps.limiter.consume('signin_email', `${application.id}:${email_}:${rateLimitIp(request.ip)}`);
       await deps.limiter.consume('signin_email_any', `${application.id}:${email_}`);
       // A password selects the password strategy unless the client says otherwise.
       const strategy = request.body.strategy ?? (password != null ? 'password' : 'magic_link');

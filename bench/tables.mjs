@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+// Custom-table benchmark: one table of --rows rows (default 100,000) on SQLite or PostgreSQL.
+//   1. insert throughput over HTTP (POST .../rows, 32 connections, --insert-seconds);
+//   2. the rest of the rows written straight into the data table (and the usage row), to reach --rows fast;
+//   3. query latency over HTTP: filter `gte` on an int column + sort `desc` on a date column + page of 50,
+//      the first page and a deep page (by cursor), at 8 and 32 connections;
+//   4. beside each, the same SQL run directly on the database from this process (the ceiling);
+//   5. EXPLAIN of that SQL (index use).
+// A benchmark, not a test: nothing here asserts on timings. Figures go to bench/README.md.
+//
+//   npm run build && node bench/tables.mjs [--db sqlite|postgres] [--rows 100000] [--duration 10] [--insert-seconds 10] [--deep-pages 100]
+import { performance } from 'node:perf_hooks';
+import { availableParallelism, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { call } from './lib/fixtures.mjs';
+import { startServer } from './lib/server.mjs';
+
+const { values: opts } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'sqlite' },
+    rows: { type: 'string', default: '100000' },
+    duration: { type: 'string', default: '10' },
+    'insert-seconds': { type: 'string', default: '10' },
+    'deep-pages': { type: 'string', default: '100' },
+    'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+  },
+});
+const ROWS = Number(opts.rows);
+const DURATION = Number(opts.duration);
+const SCORE_MIN = 500_000; // `gte` keeps about half the rows
+const fmt = (n, digits = 1) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const hex = (uuid) => uuid.replace(/-/g, '');
+
+// Deterministic pseudo-random values (xorshift), so runs are comparable.
+let seed = 42;
+const rand = () => {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) / 4294967296;
+};
+const randomRow = () => ({
+  score: Math.floor(rand() * 1_000_000),
+  due: new Date(Date.UTC(2020, 0, 1) + Math.floor(rand() * 10 * 365 * 86_400_000)).toISOString(),
+  title: `item ${Math.floor(rand() * 1e9).toString(36)}`,
+});
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** The same query straight on the database: `concurrency` loops for `seconds`; ops/s, p50, p99 in ms. */
+async function direct(run, concurrency, seconds) {
+  const latencies = [];
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        await run();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return { rate: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function main() {
+  console.log(`# gatehouse tables bench: ${opts.db}, ${ROWS} rows, ${DURATION} s per query run`);
+  console.log(`machine: ${availableParallelism()} cores, Node ${process.version}; started ${new Date().toISOString()}; load average ${loadavg()[0].toFixed(1)}`);
+  const server = await startServer({ db: opts.db, pgAdminUrl: opts['pg-url'] });
+  let closeDb = async () => {};
+  try {
+    const { tenant_id } = await server.cli(['tenant', 'create', '--name', 'B']);
+    const app = await server.cli(['app', 'create', '--tenant', tenant_id, '--name', 'Bench', '--tables-limit-bytes', String(10 * 1024 ** 3)]);
+    const auth = { authorization: `Bearer ${app.secret_key}` };
+    const table = await call(server, 'POST', '/v1/tables', {
+      headers: auth,
+      expect: 201,
+      body: { name: 'tasks', columns: [{ name: 'score', type: 'int' }, { name: 'due', type: 'date' }, { name: 'title', type: 'text' }] },
+    });
+    const col = Object.fromEntries(table.columns.map((c) => [c.name, `c_${hex(c.column_id)}`]));
+    const t = `t_${hex(table.table_id)}`;
+
+    // 1. Inserts over HTTP.
+    const insert = await autocannon({
+      url: server.url,
+      connections: 32,
+      duration: Number(opts['insert-seconds']),
+      requests: [{ method: 'POST', path: `/v1/tables/${table.table_id}/rows`, headers: { ...auth, 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: JSON.stringify({ data: randomRow() }) }) }],
+    });
+    const inserted = insert['2xx'];
+    console.log(`\n| measure | rate | p50 (ms) | p99 (ms) | non-2xx |\n| --- | --- | --- | --- | --- |`);
+    console.log(`| insert over HTTP, 32 connections | ${fmt(insert.requests.average)} rows/s | ${fmt(insert.latency.p50)} | ${fmt(insert.latency.p99)} | ${insert.non2xx + insert.errors} |`);
+
+    // 2. Fill up to ROWS directly (same columns, sizes counted into the usage row as the service would).
+    const dbUrl = server.databaseUrl;
+    let query;
+    let explain;
+    const fill = [];
+    for (let i = inserted; i < ROWS; i++) {
+      const data = randomRow();
+      const now = new Date(Date.UTC(2026, 0, 1) + i).toISOString();
+      fill.push([crypto.randomUUID(), null, now, now, Buffer.byteLength(JSON.stringify(data)), data.score, data.due, data.title]);
+    }
+    const filledBytes = fill.reduce((sum, r) => sum + r[4], 0);
+    const firstSql = (p) => `select * from ${t} where ${col.score} >= ${p(1)} and ${col.due} is not null order by ${col.due} desc, row_id desc limit 51`;
+    const deepSql = (p) => `select * from ${t} where ${col.score} >= ${p(1)} and (${col.due}, row_id) < (${p(2)}, ${p(3)}) order by ${col.due} desc, row_id desc limit 51`;
+    if (opts.db === 'sqlite') {
+      const db = new SQLite(dbUrl.slice('sqlite:'.length));
+      db.pragma('busy_timeout = 15000');
+      const stmt = db.prepare(`insert into ${t} (row_id, user_id, created_at, updated_at, size_bytes, ${col.score}, ${col.due}, ${col.title}) values (?, ?, ?, ?, ?, ?, ?, ?)`);
+      db.transaction(() => {
+        for (const r of fill) stmt.run(...r);
+        db.prepare('update custom_table_usage set used_bytes = used_bytes + ? where app_id = ?').run(filledBytes, app.app_id);
+      }).immediate();
+      const q = { first: db.prepare(firstSql(() => '?')), deep: db.prepare(deepSql(() => '?')) };
+      query = async (kind, args) => q[kind].all(...args);
+      explain = async (kind, args) => db.prepare(`explain query plan ${kind === 'first' ? firstSql(() => '?') : deepSql(() => '?')}`).all(...args).map((r) => r.detail).join('\n');
+      closeDb = async () => db.close();
+    } else {
+      const pool = new pg.Pool({ connectionString: dbUrl, max: 32 });
+      for (let i = 0; i < fill.length; i += 1000) {
+        const chunk = fill.slice(i, i + 1000);
+        const params = chunk.flat();
+        const tuples = chunk.map((_, j) => `(${Array.from({ length: 8 }, (_, k) => `$${j * 8 + k + 1}`).join(', ')})`);
+        await pool.query(`insert into ${t} (row_id, user_id, created_at, updated_at, size_bytes, ${col.score}, ${col.due}, ${col.title}) values ${tuples.join(', ')}`, params);
+      }
+      await pool.query('update custom_table_usage set used_bytes = used_bytes + $1 where app_id = $2', [filledBytes, app.app_id]);
+      await pool.query(`analyze ${t}`);
+      const text = { first: firstSql((n) => `$${n}`), deep: deepSql((n) => `$${n}`) };
+      query = async (kind, args) => (await pool.query(text[kind], args)).rows;
+      explain = async (kind, args) => (await pool.query(`explain (analyze, costs off) ${text[kind]}`, args)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      closeDb = () => pool.end();
+    }
+
+    // 3. A deep cursor: walk --deep-pages pages first.
+    const body = { filter: { field: 'score', op: 'gte', value: SCORE_MIN }, sort: { field: 'due', dir: 'desc' }, limit: 50 };
+    let cursor = null;
+    for (let i = 0; i < Number(opts['deep-pages']); i++) {
+      const page = await call(server, 'POST', `/v1/tables/${table.table_id}/rows/query`, { headers: auth, body: { ...body, cursor } });
+      cursor = page.next_cursor;
+    }
+    // The cursor's payload is readable (it is MACed, not encrypted): the direct query seeks to the same place.
+    const [, , , , , deepValue, deepRowId] = JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString());
+    const args = { first: [SCORE_MIN], deep: [SCORE_MIN, deepValue, deepRowId] };
+
+    // Calibration on a shared machine: the cheapest route (one trivial database query) under the same load.
+    const health = await autocannon({ url: server.url, connections: 8, duration: DURATION, requests: [{ method: 'GET', path: '/v1/health' }] });
+    console.log(`| baseline GET /v1/health, 8 connections | ${fmt(health.requests.average)} req/s | ${fmt(health.latency.p50)} | ${fmt(health.latency.p99)} | ${health.non2xx + health.errors} |`);
+    for (const kind of ['first', 'deep']) {
+      const payload = JSON.stringify(kind === 'first' ? body : { ...body, cursor });
+      for (const connections of [8, 32]) {
+        const result = await autocannon({
+          url: server.url,
+          connections,
+          duration: DURATION,
+          requests: [{ method: 'POST', path: `/v1/tables/${table.table_id}/rows/query`, headers: { ...auth, 'content-type': 'application/json' }, body: payload }],
+        });
+        const ceiling = await direct(() => query(kind, args[kind]), opts.db === 'sqlite' ? 1 : connections, Math.min(DURATION, 5));
+        const label = `${kind === 'first' ? 'first page' : `deep page (after ${opts['deep-pages']} pages)`}, ${connections} connections`;
+        console.log(`| query ${label}, HTTP | ${fmt(result.requests.average)} req/s | ${fmt(result.latency.p50)} | ${fmt(result.latency.p99)} | ${result.non2xx + result.errors} |`);
+        console.log(`| same SQL direct (${opts.db === 'sqlite' ? '1 synchronous loop' : `${connections} pool connections`}) | ${fmt(ceiling.rate)} queries/s | ${fmt(ceiling.p50, 2)} | ${fmt(ceiling.p99, 2)} | - |`);
+      }
+    }
+    console.log('');
+    for (const kind of ['first', 'deep']) console.log(`EXPLAIN (${kind} page):\n\`\`\`\n${await explain(kind, args[kind])}\n\`\`\`\n`);
+    console.log(`finished ${new Date().toISOString()}; load average ${loadavg()[0].toFixed(1)}`);
+  } finally {
+    await closeDb();
+    await server.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// The example web app's static server: `node examples/web/serve.mjs` from the repository root, while
+// `npm start` runs the API there. First run: creates a tenant and two apps through the gatehouse CLI and
+// keeps their keys in ./data/example-web.json. Then serves the same pages as two sites:
+//   http://127.0.0.1:3000  app "One", API http://127.0.0.1:8080
+//   http://localhost:3000  app "Two", API http://localhost:8080
+// Each page talks to the API on its OWN host name, so page and API are same-site and the API's
+// SameSite=Lax cookies reach it; the two sites are cross-site to each other, as two real domains are,
+// and SSO carries the sign-in from One to Two.
+// Options: --port 3000 --api-port 8080 --config FILE (a ready config; the browser tests pass one).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { dirname, extname, join, normalize, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '../..');
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+}
+const port = Number(option('port', '3000'));
+const apiPort = Number(option('api-port', '8080'));
+
+function gatehouse(...args) {
+  return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bin/gatehouse.js'), ...args, '--json'], { encoding: 'utf8' }));
+}
+
+/** The sites (host name → app) from --config, or from ./data/example-web.json, made on the first run. */
+function loadSites() {
+  const given = option('config');
+  if (given) return JSON.parse(readFileSync(given, 'utf8')).sites;
+  const file = resolve('data/example-web.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')).sites;
+  const tenant = gatehouse('tenant', 'create', '--name', 'Example');
+  const app = (name, origin, ...more) =>
+    gatehouse('app', 'create', '--tenant', tenant.tenant_id, '--name', name, '--allowed-origin', origin, ...more);
+  const one = app('One', `http://127.0.0.1:${port}`, '--verification-method', 'both');
+  const two = app('Two', `http://localhost:${port}`);
+  const sites = {
+    '127.0.0.1': { name: one.name, publishable_key: one.publishable_key },
+    localhost: { name: two.name, publishable_key: two.publishable_key },
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ sites }, null, 2) + '\n');
+  console.log(`created tenant ${tenant.tenant_id} with apps One (${one.app_id}) and Two (${two.app_id}); keys in ${file}`);
+  return sites;
+}
+
+const sites = loadSites();
+
+/** config.js for the site the browser asked for: which app, and where its API is (same host name). */
+function configFor(host) {
+  const site = sites[host];
+  if (!site) return undefined;
+  const others = Object.entries(sites)
+    .filter(([name]) => name !== host)
+    .map(([name, other]) => ({ name: other.name, url: `http://${name}:${port}/` }));
+  const config = { name: site.name, publishableKey: site.publishable_key, api: `http://${host}:${apiPort}`, others };
+  return `export default ${JSON.stringify(config, null, 2)};\n`;
+}
+
+function fileFor(pathname) {
+  if (pathname === '/') return join(HERE, 'index.html');
+  // hash-wasm's argon2 build is served beside the worker that loads it.
+  if (pathname === '/hashcash/argon2.umd.min.js') return join(ROOT, 'node_modules/hash-wasm/dist/argon2.umd.min.js');
+  const path = normalize(join(HERE, pathname));
+  return path.startsWith(HERE) && extname(path) in TYPES ? path : undefined;
+}
+
+createServer((request, response) => {
+  const url = new URL(request.url ?? '/', 'http://x');
+  const host = (request.headers.host ?? '').replace(/:\d+$/, '');
+  const send = (status, type, body) => {
+    response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    response.end(body);
+  };
+  if (url.pathname === '/config.js') {
+    const config = configFor(host);
+    return config ? send(200, TYPES['.js'], config) : send(404, 'text/plain', `no app for host ${host}: open http://127.0.0.1:${port}/`);
+  }
+  const file = fileFor(url.pathname);
+  if (!file || !existsSync(file)) return send(404, 'text/plain', 'not found');
+  send(200, TYPES[extname(file)], readFileSync(file));
+}).listen(port, '127.0.0.1', () => {
+  for (const [host, site] of Object.entries(sites)) console.log(`app ${site.name}: http://${host}:${port}/ (API http://${host}:${apiPort})`);
+});

@@ -1,0 +1,67 @@
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { ConfigError, type Config } from './config/index.js';
+import { createDeps } from './deps.js';
+import type { Logger } from './logger.js';
+import { serve } from './main.js';
+import { migrateToLatest } from './store/migrations/index.js';
+
+export const MAX_WORKERS = 64;
+
+/** `--workers N|auto`: a whole number from 1 to 64, or `auto` for one process per core. */
+export function parseWorkers(value: string): number | undefined {
+  if (value === 'auto') return availableParallelism();
+  if (!/^\d+$/.test(value)) return undefined;
+  const n = Number(value);
+  return n >= 1 && n <= MAX_WORKERS ? n : undefined;
+}
+
+/**
+ * `gatehouse serve --workers N`: N processes (Node cluster) accepting on one port. Every worker is a
+ * whole server (stateless: sessions, keys and limits live in the database and Redis). Rate limits are
+ * the one thing a process would otherwise count alone, so more than one worker needs REDIS_URL, and
+ * start-up refuses without it. The primary applies migrations once, forks, replaces a worker that dies,
+ * and on SIGTERM/SIGINT passes the signal on and waits for every worker to finish its requests.
+ */
+export async function serveWorkers(config: Config, log: Logger, workers: number): Promise<void> {
+  if (cluster.isWorker || workers === 1) return serve(config, log);
+  if (!config.redisUrl) {
+    throw new ConfigError(
+      'REDIS_URL',
+      `is required with --workers ${workers}: rate limits are counted in memory per process without it, so each worker would allow the whole limit again`,
+    );
+  }
+  const deps = createDeps(config, log);
+  try {
+    const applied = await migrateToLatest(deps.db);
+    if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+  } finally {
+    await deps.close();
+  }
+
+  let stopping = false;
+  const fork = (): Worker => cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    log.error({ worker: worker.process.pid, code, signal }, 'worker exited; starting another');
+    setTimeout(fork, 1_000).unref();
+  });
+  for (let i = 0; i < workers; i += 1) fork();
+  log.info({ workers }, 'workers started');
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down workers');
+    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    if (!alive.length) process.exit(0);
+    for (const worker of alive) worker.process.kill(signal);
+    // A worker that hangs longer than this is killed; its in-flight requests had 10 s.
+    setTimeout(() => process.exit(1), 15_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,119 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { billingOverview, listTransactions } from '../../services/billing/account.js';
+import { parseUsd } from '../../services/billing/money.js';
+import { createTopup, readTopup } from '../../services/billing/topups.js';
+import type { Guards } from '../plugins/guards.js';
+import { errors, Timestamp, Uuid } from '../schemas.js';
+import type { Http } from '../types.js';
+
+// interface.md 4.9 and contract.md section 12: tenant billing, reached with the secret key of any app of
+// the tenant, and still open while the tenant is paused (the guard `billing` does not refuse paused apps).
+
+const Usd = Type.Number({ description: 'USD, at most 2 decimals' });
+
+const Overview = Type.Object({
+  tenant_id: Type.String(),
+  balance_usd: Usd,
+  paused: Type.Boolean(),
+  usage: Type.Object({
+    period_start: Timestamp,
+    period_end: Timestamp,
+    monthly_active_users: Type.Integer(),
+    table_storage_bytes: Type.Integer(),
+    object_storage_bytes: Type.Integer(),
+    estimated_charges_usd: Usd,
+  }),
+  payment_methods: Type.Array(Type.Object({ method: Type.Literal('crypto'), chains: Type.Array(Type.String()) })),
+});
+
+const TopupBody = Type.Object({
+  // Checked by the service rather than the schema: the schema layer would coerce "5" to 5.
+  amount_usd: Type.Unknown({ description: 'JSON number of USD, > 0, at most 2 decimals, at most 100000' }),
+  method: Type.Literal('crypto'),
+  chain: Type.Optional(Type.String({ maxLength: 32, description: 'one of BILLING_CHAINS; default the first of them' })),
+});
+
+const Topup = Type.Object({
+  payment_id: Uuid,
+  status: Type.Union([Type.Literal('pending'), Type.Literal('confirmed'), Type.Literal('expired')]),
+  amount_usd: Usd,
+  method: Type.Literal('crypto'),
+  chain: Type.String(),
+  pay_to: Type.Object({ address: Type.String(), amount: Type.String() }),
+  challenge_id: Type.String({ description: "the provider's challenge id" }),
+  expires_at: Timestamp,
+  created_at: Timestamp,
+});
+
+const Transaction = Type.Object({
+  transaction_id: Uuid,
+  type: Type.Union([Type.Literal('topup'), Type.Literal('usage'), Type.Literal('adjustment')]),
+  amount_usd: Usd,
+  balance_after_usd: Usd,
+  description: Type.String(),
+  payment_id: Type.Union([Uuid, Type.Null()]),
+  created_at: Timestamp,
+});
+
+export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const secret = [{ secret: [] }];
+
+  app.get(
+    '/v1/billing',
+    {
+      preHandler: guards.billing,
+      schema: { tags: ['billing'], summary: 'Balance, pause state, this month’s usage and payment methods', security: secret, response: { 200: Overview, ...errors(401, 403) } },
+    },
+    async (request) => billingOverview(deps, request.application!.tenantId),
+  );
+
+  app.post(
+    '/v1/billing/topups',
+    {
+      preHandler: guards.billing,
+      schema: {
+        tags: ['billing'],
+        summary: 'Start a crypto top-up: a donation challenge at the provider; pay to pay_to',
+        security: secret,
+        body: TopupBody,
+        response: { 201: Topup, ...errors(400, 401, 403, 502) },
+      },
+    },
+    async (request, reply) => {
+      const amountCents = parseUsd(request.body.amount_usd, 'amount_usd', 'positive');
+      const topup = await createTopup(deps, request.application!, { amountCents, chain: request.body.chain });
+      return reply.code(201).send(topup);
+    },
+  );
+
+  app.get(
+    '/v1/billing/topups/:payment_id',
+    {
+      preHandler: guards.billing,
+      schema: {
+        tags: ['billing'],
+        summary: 'A top-up’s status; asks the provider and credits a confirmed payment once',
+        security: secret,
+        params: Type.Object({ payment_id: Uuid }),
+        response: { 200: Topup, ...errors(400, 401, 403, 404, 502) },
+      },
+    },
+    async (request) => readTopup(deps, request.application!.tenantId, request.params.payment_id),
+  );
+
+  app.get(
+    '/v1/billing/transactions',
+    {
+      preHandler: guards.billing,
+      schema: {
+        tags: ['billing'],
+        summary: 'Ledger rows, newest first',
+        security: secret,
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) }),
+        response: { 200: Type.Object({ transactions: Type.Array(Transaction) }), ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => ({ transactions: await listTransactions(deps, request.application!.tenantId, request.query.limit) }),
+  );
+}

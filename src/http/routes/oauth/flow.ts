@@ -1,0 +1,104 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../../deps.js';
+import { ApiError, badRequest, notFound } from '../../../errors.js';
+import { AppleClientSecrets } from '../../../providers/apple-secret.js';
+import { OidcIssuers } from '../../../providers/oidc.js';
+import { isProvider } from '../../../services/oauth-providers.js';
+import { completeCallback, OAuthCallbackError, startAuthorization, type CallbackParams, type OAuthDeps } from '../../../services/oauth.js';
+import type { OAuthProviderName } from '../../../store/repos/oauth-providers.js';
+import { setAuthCookies } from '../../cookies.js';
+import type { Guards } from '../../plugins/guards.js';
+import { errors } from '../../schemas.js';
+import type { Http } from '../../types.js';
+
+// interface.md 4.2 and contract.md section 13: authorize (Publishable) and the two callbacks (GET for
+// Google's query response, POST for Apple's form_post). The callbacks carry no key: the state names the app.
+
+const ProviderParams = Type.Object({ provider: Type.String({ maxLength: 64 }) });
+
+const Param = Type.Optional(Type.String({ maxLength: 4096 }));
+const CallbackFields = Type.Object({ state: Param, code: Param, iss: Param, error: Param, error_description: Param, user: Param });
+
+const callbackSchema = (summary: string, where: 'querystring' | 'body') => ({
+  tags: ['oauth'],
+  summary,
+  params: ProviderParams,
+  [where]: CallbackFields,
+  response: { 302: Type.Null({ description: 'Location: redirect_url, with ?error=CODE on failure' }), ...errors(400, 404) },
+});
+
+function providerOf(name: string): OAuthProviderName {
+  if (!isProvider(name)) throw notFound(`unknown provider "${name}" (google or apple)`);
+  return name;
+}
+
+/** Where a failed callback goes: back to the app with `?error=CODE` (its own query kept). */
+function withError(redirectUrl: string, code: string): string {
+  const url = new URL(redirectUrl);
+  url.searchParams.set('error', code);
+  return url.toString();
+}
+
+export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const oauthDeps: OAuthDeps = { ...deps, issuers: new OidcIssuers(), appleSecrets: new AppleClientSecrets() };
+
+  app.get(
+    '/v1/oauth/:provider/authorize',
+    {
+      preHandler: guards.publishable,
+      schema: {
+        tags: ['oauth'],
+        summary: "The provider's authorization URL (PKCE S256, state and nonce kept on the server for 10 minutes)",
+        security: [{ publishable: [] }],
+        params: ProviderParams,
+        querystring: Type.Object({ redirect_url: Type.String({ minLength: 1, maxLength: 2048, description: 'on the allow-list; the browser returns here' }) }),
+        response: { 200: Type.Object({ authorization_url: Type.String() }), ...errors(400, 401, 404, 502) },
+      },
+    },
+    async (request, reply) => {
+      const provider = providerOf(request.params.provider);
+      const url = await startAuthorization(oauthDeps, request.application!, provider, request.query.redirect_url);
+      reply.header('cache-control', 'no-store');
+      return { authorization_url: url };
+    },
+  );
+
+  async function callback(request: FastifyRequest, reply: FastifyReply, params: CallbackParams) {
+    const provider = providerOf((request.params as { provider: string }).provider);
+    const keyApp = typeof request.headers['x-publishable-key'] === 'string' ? await guards.resolvePublishable(request) : undefined;
+    // The URL held a code and a state: keep them out of the next page's Referer, and out of caches.
+    reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
+    try {
+      const { tokens, redirectUrl } = await completeCallback(oauthDeps, provider, params, keyApp);
+      setAuthCookies(reply, deps.config, tokens);
+      return reply.redirect(redirectUrl, 302);
+    } catch (error) {
+      if (!(error instanceof OAuthCallbackError)) throw error;
+      // Code and messages only: a provider's error may quote claims.
+      const cause = error.cause as { message?: string; code?: string } | undefined;
+      request.log.info({ oauth_error: error.code, cause: cause && { message: cause.message, code: cause.code } }, 'OAuth callback failed');
+      if (!error.redirectUrl) throw badRequest(error.detail, 'invalid_state');
+      return reply.redirect(withError(error.redirectUrl, error.code), 302);
+    }
+  }
+
+  app.get('/v1/oauth/:provider/callback', { schema: callbackSchema("The provider's redirect (query response mode)", 'querystring') }, (request, reply) =>
+    callback(request, reply, request.query as CallbackParams),
+  );
+
+  // Apple posts the response as a cross-site form (form_post): only this scope parses form bodies, so no
+  // other route accepts a form a foreign page could submit.
+  app.register(async (scope: Http) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
+      try {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      } catch (cause) {
+        done(new ApiError(400, 'validation_failed', 'the form body could not be read', { cause }), undefined);
+      }
+    });
+    scope.post('/v1/oauth/:provider/callback', { schema: callbackSchema("The provider's form_post response", 'body') }, (request, reply) =>
+      callback(request, reply, (request.body ?? {}) as CallbackParams),
+    );
+  });
+}

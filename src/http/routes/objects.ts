@@ -1,0 +1,204 @@
+import { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Deps } from '../../deps.js';
+import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
+import { deleteObject, headObject, listObjects, openObject, putObject } from '../../services/objects.js';
+import type { ObjectAddress, StoredObject } from '../../store/repos/objects.js';
+import { findUserById } from '../../store/repos/users.js';
+import { CONTENT_SECURITY_POLICY, contentDisposition, etagMatches, isMediaType, parseRange } from '../objects/serve-headers.js';
+import type { Guards } from '../plugins/guards.js';
+import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import type { Http } from '../types.js';
+
+// interface.md 4.8 with contract.md section 11: objects. Secret (any user_id) or Publishable + Session
+// (own objects only: another user_id is 403). Bodies stream between the socket and the blob store.
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The Content-Type an upload was sent with (the framework sees octet-stream). */
+    uploadContentType?: string;
+  }
+}
+
+export const ObjectBody = Type.Object({
+  key: Type.String(),
+  size_bytes: Type.Integer(),
+  content_type: Type.String(),
+  user_id: Type.Union([Uuid, Type.Null()]),
+  etag: Type.String({ description: 'as in the ETag header, quoted' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const objectBody = (o: StoredObject) => ({
+  key: o.key,
+  size_bytes: o.sizeBytes,
+  content_type: o.contentType,
+  user_id: o.owner === '' ? null : o.owner,
+  etag: o.etag,
+  created_at: o.createdAt,
+  updated_at: o.updatedAt,
+});
+
+const ObjectParams = Type.Object({ bucket_id: Uuid, '*': Type.String({ description: 'the key: 1-1024 bytes, may hold /' }) });
+const OwnerQuery = Type.Object({ user_id: Type.Optional(Uuid) });
+const ListQuery = Type.Object({
+  user_id: Type.Optional(Uuid),
+  prefix: Type.Optional(Type.String({ maxLength: 1024 })),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  cursor: Type.Optional(Type.String({ maxLength: 4096 })),
+});
+
+const route = { tags: ['object storage'], security: [{ secret: [] }, { publishable: [], session: [] }] as Record<string, string[]>[] };
+
+/** Keys are 1-1024 bytes of UTF-8 without control characters (NUL cannot be stored, and none belongs in a name). */
+function checkKey(key: string): string {
+  const bytes = Buffer.byteLength(key, 'utf8');
+  if (bytes < 1 || bytes > 1024) throw badRequest('key must be 1-1024 bytes');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(key) || key.includes('\ufffd')) throw badRequest('key must be valid UTF-8 without control characters');
+  return key;
+}
+
+export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
+  /**
+   * The owner the request acts as: a session is its own user (another user_id → 403); the secret key acts
+   * for the user_id it names (a user of this app, else 404) or for no user.
+   */
+  async function ownerOf(request: FastifyRequest, userId: string | undefined): Promise<string> {
+    if (request.session) {
+      if (userId !== undefined && userId !== request.session.userId) throw forbidden("a session reaches only its own user's objects");
+      return request.session.userId;
+    }
+    if (userId === undefined) return '';
+    if (!(await findUserById(deps.db, request.application!.id, userId))) throw notFound('user not found');
+    return userId;
+  }
+
+  async function addressOf(request: FastifyRequest): Promise<ObjectAddress> {
+    const params = request.params as { bucket_id: string; '*': string };
+    const key = checkKey(params['*']);
+    return { appId: request.application!.id, bucketId: params.bucket_id, owner: await ownerOf(request, (request.query as { user_id?: string }).user_id), key };
+  }
+
+  // The upload route gets its own context: its body is never parsed or buffered, whatever its type; the
+  // handler streams request.raw to the blob store.
+  app.register(async (uploads: Http) => {
+    // The stored Content-Type is the client's, checked by the handler after authentication; the framework
+    // only ever sees octet-stream, so no type (JSON, forms, malformed ones) is parsed or refused early.
+    uploads.addHook('onRequest', async (request) => {
+      request.uploadContentType = request.headers['content-type'];
+      if (request.headers['content-type'] !== undefined) request.headers['content-type'] = 'application/octet-stream';
+    });
+    uploads.removeAllContentTypeParsers();
+    uploads.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // A refused upload is answered before its body is read: close the connection instead of draining it.
+    uploads.addHook('onSend', async (request, reply) => {
+      if (reply.statusCode >= 400 && !request.raw.complete) reply.header('connection', 'close');
+    });
+    uploads.put(
+      '/v1/buckets/:bucket_id/objects/*',
+      {
+        preHandler: guards.secretOrSession,
+        schema: {
+          ...route,
+          summary: 'Store an object: the body is its bytes, Content-Type its type, Content-Length required',
+          params: ObjectParams,
+          querystring: OwnerQuery,
+          response: { 200: ObjectBody, ...errors(400, 401, 403, 404, 411, 413) },
+        },
+      },
+      async (request) => {
+        const length = request.headers['content-length'];
+        if (length === undefined && request.headers['transfer-encoding'] !== undefined) {
+          throw new ApiError(411, 'length_required', 'send Content-Length: uploads are checked against the caps before they are read');
+        }
+        const size = length === undefined ? 0 : Number(length);
+        const header = request.uploadContentType;
+        const contentType = header === undefined || header === '' ? 'application/octet-stream' : header;
+        if (!isMediaType(contentType)) throw badRequest('Content-Type must be a media type such as image/png');
+        const object = await putObject(deps, await addressOf(request), { contentType, size, body: request.raw });
+        return objectBody(object);
+      },
+    );
+  });
+
+  app.get(
+    '/v1/buckets/:bucket_id/objects/*',
+    {
+      preHandler: guards.secretOrSession,
+      schema: {
+        ...route,
+        summary: 'The bytes, with ETag, Last-Modified, If-None-Match (304) and one Range (206)',
+        params: ObjectParams,
+        querystring: OwnerQuery,
+        response: {
+          200: Type.String({ description: 'the object bytes with the stored Content-Type' }),
+          206: Type.String({ description: 'the requested range, with Content-Range' }),
+          304: Type.Null({ description: 'If-None-Match named the current ETag' }),
+          ...errors(400, 401, 403, 404, 416),
+        },
+      },
+    },
+    async (request, reply) => {
+      const address = await addressOf(request);
+      const object = await headObject(deps, address);
+      reply.headers({
+        etag: object.etag,
+        'last-modified': new Date(object.updatedAt).toUTCString(),
+        'accept-ranges': 'bytes',
+        'cache-control': 'private, no-cache',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': CONTENT_SECURITY_POLICY,
+        'content-disposition': contentDisposition(object.contentType, object.key),
+      });
+      if (etagMatches(request.headers['if-none-match'], object.etag)) return reply.code(304).send(null);
+      const range = parseRange(request.headers.range, object.sizeBytes);
+      if (range.kind === 'unsatisfiable') {
+        throw new ApiError(416, 'range_not_satisfiable', `the object has ${object.sizeBytes} bytes`, {
+          headers: { 'content-range': `bytes */${object.sizeBytes}` },
+        });
+      }
+      const part = range.kind === 'partial' ? range.range : undefined;
+      if (part) reply.code(206).header('content-range', `bytes ${part.start}-${part.end}/${object.sizeBytes}`);
+      reply.header('content-length', part ? part.end - part.start + 1 : object.sizeBytes).type(object.contentType);
+      // HEAD (Fastify's automatic route) answers the headers without opening the blob.
+      if (request.method === 'HEAD') return reply.send(Readable.from([]) as unknown as string);
+      const stream = await openObject(deps, address.appId, object, part);
+      return reply.send(stream as unknown as string); // streamed: Fastify never serializes a stream
+    },
+  );
+
+  app.delete(
+    '/v1/buckets/:bucket_id/objects/*',
+    {
+      preHandler: guards.secretOrSession,
+      schema: { ...route, summary: 'Delete an object and its bytes', params: ObjectParams, querystring: OwnerQuery, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
+    },
+    async (request) => {
+      await deleteObject(deps, await addressOf(request));
+      return { status: 'deleted' as const };
+    },
+  );
+
+  app.get(
+    '/v1/buckets/:bucket_id/objects',
+    {
+      preHandler: guards.secretOrSession,
+      schema: {
+        ...route,
+        summary: 'A page of objects in key order (a session sees its own only)',
+        params: Type.Object({ bucket_id: Uuid }),
+        querystring: ListQuery,
+        response: { 200: Type.Object({ objects: Type.Array(ObjectBody), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { user_id, prefix, limit, cursor } = request.query;
+      const owner = request.session || user_id !== undefined ? await ownerOf(request, user_id) : undefined;
+      const page = await listObjects(deps, request.application!.id, request.params.bucket_id, { owner, prefix, limit, cursor });
+      return { objects: page.objects.map(objectBody), next_cursor: page.nextCursor };
+    },
+  );
+}

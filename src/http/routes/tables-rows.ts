@@ -1,0 +1,107 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { MAX_IN_VALUES, queryRows } from '../../services/tables/query.js';
+import { createRow, deleteRow, getRow, updateRow } from '../../services/tables/rows.js';
+import type { Guards } from '../plugins/guards.js';
+import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { NoOtherField } from './tables-schemas.js';
+import type { Http } from '../types.js';
+import { callerOf } from './tables.js';
+
+// interface.md 4.7, contract.md section 10: rows and queries. Secret (every row, may set user_id) or
+// Publishable + Session (only the session user's rows; another user's row is 404).
+
+const RowBody = Type.Object({
+  row_id: Uuid,
+  data: Type.Record(Type.String(), Type.Unknown()),
+  user_id: Type.Union([Uuid, Type.Null()]),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const Data = Type.Record(Type.String(), Type.Unknown(), { description: 'values keyed by column name' });
+const TableParams = Type.Object({ table_id: Uuid });
+const RowParams = Type.Object({ table_id: Uuid, row_id: Uuid });
+
+const Filter = Type.Object(
+  {
+    field: Type.String({ minLength: 1, maxLength: 63 }),
+    op: Type.Union(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'is_null'].map((op) => Type.Literal(op))),
+    value: Type.Optional(Type.Unknown({ description: `in: a list of at most ${MAX_IN_VALUES}; is_null: true or false` })),
+  },
+  { additionalProperties: NoOtherField },
+);
+
+const QueryBody = Type.Object(
+  {
+    filter: Type.Optional(Type.Union([Filter, Type.Array(Filter, { maxItems: 50, description: 'all must hold (AND)' })])),
+    sort: Type.Optional(Type.Object({ field: Type.String({ minLength: 1, maxLength: 63 }), dir: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' }) }, { additionalProperties: NoOtherField })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+    cursor: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 4096 }), Type.Null()])),
+  },
+  { additionalProperties: NoOtherField },
+);
+
+const route = { tags: ['custom tables'], security: [{ secret: [] }, { publishable: [], session: [] }] as Array<Record<string, string[]>> };
+
+export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.post(
+    '/v1/tables/:table_id/rows',
+    {
+      preHandler: guards.secretOrSession,
+      schema: {
+        ...route,
+        summary: 'Create a row (data at most 256 KiB; 413 past the storage limit)',
+        params: TableParams,
+        body: Type.Object({ data: Data, user_id: Type.Optional(Type.Union([Uuid, Type.Null()])) }, { additionalProperties: NoOtherField }),
+        response: { 201: RowBody, ...errors(400, 401, 403, 404, 413) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createRow(deps, request.application!.id, request.params.table_id, callerOf(request), request.body)),
+  );
+
+  app.post(
+    '/v1/tables/:table_id/rows/query',
+    {
+      preHandler: guards.secretOrSession,
+      schema: {
+        ...route,
+        summary: 'Filter (AND of field/op/value), sort and page by cursor',
+        params: TableParams,
+        body: QueryBody,
+        response: { 200: Type.Object({ rows: Type.Array(RowBody), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => queryRows(deps, request.application!.id, request.params.table_id, callerOf(request), request.body as Parameters<typeof queryRows>[4]),
+  );
+
+  app.get(
+    '/v1/tables/:table_id/rows/:row_id',
+    { preHandler: guards.secretOrSession, schema: { ...route, summary: 'A row', params: RowParams, response: { 200: RowBody, ...errors(400, 401, 403, 404) } } },
+    async (request) => getRow(deps, request.application!.id, request.params.table_id, request.params.row_id, callerOf(request)),
+  );
+
+  app.patch(
+    '/v1/tables/:table_id/rows/:row_id',
+    {
+      preHandler: guards.secretOrSession,
+      schema: {
+        ...route,
+        summary: 'Merge data into the row; null clears a non-required field',
+        params: RowParams,
+        body: Type.Object({ data: Data }, { additionalProperties: NoOtherField }),
+        response: { 200: RowBody, ...errors(400, 401, 403, 404, 413) },
+      },
+    },
+    async (request) => updateRow(deps, request.application!.id, request.params.table_id, request.params.row_id, callerOf(request), request.body),
+  );
+
+  app.delete(
+    '/v1/tables/:table_id/rows/:row_id',
+    { preHandler: guards.secretOrSession, schema: { ...route, summary: 'Delete a row', params: RowParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } } },
+    async (request) => {
+      await deleteRow(deps, request.application!.id, request.params.table_id, request.params.row_id, callerOf(request));
+      return { status: 'deleted' as const };
+    },
+  );
+}

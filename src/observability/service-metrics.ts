@@ -1,0 +1,52 @@
+import { Counter, Gauge, type Metric } from 'prom-client';
+
+/**
+ * Counters the service itself keeps (outages, the mail outbox), created once in deps.ts and registered
+ * on GET /metrics beside the HTTP and process metrics.
+ */
+export interface ServiceMetrics {
+  /** Requests answered 503 because the database could not serve them, by cause (store/dialect.ts). */
+  databaseUnavailable: Counter<'cause'>;
+  /** Outbox emails handed to the relay (or the dev outbox). */
+  mailSent: Counter;
+  /** Send attempts that failed and will be retried. */
+  mailFailedAttempts: Counter;
+  /** Emails given up on after MAIL_GIVE_UP_SECONDS of retrying (logged at error level, row kept). */
+  mailGivenUp: Counter;
+  /** Emails waiting in the outbox (not given up), as this node last counted them. */
+  mailOutboxPending: Gauge;
+  all: Metric[];
+}
+
+export function createServiceMetrics(): ServiceMetrics {
+  const databaseUnavailable = new Counter({
+    name: 'gatehouse_database_unavailable_total',
+    help: 'Requests answered 503 because the database was unreachable, restarting, busy or too slow, by cause',
+    labelNames: ['cause'] as const,
+    registers: [],
+  });
+  const mailSent = new Counter({ name: 'gatehouse_mail_sent_total', help: 'Outbox emails sent', registers: [] });
+  const mailFailedAttempts = new Counter({
+    name: 'gatehouse_mail_failed_attempts_total',
+    help: 'Outbox send attempts that failed and will be retried',
+    registers: [],
+  });
+  const mailGivenUp = new Counter({
+    name: 'gatehouse_mail_given_up_total',
+    help: 'Outbox emails given up on after retrying for MAIL_GIVE_UP_SECONDS',
+    registers: [],
+  });
+  const mailOutboxPending = new Gauge({
+    name: 'gatehouse_mail_outbox_pending',
+    help: 'Emails waiting in the outbox (not given up), as this node last counted them',
+    registers: [],
+  });
+  return {
+    databaseUnavailable,
+    mailSent,
+    mailFailedAttempts,
+    mailGivenUp,
+    mailOutboxPending,
+    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending],
+  };
+}

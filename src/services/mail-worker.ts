@@ -1,0 +1,162 @@
+import { hostname } from 'node:os';
+import { addSeconds, iso } from '../clock.js';
+import { newUuid } from '../crypto/ids.js';
+import type { Deps } from '../deps.js';
+import { supportsSkipLocked } from '../store/dialect.js';
+import * as outbox from '../store/repos/mail-outbox.js';
+import type { MailOutboxRow } from '../store/types.js';
+import { inTransaction } from '../store/transaction.js';
+import { openOutboxMail } from './mail-outbox.js';
+
+export type MailWorkerDeps = Pick<Deps, 'db' | 'store' | 'clock' | 'config' | 'masterKeys' | 'mailer' | 'log' | 'metrics' | 'mailSignal'>;
+
+/** Emails one node sends at once. */
+const CONCURRENCY = 4;
+/** How often the worker looks for due emails when nothing woke it (other nodes' rows, retries). */
+const POLL_MS = 1_000;
+/** Retry delays double from 2 s up to 5 minutes, until the email's give_up_at. */
+const FIRST_RETRY_SECONDS = 2;
+const MAX_RETRY_SECONDS = 300;
+
+export interface MailWorker {
+  /** Stops claiming and waits for the sends in flight, at most `waitMs`. */
+  stop(waitMs: number): Promise<void>;
+}
+
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** Math.max(0, attempts - 1));
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the mail relay within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** The relay's own words when it gave any, else the error's message (never the message's content). */
+function describe(error: unknown): string {
+  const e = error as { cause?: { message?: string; response?: string }; message?: string };
+  return String(e?.cause?.response ?? e?.cause?.message ?? e?.message ?? error).slice(0, 500);
+}
+
+/**
+ * The mail worker, one per node: claims due outbox rows under a lease (one node per row), sends each
+ * within MAIL_SEND_TIMEOUT_MS, deletes what was sent, retries failures with doubling delays, and gives up
+ * at the row's give_up_at (MAIL_GIVE_UP_SECONDS after it was queued): logged at error level, counted in
+ * gatehouse_mail_given_up_total, the row kept. A node that dies mid-send leaves a lease that runs out
+ * after MAIL_SEND_TIMEOUT_MS + 5 s, and the next claim on any node sends the row again: delivery is at
+ * least once.
+ */
+export function startMailWorker(deps: MailWorkerDeps): MailWorker {
+  const holder = `${hostname()}:${process.pid}:${newUuid()}`;
+  const leaseSeconds = deps.config.mailSendTimeoutMs / 1000 + 5;
+  const inFlight = new Set<Promise<void>>();
+  let claiming = false;
+  let again = false;
+  let stopped = false;
+  let lastClaimError = 0;
+
+  async function deliver(row: MailOutboxRow): Promise<void> {
+    const attempts = row.attempts + 1;
+    const fields = { outbox_id: row.id, app_id: row.app_id, attempts };
+    let error: unknown;
+    try {
+      const mail = openOutboxMail(deps.masterKeys, row.id, row.sealed);
+      await withDeadline(deps.mailer.send(mail), deps.config.mailSendTimeoutMs);
+      await outbox.deleteSentMail(deps.db, row.id, holder);
+      deps.metrics.mailSent.inc();
+      return;
+    } catch (caught) {
+      error = caught;
+    }
+    const now = deps.clock.now();
+    const lastError = describe(error);
+    try {
+      if (iso(now) >= row.give_up_at) {
+        await outbox.markMailGivenUp(deps.db, row.id, holder, { attempts, now: iso(now), lastError });
+        deps.metrics.mailGivenUp.inc();
+        deps.log.error({ ...fields, code: 'mail_failed', error: lastError, queued_at: row.created_at }, 'gave up on an email after retrying');
+        return;
+      }
+      const next = addSeconds(now, retryDelaySeconds(attempts));
+      const nextAttemptAt = iso(next) < row.give_up_at ? iso(next) : row.give_up_at;
+      await outbox.rescheduleMail(deps.db, row.id, holder, { attempts, nextAttemptAt, lastError });
+      deps.metrics.mailFailedAttempts.inc();
+      deps.log.warn({ ...fields, code: 'mail_failed', error: lastError, next_attempt_at: nextAttemptAt }, 'email not sent; will retry');
+    } catch (dbError) {
+      // The lease runs out and the row is claimed again: nothing is lost.
+      deps.log.warn({ ...fields, error: lastError, db_error: (dbError as Error).message }, 'email not sent and its retry not recorded; retried when the lease ends');
+    }
+  }
+
+  async function claim(): Promise<void> {
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
+    try {
+      do {
+        again = false;
+        const room = CONCURRENCY - inFlight.size;
+        if (stopped || room <= 0) break;
+        const now = deps.clock.now();
+        const rows = await inTransaction(deps.db, (trx) =>
+          outbox.claimDueMail(trx, {
+            holder,
+            now: iso(now),
+            leaseUntil: iso(addSeconds(now, leaseSeconds)),
+            limit: room,
+            skipLocked: supportsSkipLocked(deps.store.dialect),
+          }),
+        );
+        for (const row of rows) {
+          const sending = deliver(row).finally(() => {
+            inFlight.delete(sending);
+            void claim();
+          });
+          inFlight.add(sending);
+        }
+        if (rows.length === room) again = true;
+      } while (again && !stopped);
+    } catch (error) {
+      // A database outage: say so once a minute, keep polling.
+      if (Date.now() - lastClaimError > 60_000) {
+        lastClaimError = Date.now();
+        deps.log.warn({ error: (error as Error).message }, 'mail worker cannot reach the outbox; retrying');
+      }
+    } finally {
+      claiming = false;
+    }
+  }
+
+  async function countPending(): Promise<void> {
+    try {
+      deps.metrics.mailOutboxPending.set(await outbox.countPendingMail(deps.db));
+    } catch {
+      // the claim loop reports outages
+    }
+  }
+
+  deps.mailSignal.listen(() => void claim());
+  const poll = setInterval(() => void claim(), POLL_MS);
+  const gauge = setInterval(() => void countPending(), 15_000);
+  poll.unref();
+  gauge.unref();
+  void claim();
+  void countPending();
+
+  return {
+    async stop(waitMs) {
+      stopped = true;
+      clearInterval(poll);
+      clearInterval(gauge);
+      deps.mailSignal.listen(() => {});
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => (timer = setTimeout(r, waitMs)))]);
+      clearTimeout(timer);
+    },
+  };
+}

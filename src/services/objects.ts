@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { BodyLengthError } from '../blobs/exact-length.js';
+import type { ByteRange } from '../blobs/store.js';
+import { iso } from '../clock.js';
+import { newUuid } from '../crypto/ids.js';
+import type { Deps } from '../deps.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { isUniqueViolation } from '../store/dialect.js';
+import { findBucket } from '../store/repos/buckets.js';
+import * as objects from '../store/repos/objects.js';
+import type { ObjectAddress, StoredObject } from '../store/repos/objects.js';
+import { inTransaction } from '../store/transaction.js';
+import { blobName, deleteBlobsNow } from './object-blobs.js';
+import { appObjectsLimit, chargeUsage, lockAppUsage, releaseUsage, tooLarge, type UsageTarget } from './object-usage.js';
+
+export type ObjectDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log'>;
+
+export interface Upload {
+  contentType: string;
+  /** The declared Content-Length: checked against every cap before a byte is read. */
+  size: number;
+  body: Readable;
+}
+
+/** Hashes bytes on their way through (the ETag), without holding them. */
+function md5Through(): { stream: Transform; digest: () => string } {
+  const hash = createHash('md5');
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  return { stream, digest: () => `"${hash.digest('hex')}"` };
+}
+
+/**
+ * Stores an object: reserves its bytes against the three caps (one conditional write each), streams the
+ * body to a new blob, then commits the metadata, which makes it visible. An overwrite counts only its size
+ * difference. Any failure releases the reservation and deletes the blob: no object, no blob, no usage.
+ */
+export async function putObject(deps: ObjectDeps, address: ObjectAddress, upload: Upload): Promise<StoredObject> {
+  if (upload.size > deps.config.objectsMaxBytes) {
+    throw new ApiError(413, 'body_too_large', `objects are at most ${deps.config.objectsMaxBytes} bytes (OBJECTS_MAX_BYTES)`);
+  }
+  if (!(await findBucket(deps.db, address.appId, address.bucketId))) throw notFound('bucket not found');
+  const target: UsageTarget & ObjectAddress = { ...address, appLimit: await appObjectsLimit(deps.db, address.appId, deps.config.objectsStorageLimitBytes) };
+  // An estimate of what an overwrite replaces; the commit corrects it against the row it really replaces.
+  const previous = await objects.findObject(deps.db, address);
+  const reserved = Math.max(0, upload.size - (previous?.sizeBytes ?? 0));
+  const blobId = newUuid();
+  await inTransaction(deps.db, async (trx) => {
+    await objects.insertUpload(trx, {
+      blob_id: blobId,
+      app_id: address.appId,
+      bucket_id: address.bucketId,
+      owner: address.owner,
+      reserved_bytes: reserved,
+      created_at: iso(deps.clock.now()),
+    });
+    await chargeUsage(trx, target, reserved);
+  });
+
+  const name = blobName(address.appId, blobId);
+  const hashing = md5Through();
+  let committed: { object: StoredObject; replaced?: StoredObject };
+  try {
+    await deps.blobs.put(name, pipeline(upload.body, hashing.stream, () => {}), upload.size);
+    committed = await commitUpload(deps, target, blobId, reserved, upload, hashing.digest());
+  } catch (error) {
+    await abandonUpload(deps, address, blobId).catch((e) => deps.log.error({ err: e, blob_id: blobId }, 'releasing a failed upload failed; the sweep will'));
+    if (error instanceof BodyLengthError || (error as { code?: string }).code === 'ECONNRESET') {
+      throw badRequest(`the body did not carry its Content-Length of ${upload.size} bytes`);
+    }
+    throw error;
+  }
+  if (committed.replaced) await deleteBlobsNow(deps, [{ app_id: address.appId, blob_id: committed.replaced.blobId }]);
+  return committed.object;
+}
+
+/** Makes the upload visible: replaces any object at the address and settles the usage, retrying a lost race. */
+async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddress, blobId: string, reserved: number, upload: Upload, etag: string) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTransaction(deps.db, async (trx) => {
+        await lockAppUsage(trx, target.appId);
+        const mine = await objects.deleteUploadReturning(trx, target.appId, blobId);
+        if (!mine) throw notFound('bucket not found'); // the bucket was deleted (or the sweep ended the upload)
+        const replaced = await objects.deleteObjectReturning(trx, target);
+        const adjust = upload.size - (replaced?.sizeBytes ?? 0) - reserved;
+        await chargeUsage(trx, target, adjust, replaced ? 0 : 1);
+        const now = iso(deps.clock.now());
+        if (replaced) await objects.insertBlobDeletion(trx, target.appId, replaced.blobId, now);
+        const row = {
+          bucket_id: target.bucketId,
+          owner: target.owner,
+          key: target.key,
+          app_id: target.appId,
+          blob_id: blobId,
+          size_bytes: upload.size,
+          content_type: upload.contentType,
+          etag,
+          created_at: replaced?.createdAt ?? now,
+          updated_at: now,
+        };
+        await objects.insertObject(trx, row);
+        return { object: objects.toObject(row), replaced };
+      });
+    } catch (error) {
+      // Two commits to one address at once on PostgreSQL: the later insert meets the earlier row; run again.
+      if (isUniqueViolation(error) && attempt < 5) continue;
+      throw error;
+    }
+  }
+}
+
+/** Ends an upload that will not commit: its reservation goes back (once) and its blob is deleted. */
+async function abandonUpload(deps: ObjectDeps, address: ObjectAddress, blobId: string): Promise<void> {
+  await inTransaction(deps.db, async (trx) => {
+    await lockAppUsage(trx, address.appId);
+    const upload = await objects.deleteUploadReturning(trx, address.appId, blobId);
+    if (upload) await releaseUsage(trx, address, upload.reserved_bytes);
+  });
+  await deps.blobs.delete(blobName(address.appId, blobId));
+}
+
+/** The object's metadata; 404 when there is none at the address. */
+export async function headObject(deps: Pick<Deps, 'db'>, address: ObjectAddress): Promise<StoredObject> {
+  const object = await objects.findObject(deps.db, address);
+  if (!object) throw notFound('object not found');
+  return object;
+}
+
+/** The object's bytes (or a range of them) as a stream from the blob store. */
+export async function openObject(deps: Pick<Deps, 'blobs'>, appId: string, object: StoredObject, range?: ByteRange): Promise<Readable> {
+  return deps.blobs.get(blobName(appId, object.blobId), range);
+}
+
+/** Deletes the object, gives its bytes back, then removes its blob; 404 when there is none. */
+export async function deleteObject(deps: ObjectDeps, address: ObjectAddress): Promise<void> {
+  const removed = await inTransaction(deps.db, async (trx) => {
+    await lockAppUsage(trx, address.appId);
+    const row = await objects.deleteObjectReturning(trx, address);
+    if (!row) throw notFound('object not found');
+    await releaseUsage(trx, address, row.sizeBytes, -1);
+    await objects.insertBlobDeletion(trx, address.appId, row.blobId, iso(deps.clock.now()));
+    return row;
+  });
+  await deleteBlobsNow(deps, [{ app_id: address.appId, blob_id: removed.blobId }]);
+}
+
+export interface ListOptions {
+  owner?: string;
+  prefix?: string;
+  cursor?: string;
+  limit: number;
+}
+
+const encodeCursor = (o: StoredObject) => Buffer.from(JSON.stringify([o.key, o.owner])).toString('base64url');
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return value as [string, string];
+  } catch {
+    // fall through
+  }
+  throw badRequest('cursor is not one this service gave');
+}
+
+/** A page of the bucket's objects in key order; the cursor is the last (key, owner) seen, so inserts never shift pages. */
+export async function listObjects(deps: Pick<Deps, 'db'>, appId: string, bucketId: string, options: ListOptions) {
+  if (!(await findBucket(deps.db, appId, bucketId))) throw notFound('bucket not found');
+  const after = options.cursor ? decodeCursor(options.cursor) : undefined;
+  const rows = await objects.listObjects(deps.db, appId, bucketId, { owner: options.owner, prefix: options.prefix, after, limit: options.limit + 1 });
+  const page = rows.slice(0, options.limit);
+  return { objects: page, nextCursor: rows.length > options.limit ? encodeCursor(page[page.length - 1]) : null };
+}
+
+export { tooLarge };

@@ -1,0 +1,112 @@
+import { badRequest, notFound } from '../../errors.js';
+import * as rowsRepo from '../../store/repos/custom-rows.js';
+import { columnIdent, type Condition, type FieldRef, type Segment, type StoredRow } from '../../store/repos/custom-rows.js';
+import type { CustomTable } from '../../store/repos/custom-tables.js';
+import { decodeValue, encodeValue, isMissingTable, type ColumnType } from '../../store/tables-dialect.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { rowRecord, type RowRecord } from './records.js';
+import type { Caller } from './rows.js';
+import { requireTable, type TablesDeps } from './schema.js';
+import { checkValue } from './values.js';
+
+// POST .../rows/query: a small grammar (field, op, value) compiled to SQL with bound parameters, run in
+// the database, paged by keyset on (sort value, row_id).
+
+export type Op = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'contains' | 'is_null';
+export interface FilterInput {
+  field: string;
+  op: Op;
+  value?: unknown;
+}
+export interface QueryInput {
+  filter?: FilterInput | FilterInput[];
+  sort?: { field: string; dir: 'asc' | 'desc' };
+  limit?: number;
+  cursor?: string | null;
+}
+
+export const MAX_IN_VALUES = 100;
+
+interface Field {
+  ref: FieldRef;
+  type: ColumnType;
+  /** Cursor binding: the column id survives a rename. */
+  key: string;
+  nullable: boolean;
+}
+
+function resolveField(table: CustomTable, caller: Caller, name: string): Field {
+  if (name === 'created_at' || name === 'updated_at') return { ref: { kind: 'meta', name }, type: 'date', key: name, nullable: false };
+  if (name === 'user_id' && caller.kind === 'secret') return { ref: { kind: 'meta', name }, type: 'text', key: name, nullable: true };
+  const column = table.columns.find((c) => c.name === name);
+  if (!column) throw badRequest(`${name}: unknown field`);
+  return { ref: { kind: 'column', columnId: column.id }, type: column.type, key: `c:${column.id}`, nullable: true };
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+// lower() folds ASCII letters alike on both databases; fold the pattern the same way.
+const asciiLower = (text: string) => text.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
+
+function compile(deps: TablesDeps, table: CustomTable, caller: Caller, filter: FilterInput): Condition {
+  const field = resolveField(table, caller, filter.field);
+  const name = `filter ${filter.field}`;
+  const encode = (value: unknown) => encodeValue(deps.store.dialect, field.type, checkValue(field.type, name, value));
+  if (filter.op === 'is_null') {
+    if (typeof filter.value !== 'boolean') throw badRequest(`${name}: is_null takes true or false`);
+    return { op: 'is_null', field: field.ref, isNull: filter.value };
+  }
+  if (field.type === 'json') throw badRequest(`${name}: json columns can only be filtered with is_null`);
+  if (filter.op === 'contains') {
+    if (field.type !== 'text' || field.ref.kind !== 'column') throw badRequest(`${name}: contains works on text columns only`);
+    if (typeof filter.value !== 'string') throw badRequest(`${name}: contains takes a string`);
+    return { op: 'contains', field: field.ref, pattern: `%${escapeLike(asciiLower(filter.value))}%` };
+  }
+  if (filter.op === 'in') {
+    if (!Array.isArray(filter.value) || filter.value.length === 0 || filter.value.length > MAX_IN_VALUES) {
+      throw badRequest(`${name}: in takes a list of 1 to ${MAX_IN_VALUES} values`);
+    }
+    return { op: 'in', field: field.ref, values: filter.value.map(encode) };
+  }
+  if (filter.value === undefined || filter.value === null) throw badRequest(`${name}: ${filter.op} needs a value (use is_null for null)`);
+  return { op: filter.op, field: field.ref, value: encode(filter.value) };
+}
+
+/** A page of rows matching every condition, in sort order, with the cursor of the next page. */
+export async function queryRows(deps: TablesDeps, appId: string, tableId: string, caller: Caller, input: QueryInput): Promise<{ rows: RowRecord[]; next_cursor: string | null }> {
+  const table = await requireTable(deps, deps.db, appId, tableId);
+  const filters = input.filter === undefined ? [] : Array.isArray(input.filter) ? input.filter : [input.filter];
+  const conditions = filters.map((f) => compile(deps, table, caller, f));
+  const sortField = resolveField(table, caller, input.sort?.field ?? 'created_at');
+  if (sortField.type === 'json') throw badRequest(`sort ${input.sort?.field}: json columns cannot be sorted`);
+  const dir = input.sort?.dir ?? 'asc';
+  const limit = input.limit ?? 50;
+  const binding = { app: appId, table: table.id, sort: sortField.key, dir };
+  const position = input.cursor ? decodeCursor(deps.secrets.tablesCursor, input.cursor, binding) : undefined;
+
+  // Nulls come after the values ascending and before them descending, each segment an index range.
+  const order = !sortField.nullable ? [false] : dir === 'asc' ? [false, true] : [true, false];
+  const start = position ? order.indexOf(position.nulls) : 0;
+  if (start < 0) throw badRequest('cursor is invalid, or belongs to another query');
+  const found: StoredRow[] = [];
+  try {
+    for (let i = start; i < order.length && found.length <= limit; i++) {
+      const nulls = order[i]!;
+      const after = i === start && position ? { value: encodeValue(deps.store.dialect, sortField.type, position.value), rowId: position.rowId } : undefined;
+      const segment: Segment = { sort: sortField.ref, dir, nulls, after, limit: limit + 1 - found.length };
+      found.push(...(await rowsRepo.queryRows(deps.db, table.id, conditions, caller.kind === 'user' ? caller.userId : undefined, segment)));
+    }
+  } catch (error) {
+    if (isMissingTable(error)) throw notFound('table not found');
+    throw error;
+  }
+  const page = found.slice(0, limit);
+  let next: string | null = null;
+  if (found.length > limit) {
+    const last = page[page.length - 1]!;
+    const raw = sortField.ref.kind === 'column' ? last[columnIdent(sortField.ref.columnId)] : last[sortField.ref.name];
+    const value = decodeValue(deps.store.dialect, sortField.type, raw);
+    next = encodeCursor(deps.secrets.tablesCursor, { ...binding, nulls: value === null, value, rowId: last.row_id });
+  }
+  return { rows: page.map((row) => rowRecord(deps.store.dialect, table.columns, row)), next_cursor: next };
+}
+

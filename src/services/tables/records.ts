@@ -1,0 +1,69 @@
+import type { DialectName } from '../../store/dialect.js';
+import type { CustomColumn, CustomTable } from '../../store/repos/custom-tables.js';
+import { columnIdent, type StoredRow } from '../../store/repos/custom-rows.js';
+import { decodeValue } from '../../store/tables-dialect.js';
+import { dataBytes } from './values.js';
+
+// Records as the API shows them (contract.md section 10), and a stored row's data and size.
+
+export interface TableRecord {
+  table_id: string;
+  name: string;
+  columns: ColumnRecord[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ColumnRecord {
+  column_id: string;
+  name: string;
+  type: CustomColumn['type'];
+  required: boolean;
+  default_value: unknown;
+  position: number;
+}
+
+export interface RowRecord {
+  row_id: string;
+  data: Record<string, unknown>;
+  user_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const columnRecord = (c: CustomColumn): ColumnRecord => ({
+  column_id: c.id,
+  name: c.name,
+  type: c.type,
+  required: c.required,
+  default_value: c.defaultValue,
+  position: c.position,
+});
+
+export const tableRecord = (t: CustomTable): TableRecord => ({
+  table_id: t.id,
+  name: t.name,
+  columns: t.columns.map(columnRecord),
+  created_at: t.createdAt,
+  updated_at: t.updatedAt,
+});
+
+/** The row's data keyed by column name, in column order; null values are absent. */
+export function storedData(dialect: DialectName, columns: CustomColumn[], row: StoredRow): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const c of columns) {
+    const value = decodeValue(dialect, c.type, row[columnIdent(c.id)]);
+    if (value !== null) data[c.name] = value;
+  }
+  return data;
+}
+
+export const storedSize = (dialect: DialectName, columns: CustomColumn[], row: StoredRow) => dataBytes(storedData(dialect, columns, row));
+
+export const rowRecord = (dialect: DialectName, columns: CustomColumn[], row: StoredRow): RowRecord => ({
+  row_id: row.row_id,
+  data: storedData(dialect, columns, row),
+  user_id: row.user_id,
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+});

@@ -1,0 +1,43 @@
+import type { Compilable, CompiledQuery } from 'kysely';
+import type { Db } from './db.js';
+
+interface Compiled {
+  query: CompiledQuery;
+  /** For each parameter of the SQL: the index of the named value, or the constant the builder used. */
+  slots: ({ name: string } | { value: unknown })[];
+}
+
+/**
+ * A hot-path query built and compiled by Kysely once per database handle rather than on every call.
+ * `build` receives marker strings in place of the named values; each marker becomes a parameter of the
+ * compiled SQL, and every call swaps the real values in. The SQL is exactly what Kysely produced, so the
+ * dialect's quoting and placeholders stay Kysely's; constants the builder wrote stay constants.
+ */
+export function compiledQuery<N extends string, R>(names: readonly N[], build: (db: Db, values: Record<N, string>) => Compilable<R>) {
+  const byDb = new WeakMap<Db, Compiled>();
+  const markers = Object.fromEntries(names.map((name) => [name, `\u0000gatehouse:${name}\u0000`])) as Record<N, string>;
+  const markerNames = new Map<unknown, string>(names.map((name) => [markers[name], name]));
+
+  function compile(db: Db): Compiled {
+    const query = build(db, markers).compile();
+    const slots = query.parameters.map((parameter) => {
+      const name = markerNames.get(parameter);
+      return name === undefined ? { value: parameter } : { name };
+    });
+    for (const name of names) {
+      if (!slots.some((slot) => 'name' in slot && slot.name === name)) throw new Error(`compiledQuery: ${name} is not a parameter of the query`);
+    }
+    return { query, slots };
+  }
+
+  return async (db: Db, values: Record<N, unknown>): Promise<R[]> => {
+    let compiled = byDb.get(db);
+    if (!compiled) {
+      compiled = compile(db);
+      byDb.set(db, compiled);
+    }
+    const parameters = compiled.slots.map((slot) => ('name' in slot ? values[slot.name as N] : slot.value));
+    const result = await db.executeQuery<R>({ ...compiled.query, parameters } as CompiledQuery<R>);
+    return result.rows;
+  };
+}

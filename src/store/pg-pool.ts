@@ -1,0 +1,48 @@
+import pg from 'pg';
+import type { StoreTimeouts } from './db.js';
+
+/** What a query that outlived the client-side read timeout is rejected with (node-postgres' message). */
+export const QUERY_READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * The PostgreSQL pool, with every way of hanging or crashing closed:
+ * - every client gets an 'error' listener from the moment it connects until it is gone. A server restart
+ *   terminates checked-out clients too (a request between two queries of a transaction); without a
+ *   listener that 'error' event is unhandled and kills the process. The request in flight fails on its
+ *   next query; the pool drops the broken client on release and the next request reconnects.
+ * - statement_timeout on the server and query_timeout on the client (a server that stopped answering
+ *   never cancels anything), the client's a little later so a live server cancels first and cleanly.
+ * - a client whose query timed out on the client side may still have that query running: its socket is
+ *   destroyed so the pool drops it instead of handing out a connection with a stuck query.
+ * - connectionTimeoutMillis bounds both opening a connection and waiting for a free one.
+ */
+export function openPostgresPool(url: string, timeouts: StoreTimeouts): pg.Pool {
+  // queryTimeoutMs 0: no query timeouts (migrations, which may legitimately run long).
+  const bounded = timeouts.queryTimeoutMs > 0;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 20,
+    connectionTimeoutMillis: timeouts.poolTimeoutMs,
+    ...(bounded && {
+      statement_timeout: timeouts.queryTimeoutMs,
+      query_timeout: timeouts.queryTimeoutMs + 1_000,
+      idle_in_transaction_session_timeout: timeouts.queryTimeoutMs * 6,
+    }),
+  });
+  // An idle client's error: the pool removes the client; the next query reconnects.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result && typeof (result as Promise<unknown>).catch === 'function') {
+        (result as Promise<unknown>).catch((error: Error) => {
+          if (error?.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        });
+      }
+      return result;
+    };
+  });
+  return pool;
+}

@@ -1,0 +1,26 @@
+import type { Db } from '../db.js';
+import type { LedgerRow } from '../types.js';
+
+/** Appends a ledger row; a second row for one `payment_id` fails with a unique violation. Rows are never updated. */
+export async function insertLedgerRow(db: Db, row: LedgerRow): Promise<void> {
+  await db.insertInto('billing_ledger').values(row).execute();
+}
+
+/** The tenant's newest `limit` rows, newest first. */
+export async function listLedgerRows(db: Db, tenantId: string, limit: number): Promise<LedgerRow[]> {
+  const rows = await db.selectFrom('billing_ledger').selectAll().where('tenant_id', '=', tenantId).orderBy('seq', 'desc').limit(limit).execute();
+  return rows.map(numeric);
+}
+
+/** The row that credited this payment, or undefined. */
+export async function findLedgerRowByPayment(db: Db, tenantId: string, paymentId: string): Promise<LedgerRow | undefined> {
+  const row = await db.selectFrom('billing_ledger').selectAll().where('tenant_id', '=', tenantId).where('payment_id', '=', paymentId).executeTakeFirst();
+  return row && numeric(row);
+}
+
+const numeric = (row: LedgerRow): LedgerRow => ({
+  ...row,
+  seq: Number(row.seq),
+  amount_cents: Number(row.amount_cents),
+  balance_after_cents: Number(row.balance_after_cents),
+});

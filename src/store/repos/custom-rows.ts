@@ -1,0 +1,207 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../db.js';
+import type { DialectName } from '../dialect.js';
+import { columnTypeSql, lockClause, type ColumnType } from '../tables-dialect.js';
+
+// The real tables behind custom tables: `t_<table id hex>` with columns `c_<column id hex>`, indexes
+// `i_...`. Every identifier is built here from a UUID the service generated and checked against a strict
+// pattern before it reaches SQL; no user text ever does. Values are always bound parameters.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const IDENT = /^[tci]_[0-9a-f]{32}(_[a-z])?$/;
+
+function ident(prefix: 't' | 'c' | 'i', id: string, suffix = ''): string {
+  if (!UUID.test(id)) throw new Error('custom-table identifiers come only from generated UUIDs');
+  const name = `${prefix}_${id.replace(/-/g, '')}${suffix}`;
+  if (!IDENT.test(name)) throw new Error(`refusing identifier ${name}`);
+  return name;
+}
+
+export const tableIdent = (tableId: string) => ident('t', tableId);
+export const columnIdent = (columnId: string) => ident('c', columnId);
+const table = (tableId: string) => sql.table(tableIdent(tableId));
+const column = (columnId: string) => sql.ref(columnIdent(columnId));
+
+export interface PhysicalColumn {
+  id: string;
+  type: ColumnType;
+}
+
+/** The row's own fields beside its column values (the `c_...` keys). */
+export interface StoredRow {
+  row_id: string;
+  user_id: string | null;
+  created_at: string;
+  updated_at: string;
+  size_bytes: number;
+  [column: string]: unknown;
+}
+
+/** json columns are not indexed: they are neither sorted nor range-filtered, and their values can outgrow a b-tree entry. */
+async function createColumnIndex(db: Db, tableId: string, c: PhysicalColumn): Promise<void> {
+  if (c.type === 'json') return;
+  const columnId = c.id;
+  await sql`create index ${sql.id(ident('i', columnId))} on ${table(tableId)} (${column(columnId)}, row_id)`.execute(db);
+}
+
+/** Creates the data table with its fixed indexes and one (value, row_id) index per column. */
+export async function createDataTable(db: Db, dialect: DialectName, tableId: string, columns: PhysicalColumn[]): Promise<void> {
+  const defs = columns.map((c) => sql`, ${column(c.id)} ${columnTypeSql(dialect, c.type)}`);
+  await sql`create table ${table(tableId)} (
+    row_id text primary key,
+    user_id text,
+    created_at text not null,
+    updated_at text not null,
+    size_bytes integer not null${sql.join(defs, sql``)}
+  )`.execute(db);
+  await sql`create index ${sql.id(ident('i', tableId, '_u'))} on ${table(tableId)} (user_id)`.execute(db);
+  await sql`create index ${sql.id(ident('i', tableId, '_c'))} on ${table(tableId)} (created_at, row_id)`.execute(db);
+  await sql`create index ${sql.id(ident('i', tableId, '_m'))} on ${table(tableId)} (updated_at, row_id)`.execute(db);
+  for (const c of columns) await createColumnIndex(db, tableId, c);
+}
+
+export async function dropDataTable(db: Db, tableId: string): Promise<void> {
+  await sql`drop table ${table(tableId)}`.execute(db);
+}
+
+export async function addDataColumn(db: Db, dialect: DialectName, tableId: string, c: PhysicalColumn): Promise<void> {
+  await sql`alter table ${table(tableId)} add column ${column(c.id)} ${columnTypeSql(dialect, c.type)}`.execute(db);
+  await createColumnIndex(db, tableId, c);
+}
+
+/** Drops a column and its index (SQLite cannot drop an indexed column). */
+export async function dropDataColumn(db: Db, tableId: string, columnId: string): Promise<void> {
+  await sql`drop index if exists ${sql.id(ident('i', columnId))}`.execute(db);
+  await sql`alter table ${table(tableId)} drop column ${column(columnId)}`.execute(db);
+}
+
+/** Sets a column's value on every row where it is null (a default for existing rows). Returns the rows changed. */
+export async function fillNulls(db: Db, tableId: string, columnId: string, value: unknown): Promise<number> {
+  const result = await sql`update ${table(tableId)} set ${column(columnId)} = ${value} where ${column(columnId)} is null`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+export async function countRows(db: Db, tableId: string, where?: { nullColumn: string }): Promise<number> {
+  const filter = where ? sql` where ${column(where.nullColumn)} is null` : sql``;
+  const { rows } = await sql<{ n: number }>`select count(*) as n from ${table(tableId)}${filter}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+export async function sumRowBytes(db: Db, tableId: string): Promise<number> {
+  const { rows } = await sql<{ n: number | null }>`select sum(size_bytes) as n from ${table(tableId)}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Every row, a page at a time in row_id order (schema changes recount sizes). */
+export async function pageAllRows(db: Db, tableId: string, afterRowId: string | null, limit: number): Promise<StoredRow[]> {
+  const after = afterRowId === null ? sql`` : sql` where row_id > ${afterRowId}`;
+  const { rows } = await sql<StoredRow>`select * from ${table(tableId)}${after} order by row_id limit ${limit}`.execute(db);
+  return rows;
+}
+
+export async function setRowSize(db: Db, tableId: string, rowId: string, sizeBytes: number): Promise<void> {
+  await sql`update ${table(tableId)} set size_bytes = ${sizeBytes} where row_id = ${rowId}`.execute(db);
+}
+
+export interface RowWrite {
+  rowId: string;
+  userId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  sizeBytes: number;
+  /** column id → encoded value */
+  values: Map<string, unknown>;
+}
+
+export async function insertRow(db: Db, tableId: string, row: RowWrite): Promise<void> {
+  const names = [sql.ref('row_id'), sql.ref('user_id'), sql.ref('created_at'), sql.ref('updated_at'), sql.ref('size_bytes')];
+  const values: unknown[] = [row.rowId, row.userId, row.createdAt, row.updatedAt, row.sizeBytes];
+  for (const [columnId, value] of row.values) {
+    names.push(column(columnId));
+    values.push(value);
+  }
+  await sql`insert into ${table(tableId)} (${sql.join(names)}) values (${sql.join(values)})`.execute(db);
+}
+
+export async function updateRow(db: Db, tableId: string, row: Omit<RowWrite, 'userId' | 'createdAt'>): Promise<void> {
+  const sets: RawBuilder<unknown>[] = [sql`updated_at = ${row.updatedAt}`, sql`size_bytes = ${row.sizeBytes}`];
+  for (const [columnId, value] of row.values) sets.push(sql`${column(columnId)} = ${value}`);
+  await sql`update ${table(tableId)} set ${sql.join(sets)} where row_id = ${row.rowId}`.execute(db);
+}
+
+const ownerFilter = (userId: string | undefined) => (userId === undefined ? sql`` : sql` and user_id = ${userId}`);
+
+/** The row, or undefined; `userId` scopes it to one owner. `lock` locks it on PostgreSQL (read-modify-write). */
+export async function findRow(db: Db, dialect: DialectName, tableId: string, rowId: string, userId: string | undefined, lock = false): Promise<StoredRow | undefined> {
+  const { rows } = await sql<StoredRow>`select * from ${table(tableId)} where row_id = ${rowId}${ownerFilter(userId)}${lock ? lockClause(dialect, 'update') : sql``}`.execute(db);
+  return rows[0];
+}
+
+/** Deletes the row; returns its size, or undefined when there was none (for this owner). */
+export async function deleteRow(db: Db, tableId: string, rowId: string, userId: string | undefined): Promise<number | undefined> {
+  const { rows } = await sql<{ size_bytes: number }>`delete from ${table(tableId)} where row_id = ${rowId}${ownerFilter(userId)} returning size_bytes`.execute(db);
+  return rows[0] === undefined ? undefined : Number(rows[0].size_bytes);
+}
+
+// Queries --------------------------------------------------------------------------------------------
+
+export type FieldRef = { kind: 'column'; columnId: string } | { kind: 'meta'; name: 'created_at' | 'updated_at' | 'user_id' };
+
+export type Condition =
+  | { op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'; field: FieldRef; value: unknown }
+  | { op: 'in'; field: FieldRef; values: unknown[] }
+  | { op: 'contains'; field: FieldRef; pattern: string }
+  | { op: 'is_null'; field: FieldRef; isNull: boolean };
+
+/**
+ * One keyset segment of a sorted query. A sort on a nullable column runs as two segments (non-null
+ * values, then nulls ordered by row_id, reversed for `desc`), each a plain index range, so both
+ * databases order nulls alike and every page is a seek rather than a scan from the start.
+ */
+export interface Segment {
+  sort: FieldRef;
+  dir: 'asc' | 'desc';
+  nulls: boolean; // true: the rows whose sort value is null
+  after?: { value: unknown; rowId: string };
+  limit: number;
+}
+
+const fieldSql = (f: FieldRef) => (f.kind === 'column' ? column(f.columnId) : sql.ref(f.name));
+const OPS = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+function conditionSql(c: Condition): RawBuilder<unknown> {
+  const f = fieldSql(c.field);
+  switch (c.op) {
+    case 'in':
+      return sql`${f} in (${sql.join(c.values)})`;
+    case 'contains':
+      return sql`lower(${f}) like ${c.pattern} escape '\\'`;
+    case 'is_null':
+      return c.isNull ? sql`${f} is null` : sql`${f} is not null`;
+    case 'ne':
+      // "not equal" keeps rows where the field is null (absent is not equal to a value).
+      return sql`(${f} <> ${c.value} or ${f} is null)`;
+    default:
+      return sql`${f} ${sql.raw(OPS[c.op])} ${c.value}`;
+  }
+}
+
+export async function queryRows(db: Db, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): Promise<StoredRow[]> {
+  const where = conditions.map(conditionSql);
+  if (userId !== undefined) where.push(sql`user_id = ${userId}`);
+  const s = fieldSql(segment.sort);
+  const dir = sql.raw(segment.dir);
+  const cmp = sql.raw(segment.dir === 'asc' ? '>' : '<');
+  let order: RawBuilder<unknown>;
+  if (segment.nulls) {
+    where.push(sql`${s} is null`);
+    if (segment.after) where.push(sql`row_id ${cmp} ${segment.after.rowId}`);
+    order = sql`row_id ${dir}`;
+  } else {
+    where.push(segment.after ? sql`(${s}, row_id) ${cmp} (${segment.after.value}, ${segment.after.rowId})` : sql`${s} is not null`);
+    order = sql`${s} ${dir}, row_id ${dir}`;
+  }
+  const { rows } = await sql<StoredRow>`select * from ${table(tableId)} where ${sql.join(where, sql` and `)} order by ${order} limit ${segment.limit}`.execute(db);
+  return rows;
+}
+

@@ -1,0 +1,36 @@
+import type { Db } from '../db.js';
+import type { OAuthIdentityRow } from '../types.js';
+import type { OAuthProviderName } from './oauth-providers.js';
+
+/** The link of the provider's subject to a user of this app, or undefined. */
+export async function findOAuthIdentity(db: Db, appId: string, provider: OAuthProviderName, subject: string): Promise<OAuthIdentityRow | undefined> {
+  return db
+    .selectFrom('oauth_identities')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('provider', '=', provider)
+    .where('subject', '=', subject)
+    .executeTakeFirst();
+}
+
+/** Links a subject to a user; the primary key (app, provider, subject) refuses a second link. */
+export async function insertOAuthIdentity(db: Db, row: OAuthIdentityRow): Promise<void> {
+  await db.insertInto('oauth_identities').values(row).execute();
+}
+
+/** Records what the provider said last (email, and a name when it sent one). */
+export async function touchOAuthIdentity(
+  db: Db,
+  appId: string,
+  provider: OAuthProviderName,
+  subject: string,
+  changes: { email: string | null; name?: string | null; now: string },
+): Promise<void> {
+  await db
+    .updateTable('oauth_identities')
+    .set({ email: changes.email, ...(changes.name ? { name: changes.name } : {}), updated_at: changes.now })
+    .where('app_id', '=', appId)
+    .where('provider', '=', provider)
+    .where('subject', '=', subject)
+    .execute();
+}

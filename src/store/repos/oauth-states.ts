@@ -1,0 +1,34 @@
+import type { Db } from '../db.js';
+import type { OAuthStateRow } from '../types.js';
+
+export async function insertOAuthState(db: Db, row: OAuthStateRow): Promise<void> {
+  await db.insertInto('oauth_states').values(row).execute();
+}
+
+/**
+ * The state row whatever its app or use, or undefined. The callback carries no app (the provider sends
+ * the browser back with the state alone), so the state is what names the app. It only reads, to choose
+ * where an error goes; consuming goes through consumeOAuthState.
+ */
+export async function findOAuthStateByHash(db: Db, stateHash: string): Promise<OAuthStateRow | undefined> {
+  return db.selectFrom('oauth_states').selectAll().where('state_hash', '=', stateHash).executeTakeFirst();
+}
+
+/** Marks the app's state used if it is live; the conditional UPDATE is the whole check (single use). */
+export async function consumeOAuthState(db: Db, appId: string, stateHash: string, now: string): Promise<OAuthStateRow | undefined> {
+  return db
+    .updateTable('oauth_states')
+    .set({ used_at: now })
+    .where('state_hash', '=', stateHash)
+    .where('app_id', '=', appId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Clean-up: states past their expiry are dead whether used or not. */
+export async function deleteExpiredOAuthStates(db: Db, before: string): Promise<number> {
+  const result = await db.deleteFrom('oauth_states').where('expires_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

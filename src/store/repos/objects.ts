@@ -1,0 +1,144 @@
+import type { Db } from '../db.js';
+import type { ObjectRow } from '../types.js';
+
+// Object metadata, uploads in flight and blobs waiting for deletion. Every read is scoped by app id.
+
+export interface StoredObject {
+  bucketId: string;
+  owner: string;
+  key: string;
+  blobId: string;
+  sizeBytes: number;
+  contentType: string;
+  etag: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toObject(row: ObjectRow): StoredObject {
+  return {
+    bucketId: row.bucket_id,
+    owner: row.owner,
+    key: row.key,
+    blobId: row.blob_id,
+    sizeBytes: Number(row.size_bytes),
+    contentType: row.content_type,
+    etag: row.etag,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface ObjectAddress {
+  appId: string;
+  bucketId: string;
+  owner: string;
+  key: string;
+}
+
+const at = (db: Db, a: ObjectAddress) =>
+  db.selectFrom('objects').where('app_id', '=', a.appId).where('bucket_id', '=', a.bucketId).where('owner', '=', a.owner).where('key', '=', a.key);
+
+export async function findObject(db: Db, address: ObjectAddress): Promise<StoredObject | undefined> {
+  const row = await at(db, address).selectAll().executeTakeFirst();
+  return row && toObject(row);
+}
+
+/** Deletes the object's row and returns it (the one caller that removed it), or undefined. */
+export async function deleteObjectReturning(db: Db, a: ObjectAddress): Promise<StoredObject | undefined> {
+  const row = await db
+    .deleteFrom('objects')
+    .where('app_id', '=', a.appId)
+    .where('bucket_id', '=', a.bucketId)
+    .where('owner', '=', a.owner)
+    .where('key', '=', a.key)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toObject(row);
+}
+
+export async function insertObject(db: Db, row: ObjectRow): Promise<void> {
+  await db.insertInto('objects').values(row).execute();
+}
+
+/** A page in (key, owner) order after `after`; `owner` undefined lists every owner. */
+export async function listObjects(
+  db: Db,
+  appId: string,
+  bucketId: string,
+  options: { owner?: string; prefix?: string; after?: [string, string]; limit: number },
+): Promise<StoredObject[]> {
+  let query = db.selectFrom('objects').selectAll().where('app_id', '=', appId).where('bucket_id', '=', bucketId);
+  if (options.owner !== undefined) query = query.where('owner', '=', options.owner);
+  if (options.prefix) {
+    const prefix = options.prefix;
+    // substr/length count characters on both databases; no LIKE, so % and _ in a prefix mean themselves.
+    query = query.where((eb) => eb(eb.fn('substr', ['key', eb.val(1), eb.val(prefix.length)]), '=', prefix));
+  }
+  if (options.after) {
+    const [key, owner] = options.after;
+    query = query.where((eb) => eb.or([eb('key', '>', key), eb.and([eb('key', '=', key), eb('owner', '>', owner)])]));
+  }
+  const rows = await query.orderBy('key').orderBy('owner').limit(options.limit).execute();
+  return rows.map(toObject);
+}
+
+export async function insertUpload(
+  db: Db,
+  row: { blob_id: string; app_id: string; bucket_id: string; owner: string; reserved_bytes: number; created_at: string },
+): Promise<void> {
+  await db.insertInto('object_uploads').values(row).execute();
+}
+
+/** Ends an upload's reservation: only the one caller that deletes the row gets it back (commit, failure, sweep or bucket deletion). */
+export async function deleteUploadReturning(db: Db, appId: string, blobId: string) {
+  const row = await db.deleteFrom('object_uploads').where('app_id', '=', appId).where('blob_id', '=', blobId).returningAll().executeTakeFirst();
+  return row && { ...row, reserved_bytes: Number(row.reserved_bytes) };
+}
+
+/** Uploads begun before `before` (their request is long dead): every app, for the sweep. */
+export async function listStaleUploads(db: Db, before: string, limit: number) {
+  return db.selectFrom('object_uploads').select(['app_id', 'blob_id']).where('created_at', '<', before).limit(limit).execute();
+}
+
+export async function insertBlobDeletion(db: Db, appId: string, blobId: string, now: string): Promise<void> {
+  await db.insertInto('blob_deletions').values({ blob_id: blobId, app_id: appId, created_at: now }).onConflict((oc) => oc.column('blob_id').doNothing()).execute();
+}
+
+export async function deleteBlobDeletion(db: Db, blobId: string): Promise<void> {
+  await db.deleteFrom('blob_deletions').where('blob_id', '=', blobId).execute();
+}
+
+/** Blobs queued for deletion before `before` (every app, for the sweep). */
+export async function listBlobDeletions(db: Db, before: string, limit: number) {
+  return db.selectFrom('blob_deletions').select(['app_id', 'blob_id']).where('created_at', '<', before).limit(limit).execute();
+}
+
+/**
+ * Queues every blob of the bucket (objects and uploads in flight) for deletion and removes their rows.
+ * Returns the blob ids, for deletion right after the commit.
+ */
+export async function deleteBucketContents(db: Db, appId: string, bucketId: string, now: string): Promise<{ app_id: string; blob_id: string }[]> {
+  for (const table of ['objects', 'object_uploads'] as const) {
+    await db
+      .insertInto('blob_deletions')
+      .columns(['blob_id', 'app_id', 'created_at'])
+      .expression(
+        db
+          .selectFrom(table)
+          .select((eb) => ['blob_id', 'app_id', eb.val(now).as('created_at')])
+          .where('app_id', '=', appId)
+          .where('bucket_id', '=', bucketId),
+      )
+      .onConflict((oc) => oc.column('blob_id').doNothing())
+      .execute();
+  }
+  const objects = await db.deleteFrom('objects').where('app_id', '=', appId).where('bucket_id', '=', bucketId).returning(['app_id', 'blob_id']).execute();
+  const uploads = await db
+    .deleteFrom('object_uploads')
+    .where('app_id', '=', appId)
+    .where('bucket_id', '=', bucketId)
+    .returning(['app_id', 'blob_id'])
+    .execute();
+  return [...objects, ...uploads];
+}

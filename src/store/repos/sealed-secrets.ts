@@ -1,0 +1,47 @@
+import type { Db } from '../db.js';
+
+// Sealed columns read and rewritten by a master-key rotation. The only queries that span every app:
+// the rotation re-seals the whole installation's secrets.
+
+/** A page of signing keys in id order, after `afterId`. */
+export async function pageSigningKeys(db: Db, afterId: string | undefined, limit: number) {
+  let query = db.selectFrom('signing_keys').select(['id', 'kid', 'private_key_sealed']).orderBy('id').limit(limit);
+  if (afterId !== undefined) query = query.where('id', '>', afterId);
+  return query.execute();
+}
+
+/** Replaces a signing key's seal if it still holds `previous`; true when this call wrote it. */
+export async function replaceSealedSigningKey(db: Db, id: string, previous: string, next: string): Promise<boolean> {
+  const rows = await db
+    .updateTable('signing_keys')
+    .set({ private_key_sealed: next })
+    .where('id', '=', id)
+    .where('private_key_sealed', '=', previous)
+    .returning('id')
+    .execute();
+  return rows.length === 1;
+}
+
+/** A page of OAuth provider configurations in (app_id, provider) order, after `after` ("app_id provider"). */
+export async function pageOAuthProviders(db: Db, after: string | undefined, limit: number) {
+  let query = db.selectFrom('oauth_providers').select(['app_id', 'provider', 'secret_sealed']).orderBy('app_id').orderBy('provider').limit(limit);
+  if (after !== undefined) {
+    const [appId, provider] = after.split(' ');
+    query = query.where((eb) => eb.or([eb('app_id', '>', appId), eb.and([eb('app_id', '=', appId), eb('provider', '>', provider as 'google' | 'apple')])]));
+  }
+  return query.execute();
+}
+
+/** Replaces a provider secret's seal if it still holds `previous`; true when this call wrote it. */
+export async function replaceSealedOAuthSecret(db: Db, id: string, previous: string, next: string): Promise<boolean> {
+  const [appId, provider] = id.split(' ');
+  const rows = await db
+    .updateTable('oauth_providers')
+    .set({ secret_sealed: next })
+    .where('app_id', '=', appId)
+    .where('provider', '=', provider as 'google' | 'apple')
+    .where('secret_sealed', '=', previous)
+    .returning('app_id')
+    .execute();
+  return rows.length === 1;
+}

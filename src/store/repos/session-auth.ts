@@ -1,0 +1,51 @@
+import { compiledQuery } from '../compiled.js';
+import { toApplication, type Application } from './applications.js';
+
+/** What GET /v1/me answers about the signed-in user. */
+export interface SessionUser {
+  id: string;
+  email: string | null;
+  emailVerified: boolean;
+  isBot: boolean;
+}
+
+const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId', 'now'], (db, v) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('applications', 'applications.id', 'api_keys.app_id')
+    .innerJoin('sessions', 'sessions.app_id', 'applications.id')
+    .innerJoin('users', (join) => join.onRef('users.id', '=', 'sessions.user_id').onRef('users.app_id', '=', 'sessions.app_id'))
+    // The tenant's pause rides on the same query (billing: no extra round trip, no cache).
+    .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
+    .selectAll('applications')
+    .select('billing_accounts.paused as tenant_paused')
+    .select(['users.email as user_email', 'users.email_verified as user_email_verified', 'users.is_bot as user_is_bot'])
+    .where('api_keys.key_hash', '=', v.keyHash)
+    .where('api_keys.kind', '=', 'publishable')
+    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', v.now)]))
+    .where('api_keys.app_id', '=', v.appId)
+    .where('sessions.id', '=', v.sessionId)
+    .where('sessions.user_id', '=', v.userId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', v.now)
+    .limit(1),
+);
+
+/**
+ * Publishable key → app → live session → user in one query (one round trip, compiled once): the
+ * session guard's whole database work for a valid request. Undefined when any link is missing (unknown
+ * or expired key, another app's key, a revoked or expired session, a session of another user); the
+ * caller then takes the step-by-step path, which tells which one failed.
+ */
+export async function findSessionAuth(
+  db: Parameters<typeof sessionAuthQuery>[0],
+  input: { keyHash: string; appId: string; sessionId: string; userId: string; now: string },
+): Promise<{ app: Application; user: SessionUser } | undefined> {
+  const [row] = await sessionAuthQuery(db, input);
+  if (!row) return undefined;
+  const { user_email, user_email_verified, user_is_bot, ...app } = row;
+  return {
+    app: toApplication(app),
+    user: { id: input.userId, email: user_email, emailVerified: user_email_verified === 1, isBot: user_is_bot === 1 },
+  };
+}

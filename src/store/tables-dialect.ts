@@ -1,0 +1,59 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { DialectName } from './dialect.js';
+
+// Custom tables: the only place that asks which database it is. Column types, value encoding in and
+// out, row locks and the "table is gone" error shape.
+
+export type ColumnType = 'text' | 'int' | 'bool' | 'float' | 'date' | 'json';
+
+/**
+ * Real types per database. Text compares by code point on both (SQLite BINARY, PostgreSQL "C"), so
+ * sort order and `contains` (ASCII case folding by lower()) are the same on both.
+ */
+const COLUMN_TYPES: Record<DialectName, Record<ColumnType, string>> = {
+  sqlite: { text: 'text', int: 'integer', bool: 'integer', float: 'real', date: 'text', json: 'text' },
+  postgres: { text: 'text collate "C"', int: 'bigint', bool: 'boolean', float: 'double precision', date: 'timestamptz', json: 'jsonb' },
+};
+
+export function columnTypeSql(dialect: DialectName, type: ColumnType): RawBuilder<unknown> {
+  return sql.raw(COLUMN_TYPES[dialect][type]);
+}
+
+/** A validated value as a bound parameter of this database. */
+export function encodeValue(dialect: DialectName, type: ColumnType, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (type === 'bool' && dialect === 'sqlite') return value ? 1 : 0;
+  if (type === 'json') return JSON.stringify(value);
+  return value;
+}
+
+/** A stored value back as the API shows it (dates as ISO 8601 UTC with milliseconds). */
+export function decodeValue(dialect: DialectName, type: ColumnType, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'bool':
+      return value === true || value === 1;
+    case 'json':
+      return dialect === 'sqlite' ? JSON.parse(value as string) : value;
+    case 'date':
+      return value instanceof Date ? value.toISOString() : value;
+    case 'int':
+    case 'float':
+      return Number(value);
+    default:
+      return value;
+  }
+}
+
+/** `for update` / `for share` on PostgreSQL; nothing on SQLite, whose BEGIN IMMEDIATE already serialises writers. */
+export function lockClause(dialect: DialectName, mode: 'update' | 'share'): RawBuilder<unknown> {
+  if (dialect === 'sqlite') return sql.raw('');
+  // key share: row writers do not block each other, yet wait for a schema change's for update.
+  return sql.raw(mode === 'update' ? ' for update' : ' for key share');
+}
+
+/** True when a statement failed because the data table was dropped meanwhile (a table deleted mid-request). */
+export function isMissingTable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | undefined;
+  return e?.code === '42P01' || (e?.code === 'SQLITE_ERROR' && /no such table/.test(e.message ?? ''));
+}

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execDatabase } from '../helpers/db.js';
+import { api, createApp, type TestApp } from '../helpers/fixtures.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+// Issue 14: the hot paths got caches (compiled statements, one joined session query, verified tokens).
+// Each must be exact: the same answers as before, and nothing the contract says takes effect at once is
+// remembered. Two nodes share one database (a SQLite file or a PostgreSQL database); the second serves
+// requests that the first one has already cached.
+let a: TestServer;
+let b: TestServer;
+let app: TestApp;
+let other: TestApp;
+const shared = { PUBLIC_BASE_URL: 'https://auth.example.test' };
+
+beforeAll(async () => {
+  a = await startServer(shared);
+  b = await startServer({ ...shared, DATABASE_URL: a.databaseUrl, ...(a.env.MASTER_KEY ? { MASTER_KEY: a.env.MASTER_KEY } : {}) });
+  app = await createApp(a, { args: ['--allowed-origin', 'http://localhost:3000'] });
+  other = await createApp(a);
+});
+afterAll(async () => {
+  await b?.stop();
+  await a?.stop();
+});
+
+let n = 0;
+async function signedIn(target: TestApp = app) {
+  const email = `perf-${Date.now().toString(36)}-${(n++).toString(36)}@example.com`;
+  const created = await api(a, 'POST', '/v1/users', { bearer: target.secret_key, body: { email, password: 'correct horse battery' } });
+  expect(created.status).toBe(201);
+  const res = await api(a, 'POST', '/v1/signins', { publishableKey: target.publishable_key, body: { email, password: 'correct horse battery' } });
+  expect(res.status).toBe(200);
+  return { email, userId: created.body.id as string, emailVerified: created.body.email_verified as boolean, ...(res.body as { access_token: string; refresh_token: string; session_id: string }) };
+}
+
+const me = (server: TestServer, token: string, key = app.publishable_key) => api(server, 'GET', '/v1/me', { publishableKey: key, bearer: token });
+
+describe('GET /v1/me answers each user their own data, however often it is asked (statement and token caches)', () => {
+  it('interleaved users on both nodes always get their own user', async () => {
+    const users = await Promise.all([signedIn(), signedIn(), signedIn()]);
+    for (let round = 0; round < 5; round += 1) {
+      for (const user of users) {
+        for (const server of [a, b]) {
+          const res = await me(server, user.access_token);
+          expect(res.status).toBe(200);
+          expect(res.body).toEqual({ user_id: user.userId, email: user.email, email_verified: user.emailVerified, is_bot: false });
+        }
+      }
+    }
+  });
+
+  it('a change to the user shows on the next request (the user row is read every time)', async () => {
+    const user = await signedIn();
+    expect((await me(a, user.access_token)).body.email).toBe(user.email);
+    await execDatabase(a.databaseUrl, `update users set email_verified = 1 - email_verified, email = 'changed-' || email where id = '${user.userId}'`);
+    for (const server of [a, b]) {
+      const after = await me(server, user.access_token);
+      expect(after.status).toBe(200);
+      expect(after.body).toEqual({ user_id: user.userId, email: `changed-${user.email}`, email_verified: !user.emailVerified, is_bot: false });
+    }
+  });
+});
+
+describe('a revoked session is refused at once, on every node, although its token was verified before', () => {
+  it('logout on node A: node A and node B refuse the very next request', async () => {
+    const user = await signedIn();
+    for (const server of [a, b, a, b]) expect((await me(server, user.access_token)).status).toBe(200);
+    expect((await api(a, 'POST', '/v1/sessions/logout', { publishableKey: app.publishable_key, bearer: user.access_token })).status).toBe(200);
+    for (const server of [a, b]) {
+      const res = await me(server, user.access_token);
+      expect(res.status).toBe(401);
+      expect(Object.keys(res.body)).toEqual(['detail']);
+    }
+  });
+
+  it('revocation by the secret API on node B: node A refuses at once; the cookie path too', async () => {
+    const user = await signedIn();
+    expect((await me(a, user.access_token)).status).toBe(200);
+    const cookie = await api(a, 'GET', '/v1/me', { publishableKey: app.publishable_key, headers: { cookie: `__session=${user.access_token}` } });
+    expect(cookie.status).toBe(200);
+    expect((await api(b, 'POST', `/v1/sessions/revoke?session_id=${user.session_id}`, { bearer: app.secret_key })).status).toBe(200);
+    expect((await me(a, user.access_token)).status).toBe(401);
+    const cookieAfter = await api(a, 'GET', '/v1/me', { publishableKey: app.publishable_key, headers: { cookie: `__session=${user.access_token}` } });
+    expect(cookieAfter.status).toBe(401);
+  });
+
+  it('a session whose row expired is refused at once although its access token has not', async () => {
+    const user = await signedIn();
+    expect((await me(a, user.access_token)).status).toBe(200);
+    await execDatabase(a.databaseUrl, `update sessions set expires_at = '2000-01-01T00:00:00.000Z' where id = '${user.session_id}'`);
+    expect((await me(a, user.access_token)).status).toBe(401);
+    expect((await me(b, user.access_token)).status).toBe(401);
+  });
+});
+
+describe('app isolation on the joined session path', () => {
+  it("401 for app A's verified token with app B's key, before and after it was cached; then A's key still works", async () => {
+    const user = await signedIn();
+    expect((await me(a, user.access_token, other.publishable_key)).status).toBe(401);
+    expect((await me(a, user.access_token)).status).toBe(200);
+    const cross = await me(a, user.access_token, other.publishable_key);
+    expect(cross.status).toBe(401);
+    expect(Object.keys(cross.body)).toEqual(['detail']);
+    expect((await me(a, user.access_token)).status).toBe(200);
+  });
+
+  it('a rotated-away publishable key is refused at once for a token verified before', async () => {
+    const own = await createApp(a);
+    const user = await signedIn(own);
+    expect((await me(a, user.access_token, own.publishable_key)).status).toBe(200);
+    await execDatabase(a.databaseUrl, `update api_keys set expires_at = '2000-01-01T00:00:00.000Z' where app_id = '${own.app_id}' and kind = 'publishable'`);
+    expect((await me(a, user.access_token, own.publishable_key)).status).toBe(401);
+    expect((await me(b, user.access_token, own.publishable_key)).status).toBe(401);
+  });
+
+  it('cookie-authenticated unsafe requests still need an allowed Origin (CSRF rule on the joined path)', async () => {
+    const user = await signedIn();
+    const headers = { cookie: `__session=${user.access_token}`, 'content-type': 'application/json' };
+    const refused = await api(a, 'POST', '/v1/sessions/logout', { publishableKey: app.publishable_key, headers: { ...headers, origin: 'https://evil.example' } });
+    expect(refused.status).toBe(403);
+    expect((await me(a, user.access_token)).status).toBe(200);
+  });
+});

@@ -1,0 +1,121 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryDatabase } from '../helpers/db.js';
+import { api, createApp } from '../helpers/fixtures.js';
+import { createDeployment, startNode, type Deployment, type NodeProcess } from '../helpers/node-process.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+
+// Issue 8: kill -9 amid sign-ups loses no email; SIGTERM under load resets no accepted request and the
+// process is gone within SHUTDOWN_GRACE_SECONDS. Runs on SQLite and PostgreSQL.
+
+let sink: SmtpSink;
+const deployments: Deployment[] = [];
+const nodes: NodeProcess[] = [];
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+});
+afterAll(async () => {
+  for (const node of nodes) await node.stop();
+  for (const deployment of deployments) await deployment.destroy();
+  await sink?.close();
+});
+
+async function start(deployment: Deployment, env: Record<string, string> = {}): Promise<NodeProcess> {
+  const node = await startNode(deployment, env);
+  nodes.push(node);
+  return node;
+}
+
+/** One request on a fresh connection (as a load balancer's would be): its status, or the socket error's code. */
+function once(node: NodeProcess, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) {
+  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers: Record<string, string> = { connection: 'close', ...options.headers };
+  if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) });
+  return new Promise<{ status?: number; error?: string }>((resolve) => {
+    const req = httpRequest(node.url + path, { method, headers, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode }));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    req.end(payload);
+  });
+}
+
+describe('issue 8: crashes and shutdown', () => {
+  it('kill -9 during concurrent sign-ups: every 2xx has its user, and after a restart every user gets its email', async () => {
+    const deployment = await createDeployment({ env: { SMTP_URL: sink.url, MAIL_SEND_TIMEOUT_MS: '1000' } });
+    deployments.push(deployment);
+    const node = await start(deployment);
+    const app = await createApp(node, { args: ['--hashcash', 'off'] });
+    const tag = Date.now().toString(36);
+    const accepted: string[] = [];
+    let n = 0;
+    let killed = false;
+    const loops = Array.from({ length: 4 }, async () => {
+      while (!killed) {
+        const email = `crash${n++}.${tag}@example.com`;
+        const res = await once(node, 'POST', '/v1/signups', {
+          body: { email, password: 'correct horse battery' },
+          headers: { 'x-publishable-key': app.publishable_key },
+        });
+        if (res.status && res.status >= 200 && res.status < 300) accepted.push(email);
+      }
+    });
+    await new Promise((r) => setTimeout(r, 1_500));
+    node.child.kill('SIGKILL');
+    killed = true;
+    await Promise.all(loops);
+    await node.exited;
+    expect(accepted.length).toBeGreaterThan(0);
+
+    const users = (await queryDatabase(deployment.databaseUrl, `SELECT email_normalized FROM users WHERE email_normalized LIKE '%.${tag}@example.com'`)).map(
+      (row) => row.email_normalized as string,
+    );
+    for (const email of accepted) expect(users).toContain(email);
+
+    await start(deployment, { SMTP_URL: sink.url });
+    for (const email of users) await sink.waitFor(email, { timeoutMs: 20_000 });
+  });
+
+  it('SIGTERM under load: health answers 503 at once, requests keep being served while the balancer notices, none is reset, the process exits within the grace', async () => {
+    const deployment = await createDeployment({ env: { SHUTDOWN_GRACE_SECONDS: '5', SHUTDOWN_DRAIN_SECONDS: '2' } });
+    deployments.push(deployment);
+    const node = await start(deployment);
+    const app = await createApp(node, { args: ['--hashcash', 'off'] });
+    const user = await api(node, 'POST', '/v1/users', { bearer: app.secret_key, body: { email: 'load@example.com', password: 'correct horse battery' } });
+    expect(user.status).toBe(201);
+
+    const outcomes: Array<{ status?: number; error?: string; sentAfterTerm: boolean }> = [];
+    let termAt = 0;
+    // A load balancer: keeps sending for a second after the health check started failing, then stops.
+    const sending = () => termAt === 0 || Date.now() - termAt < 1_000;
+    const work = [
+      () => once(node, 'POST', '/v1/signins', { body: { email: 'load@example.com', password: 'correct horse battery' }, headers: { 'x-publishable-key': app.publishable_key } }),
+      () => once(node, 'POST', '/v1/sign_in_tokens', { body: { user_id: user.body.id, expires_in_seconds: 60 }, headers: { authorization: `Bearer ${app.secret_key}` } }),
+      () => once(node, 'GET', `/.well-known/jwks.json?app_id=${app.app_id}`),
+    ];
+    const loops = work.map(async (call) => {
+      while (sending()) {
+        const sentAfterTerm = termAt > 0;
+        outcomes.push({ ...(await call()), sentAfterTerm });
+      }
+    });
+    await new Promise((r) => setTimeout(r, 1_000));
+    node.child.kill('SIGTERM');
+    termAt = Date.now();
+    await new Promise((r) => setTimeout(r, 100));
+    const health = await once(node, 'GET', '/v1/health');
+    expect(health.status).toBe(503);
+    await Promise.all(loops);
+    const { code } = await node.exited;
+    expect(Date.now() - termAt).toBeLessThan(5_000 + 1_000);
+    expect(code).toBe(0);
+
+    expect(outcomes.filter((o) => !o.sentAfterTerm).length).toBeGreaterThan(0);
+    expect(outcomes.filter((o) => o.sentAfterTerm).length).toBeGreaterThan(0);
+    // Every request, before and after the signal, answered in full: nothing refused, nothing cut.
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ status: 200 });
+  });
+});

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type TestApp } from '../helpers/fixtures.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { asSecret, call, insertRow, makeTable, query, queryAll, type Caller } from '../helpers/tables.js';
+
+// contract.md section 10: POST .../rows/query (every op, both sort directions, AND-lists, cursors).
+
+let server: TestServer;
+let app: TestApp;
+let other: TestApp;
+let secret: Caller;
+let tableId: string;
+
+// Every sortable type, with nulls (a missing field) in each column.
+const ROWS = [
+  { k: 0, i: 5, f: 1.5, b: true, t: 'Apple', d: '2026-01-03', j: { x: 1 } },
+  { k: 1, i: -2, f: 0.25, b: false, t: 'banana split', d: '2025-12-31T23:00:00Z' },
+  { k: 2, i: 5, f: 9, t: 'cherry', d: '2026-06-01' },
+  { k: 3, f: -1, b: true, t: '100% juice', j: [1] },
+  { k: 4, i: 40, b: false, d: '2026-01-03' },
+  { k: 5, i: 7, f: 2.5, b: true, t: 'APPLE pie', d: '2027-01-01' },
+  { k: 6, i: 0, f: 0, b: false, t: 'under_score', d: '2026-01-02' },
+];
+
+beforeAll(async () => {
+  server = await startServer();
+  app = await createApp(server, { name: 'Shop' });
+  other = await createApp(server, { tenantId: app.tenant_id, name: 'Blog' });
+  secret = asSecret(app);
+  const table = await makeTable(server, secret, [
+    { name: 'k', type: 'int', required: true },
+    { name: 'i', type: 'int' },
+    { name: 'f', type: 'float' },
+    { name: 'b', type: 'bool' },
+    { name: 't', type: 'text' },
+    { name: 'd', type: 'date' },
+    { name: 'j', type: 'json' },
+  ]);
+  tableId = table.table_id;
+  for (const row of ROWS) await insertRow(server, secret, tableId, row);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const ks = async (body: Record<string, unknown>) => (await queryAll(server, secret, tableId, { ...body, limit: 2 })).map((r) => r.data.k as number);
+const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
+
+describe('10 query: filter ops', () => {
+  const cases: [string, unknown, number[]][] = [
+    ['eq int', { field: 'i', op: 'eq', value: 5 }, [0, 2]],
+    ['ne int keeps nulls', { field: 'i', op: 'ne', value: 5 }, [1, 3, 4, 5, 6]],
+    ['gt int', { field: 'i', op: 'gt', value: 5 }, [4, 5]],
+    ['gte int', { field: 'i', op: 'gte', value: 5 }, [0, 2, 4, 5]],
+    ['lt float', { field: 'f', op: 'lt', value: 0.25 }, [3, 6]],
+    ['lte float', { field: 'f', op: 'lte', value: 0.25 }, [1, 3, 6]],
+    ['eq bool', { field: 'b', op: 'eq', value: false }, [1, 4, 6]],
+    ['in text', { field: 't', op: 'in', value: ['cherry', 'Apple', 'none'] }, [0, 2]],
+    ['contains is case-insensitive', { field: 't', op: 'contains', value: 'apple' }, [0, 5]],
+    ['contains escapes % and _', { field: 't', op: 'contains', value: '0%' }, [3]],
+    ['contains _ is literal', { field: 't', op: 'contains', value: 'r_s' }, [6]],
+    ['gte date (date-only means midnight UTC)', { field: 'd', op: 'gte', value: '2026-01-03' }, [0, 2, 4, 5]],
+    ['lt date-time with offset', { field: 'd', op: 'lt', value: '2026-01-01T01:00:00+01:00' }, [1]],
+    ['is_null true (absent)', { field: 'i', op: 'is_null', value: true }, [3]],
+    ['is_null false', { field: 'j', op: 'is_null', value: false }, [0, 3]],
+    ['created_at gte the epoch', { field: 'created_at', op: 'gte', value: '2000-01-01' }, [0, 1, 2, 3, 4, 5, 6]],
+  ];
+  for (const [name, filter, expected] of cases) {
+    it(name, async () => {
+      expect(sorted(await ks({ filter }))).toEqual(expected);
+    });
+  }
+
+  it('a list of conditions is AND', async () => {
+    const filter = [
+      { field: 'i', op: 'gte', value: 0 },
+      { field: 'b', op: 'eq', value: true },
+      { field: 'd', op: 'is_null', value: false },
+    ];
+    expect(sorted(await ks({ filter }))).toEqual([0, 5]);
+    expect(await ks({ filter: [] })).toHaveLength(ROWS.length);
+  });
+});
+
+describe('10 query: sort', () => {
+  const byKey = (field: string, dir: 'asc' | 'desc') => {
+    const withValue = ROWS.filter((r) => (r as Record<string, unknown>)[field] !== undefined);
+    const value = (r: (typeof ROWS)[number]) => {
+      const v = (r as Record<string, unknown>)[field];
+      return field === 'd' ? Date.parse(v as string) : field === 'b' ? Number(v) : v;
+    };
+    return { withValue, value };
+  };
+  for (const field of ['i', 'f', 'b', 't', 'd']) {
+    for (const dir of ['asc', 'desc'] as const) {
+      it(`${field} ${dir}: values in order (ties by row), rows without a value last ascending, first descending`, async () => {
+        const rows = await queryAll(server, secret, tableId, { sort: { field, dir }, limit: 2 });
+        expect(rows).toHaveLength(ROWS.length);
+        const values = rows.map((r) => r.data[field]).filter((v) => v !== undefined);
+        const { value } = byKey(field, dir);
+        const expected = ROWS.filter((r) => (r as Record<string, unknown>)[field] !== undefined)
+          .map((r) => ({ r, v: value(r) as number | string }))
+          .sort((a, b) => (a.v < b.v ? -1 : a.v > b.v ? 1 : 0));
+        if (dir === 'desc') expected.reverse();
+        const norm = (v: unknown) => (field === 'd' ? Date.parse(v as string) : field === 'b' ? Number(v) : v);
+        expect(values.map(norm)).toEqual(expected.map((e) => e.v));
+        const nullsAt = rows.map((r, i) => (r.data[field] === undefined ? i : -1)).filter((i) => i >= 0);
+        const nullCount = ROWS.length - values.length;
+        expect(nullsAt).toEqual(dir === 'asc' ? Array.from({ length: nullCount }, (_, i) => ROWS.length - nullCount + i) : Array.from({ length: nullCount }, (_, i) => i));
+      });
+    }
+  }
+
+  it('no sort means created_at, row_id ascending; updated_at sorts too', async () => {
+    const rows = await queryAll(server, secret, tableId, { limit: 3 });
+    const keys = rows.map((r) => `${r.created_at} ${r.row_id}`);
+    expect(keys).toEqual([...keys].sort());
+    const desc = await queryAll(server, secret, tableId, { sort: { field: 'updated_at', dir: 'desc' }, limit: 3 });
+    expect(desc.map((r) => r.updated_at)).toEqual(desc.map((r) => r.updated_at).sort().reverse());
+  });
+});
+
+describe('10 query: refused with 400', () => {
+  const bad: [string, unknown][] = [
+    ['unknown field', { filter: { field: 'nope', op: 'eq', value: 1 } }],
+    ['unknown op', { filter: { field: 'i', op: 'like', value: 1 } }],
+    ['wrong value type', { filter: { field: 'i', op: 'eq', value: 'x' } }],
+    ['contains on int', { filter: { field: 'i', op: 'contains', value: '1' } }],
+    ['ordering op on json', { filter: { field: 'j', op: 'gt', value: 1 } }],
+    ['sort on json', { sort: { field: 'j', dir: 'asc' } }],
+    ['bad dir', { sort: { field: 'i', dir: 'up' } }],
+    ['in with 101 values', { filter: { field: 'i', op: 'in', value: Array.from({ length: 101 }, (_, i) => i) } }],
+    ['in with a huge list', { filter: { field: 'i', op: 'in', value: Array.from({ length: 20000 }, (_, i) => i) } }],
+    ['in without a list', { filter: { field: 'i', op: 'in', value: 3 } }],
+    ['is_null with a non-boolean', { filter: { field: 'i', op: 'is_null', value: 'yes' } }],
+    ['eq without a value', { filter: { field: 'i', op: 'eq' } }],
+    ['limit 0', { limit: 0 }],
+    ['limit 201', { limit: 201 }],
+    ['filter of the wrong shape', { filter: 'i = 1' }],
+    ['row_id is not a sort field', { sort: { field: 'row_id', dir: 'asc' } }],
+  ];
+  for (const [name, body] of bad) {
+    it(name, async () => {
+      const res = await query(server, secret, tableId, body);
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toEqual(expect.any(String));
+    });
+  }
+
+  it('limit 200 and the in-list of 100 values are accepted', async () => {
+    expect((await query(server, secret, tableId, { limit: 200, filter: { field: 'i', op: 'in', value: Array.from({ length: 100 }, (_, i) => i) } })).status).toBe(200);
+  });
+});
+
+describe('10 query: cursors are opaque, tamper-evident and keyset-based', () => {
+  it('pages of `limit` rows with next_cursor, null on the last page', async () => {
+    const first = await query(server, secret, tableId, { sort: { field: 'k', dir: 'asc' }, limit: 3 });
+    expect(first.body.rows.map((r: { data: { k: number } }) => r.data.k)).toEqual([0, 1, 2]);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await query(server, secret, tableId, { sort: { field: 'k', dir: 'asc' }, limit: 4, cursor: first.body.next_cursor });
+    expect(second.body.rows.map((r: { data: { k: number } }) => r.data.k)).toEqual([3, 4, 5, 6]);
+    expect(second.body.next_cursor).toBeNull();
+  });
+
+  it('a forged, edited or foreign cursor is 400', async () => {
+    const first = await query(server, secret, tableId, { sort: { field: 'k', dir: 'asc' }, limit: 2 });
+    const cursor: string = first.body.next_cursor;
+    const [payload, tag] = cursor.split('.');
+    const edited = Buffer.from(payload!, 'base64url').toString().replace(/,1,/, ',5,');
+    const forged = [
+      'garbage',
+      `${Buffer.from(edited).toString('base64url')}.${tag}`,
+      `${payload}.${Buffer.alloc(16).toString('base64url')}`,
+      `${payload}.${tag}.x`,
+      cursor.slice(0, -2),
+    ];
+    for (const bad of forged) expect((await query(server, secret, tableId, { sort: { field: 'k', dir: 'asc' }, cursor: bad })).status, bad).toBe(400);
+    // Another sort, another table, another app: refused.
+    expect((await query(server, secret, tableId, { sort: { field: 'k', dir: 'desc' }, cursor })).status).toBe(400);
+    const otherTable = await makeTable(server, secret, [{ name: 'k', type: 'int' }]);
+    expect((await query(server, secret, otherTable.table_id, { sort: { field: 'k', dir: 'asc' }, cursor })).status).toBe(400);
+    const foreign = asSecret(other);
+    const theirs = await makeTable(server, foreign, [{ name: 'k', type: 'int' }]);
+    expect((await query(server, foreign, theirs.table_id, { sort: { field: 'k', dir: 'asc' }, cursor })).status).toBe(400);
+  });
+
+  it('paging while rows are inserted yields no duplicates and no gaps among the rows that existed', async () => {
+    const table = await makeTable(server, secret, [{ name: 'n', type: 'int' }]);
+    const existing = new Set<string>();
+    for (let n = 0; n < 30; n++) existing.add((await insertRow(server, secret, table.table_id, { n: n % 7 })).row_id);
+    for (const sort of [undefined, { field: 'n', dir: 'asc' }, { field: 'n', dir: 'desc' }]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let inserts = 0;
+      do {
+        // Concurrent writers between and during page reads.
+        const writers = Array.from({ length: 3 }, () => call(server, secret, 'POST', `/v1/tables/${table.table_id}/rows`, { data: { n: inserts++ % 7 } }));
+        const page = await query(server, secret, table.table_id, { sort, limit: 4, cursor });
+        await Promise.all(writers);
+        expect(page.status).toBe(200);
+        seen.push(...page.body.rows.map((r: { row_id: string }) => r.row_id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      expect(new Set(seen).size).toBe(seen.length);
+      for (const id of existing) expect(seen).toContain(id);
+    }
+  });
+});

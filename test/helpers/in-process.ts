@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config/index.js';
+import { createDeps, type Deps } from '../../src/deps.js';
+import { createLogger } from '../../src/logger.js';
+import { migrateToLatest } from '../../src/store/migrations/index.js';
+import { createPostgresDatabase, TEST_DB } from './db.js';
+
+export interface InProcess {
+  deps: Deps;
+  /** A temporary directory of its own (the SQLite file lives here), removed by close(). */
+  dir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The service's dependencies in the test process, on a fresh database of the run's kind (TEST_DB),
+ * migrated, with the clock the test moves: for jobs that run in-process (clean-up, metering, sweeps).
+ * `env` adds configuration; it may use the directory (e.g. a blob store inside it).
+ */
+export async function openInProcess(clock: Clock, env: (dir: string) => Record<string, string> = () => ({})): Promise<InProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-inproc-'));
+  let databaseUrl = `sqlite:${join(dir, 'db.sqlite')}`;
+  let dropDb = async () => {};
+  if (TEST_DB === 'postgres') {
+    const database = await createPostgresDatabase();
+    databaseUrl = database.url;
+    dropDb = database.drop;
+  }
+  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: randomBytes(32).toString('base64'), SMTP_URL: 'log:', ...env(dir) });
+  const deps = createDeps(config, createLogger('silent'), { clock });
+  await migrateToLatest(deps.db);
+  return {
+    deps,
+    dir,
+    close: async () => {
+      await deps.close();
+      await dropDb();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addSeconds, iso, type Clock } from '../../src/clock.js';
+import type { Deps } from '../../src/deps.js';
+import { createApp, createTenant } from '../../src/services/apps.js';
+import { createBucket, objectStorageUsage } from '../../src/services/buckets.js';
+import { pruneExpiredRows } from '../../src/services/maintenance.js';
+import { putObject } from '../../src/services/objects.js';
+import { insertBlobDeletion } from '../../src/store/repos/objects.js';
+import { openInProcess } from '../helpers/in-process.js';
+
+// The orphan sweep in-process, on the run's database and a file blob store, with a clock the test moves:
+// what a node that died mid-upload or right after a commit leaves behind is cleaned by the maintenance job.
+let deps: Deps;
+let dir: string;
+let close: (() => Promise<void>) | undefined;
+let now = new Date('2026-01-01T00:00:00.000Z');
+const clock: Clock = { now: () => now };
+
+beforeAll(async () => {
+  ({ deps, dir, close } = await openInProcess(clock, (dir) => ({ BLOB_STORE: `file:${join(dir, 'blobs')}` })));
+});
+afterAll(async () => {
+  await close?.();
+});
+
+describe('object storage sweep (maintenance)', () => {
+  it('an upload whose node died gives its reservation back after the upload timeout, once', async () => {
+    const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
+    const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});
+    const bucket = await createBucket(deps, app.app_id, 'b');
+    // A body that stops arriving: the upload stays in flight as if its node had died.
+    const body = new PassThrough();
+    body.write(Buffer.alloc(100));
+    const pending = putObject(deps, { appId: app.app_id, bucketId: bucket.id, owner: '', key: 'k' }, { contentType: 'text/plain', size: 5000, body });
+    await expect.poll(async () => (await objectStorageUsage(deps, app.app_id)).used_bytes).toBe(5000);
+
+    expect(await pruneExpiredRows(deps)).toMatchObject({ ran: true, stale_uploads: 0 });
+    now = addSeconds(now, 2 * 3600);
+    expect(await pruneExpiredRows(deps)).toMatchObject({ ran: true, stale_uploads: 1 });
+    const usage = await objectStorageUsage(deps, app.app_id);
+    expect(usage.used_bytes).toBe(0);
+    expect(usage.buckets[0]).toMatchObject({ used_bytes: 0, object_count: 0 });
+
+    // The request ends after all: its failure must not give the bytes back a second time.
+    body.destroy(new Error('client gone'));
+    await expect(pending).rejects.toThrow();
+    expect((await objectStorageUsage(deps, app.app_id)).used_bytes).toBe(0);
+    expect(await deps.db.selectFrom('objects').selectAll().execute()).toEqual([]);
+  });
+
+  it('a blob queued for deletion by a commit whose node died is deleted by the sweep', async () => {
+    const appId = 'app_sweeptest';
+    const blobId = randomUUID();
+    await deps.blobs.put(`${appId}/${blobId}`, Readable.from([Buffer.from('orphan')]), 6);
+    const path = join(dir, 'blobs', appId, blobId);
+    expect(existsSync(path)).toBe(true);
+    await insertBlobDeletion(deps.db, appId, blobId, iso(now));
+    expect((await pruneExpiredRows(deps)).orphan_blobs).toBe(0); // within the grace: the committing node deletes it
+    now = addSeconds(now, 120);
+    expect((await pruneExpiredRows(deps)).orphan_blobs).toBe(1);
+    expect(existsSync(path)).toBe(false);
+    expect(await deps.db.selectFrom('blob_deletions').selectAll().execute()).toEqual([]);
+  });
+
+  it('temporary files of a write cut by a crash (file store) are deleted once older than the upload timeout', async () => {
+    const temp = join(dir, 'blobs', '.tmp', randomUUID());
+    mkdirSync(dirname(temp), { recursive: true });
+    writeFileSync(temp, 'partial');
+    now = new Date(Date.now() + 10 * 60_000);
+    expect((await pruneExpiredRows(deps)).orphan_blobs).toBe(0);
+    expect(existsSync(temp)).toBe(true);
+    now = new Date(Date.now() + 2 * 3600_000);
+    expect((await pruneExpiredRows(deps)).orphan_blobs).toBe(1);
+    expect(existsSync(temp)).toBe(false);
+  });
+});
