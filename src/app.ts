@@ -17,6 +17,13 @@ import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
 
 /** Builds the HTTP application (plugins and routes). Never listens: main.ts does, tests may inject. */
+class NulInBody extends Error {}
+
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  return Array.isArray(value) && value.some((item) => typeof item === 'string' && item.includes('\0'));
+}
+
 export async function buildApp(deps: Deps): Promise<Http> {
   const app = Fastify({
     loggerInstance: deps.log,
@@ -46,11 +53,14 @@ export async function buildApp(deps: Deps): Promise<Http> {
   });
   // Ajv coerces a query or path string such as "1e309" to Infinity and then skips its range checks
   // (strictNumbers guards only real JSON numbers): refuse any non-finite number after validation.
+  // PostgreSQL text cannot hold a NUL character (SQLite can): refuse it in every string a request
+  // brings, so both databases answer the same 400 instead of PostgreSQL's 500. Bodies: the JSON parser.
   app.addHook('preHandler', async (request) => {
-    for (const part of [request.query, request.params] as unknown[]) {
+    for (const part of [request.query, request.params, request.body] as unknown[]) {
       if (!part || typeof part !== 'object') continue;
       for (const [name, value] of Object.entries(part)) {
         if (typeof value === 'number' && !Number.isFinite(value)) throw new ApiError(400, 'validation_failed', `${name} must be a finite number`);
+        if (hasNul(value)) throw new ApiError(400, 'validation_failed', `${name} must not contain a NUL character`);
       }
     }
   });
@@ -61,9 +71,13 @@ export async function buildApp(deps: Deps): Promise<Http> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(body as string, (key, value) => (key === '__proto__' || key === 'constructor' ? undefined : value)));
-    } catch {
-      done(new ApiError(400, 'validation_failed', 'body is not valid JSON'), undefined);
+      done(null, JSON.parse(body as string, (key, value) => {
+        if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) throw new NulInBody();
+        return key === '__proto__' || key === 'constructor' ? undefined : value;
+      }));
+    } catch (error) {
+      const detail = error instanceof NulInBody ? 'body must not contain a NUL character' : 'body is not valid JSON';
+      done(new ApiError(400, 'validation_failed', detail), undefined);
     }
   });
   app.addSchema(ErrorBody);

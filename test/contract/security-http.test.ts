@@ -147,3 +147,40 @@ describe('finding 9: router and parser errors answer {detail} with X-Request-ID'
     expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ detail: expect.any(String) });
   });
 });
+
+describe('a NUL character in any string a request brings → 400 {detail} on both databases, and nothing changes', () => {
+  // PostgreSQL text cannot hold U+0000; the fuzzer found GET /.well-known/jwks.json?app_id=%00 answering 500 there.
+  it.each([
+    ['GET', '/.well-known/jwks.json?app_id=%00'],
+    ['GET', `/.well-known/jwks.json?app_id=app_%00x`],
+    ['GET', '/v1/users?email=a%00b%40example.com'],
+    ['GET', '/v1/users/usr_%00'],
+    ['GET', '/v1/tables/tbl_%00'],
+    ['GET', '/v1/buckets/bkt_%00'],
+  ])('%s %s → 400 or 404, never 500', async (method, path) => {
+    const res = await api(server, method, path, { bearer: app.secret_key });
+    expect(res.status).not.toBe(500);
+    expect([400, 404]).toContain(res.status);
+    expect(res.body).toEqual({ detail: expect.any(String) });
+  });
+
+  it('a NUL in a JSON value or key → 400 naming it; no user is made', async () => {
+    const email = `nul.${Date.now()}@example.com`;
+    for (const rawBody of [`{"email":"${email}","password":"correct horse\\u0000battery"}`, `{"email":"${email}","pass\\u0000word":"x"}`, `{"email":"${email}\\u0000"}`]) {
+      const res = await api(server, 'POST', '/v1/users', { bearer: app.secret_key, rawBody, headers: { 'content-type': 'application/json' } });
+      expectEnvelope(res, 400);
+      expect(res.body.detail).toMatch(/NUL/);
+    }
+    const list = await api(server, 'GET', `/v1/users?email=${encodeURIComponent(email)}`, { bearer: app.secret_key });
+    expect(list.status).toBe(200);
+    expect(list.body.users).toEqual([]);
+  });
+
+  it('a NUL in a form body (the e-mail link confirmation) → 400', async () => {
+    const res = await api(server, 'POST', '/v1/email/verify', {
+      rawBody: 'token=abc%00def',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `http://127.0.0.1:${server.port}` },
+    });
+    expect(res.status).toBe(400);
+  });
+});
