@@ -135,6 +135,8 @@ describe('4.1 POST /v1/signins strategy magic_link (contract 4)', () => {
   it('pre-hijacking: verifying through a later email drops a password set before (someone else may have set it)', async () => {
     const email = uniqueEmail('victim');
     await signUp(env.server, app, { email, password: 'attacker chose this' });
+    // The outbox may deliver two queued emails in either order: wait for the sign-up's before the next.
+    await codeFor(env.sink, email, 1);
     const res = await signin({ email });
     expect(res.body.status).toBe('verification_sent');
     const code = await codeFor(env.sink, email, 2);
