@@ -8,7 +8,7 @@ import { insertOutboxMail } from '../store/repos/mail-outbox.js';
 export type OutboxDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'masterKey'>;
 
 /** Binds a sealed message to its row: a ciphertext copied into another row does not open. */
-const associatedData = (id: string) => `mail_outbox:${id}`;
+export const outboxMailBinding = (id: string) => `mail_outbox:${id}`;
 
 /**
  * Queues `mail` in the outbox. Call it with the transaction that writes what the email announces (the
@@ -21,7 +21,7 @@ export async function enqueueMail(deps: OutboxDeps, appId: string, mail: Mail): 
   await insertOutboxMail(deps.db, {
     id,
     app_id: appId,
-    sealed: seal(deps.masterKey, JSON.stringify(mail), associatedData(id)),
+    sealed: seal(deps.masterKey, JSON.stringify(mail), outboxMailBinding(id)),
     attempts: 0,
     created_at: iso(now),
     next_attempt_at: iso(now),
@@ -36,7 +36,7 @@ export async function enqueueMail(deps: OutboxDeps, appId: string, mail: Mail): 
 
 /** Opens a queued message (with MASTER_KEY, or MASTER_KEY_PREVIOUS during a rotation); throws when neither key or the row fits. */
 export function openOutboxMail(masterKeys: Buffer | readonly Buffer[], id: string, sealed: string): Mail {
-  return JSON.parse(open(masterKeys, sealed, associatedData(id))) as Mail;
+  return JSON.parse(open(masterKeys, sealed, outboxMailBinding(id))) as Mail;
 }
 
 /** Tells this node's mail worker that something was queued (a no-op until a worker listens: the CLI has none). */

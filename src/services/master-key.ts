@@ -1,6 +1,8 @@
 import { open, seal } from '../crypto/envelope.js';
 import { signingKeyBinding } from '../crypto/signing-keys.js';
 import type { Deps } from '../deps.js';
+import { outboxMailBinding } from './mail-outbox.js';
+import { verifierBinding } from './oauth.js';
 import { providerSecretBinding } from './oauth-providers.js';
 import type { Db } from '../store/db.js';
 import * as sealedSecrets from '../store/repos/sealed-secrets.js';
@@ -33,6 +35,24 @@ export const SEALED_SOURCES: SealedSource[] = [
         binding: providerSecretBinding(row.app_id, row.provider),
       })),
     replace: (db, id, previous, next) => sealedSecrets.replaceSealedOAuthSecret(db, id, previous, next),
+  },
+  {
+    // Queued and given-up emails hold codes and links: re-sealed so they still open once the old key is dropped.
+    name: 'mail_outbox',
+    page: async (db, afterId, limit) =>
+      (await sealedSecrets.pageOutboxMail(db, afterId, limit)).map((row) => ({ id: row.id, sealed: row.sealed, binding: outboxMailBinding(row.id) })),
+    replace: (db, id, previous, next) => sealedSecrets.replaceSealedOutboxMail(db, id, previous, next),
+  },
+  {
+    // PKCE verifiers of OAuth sign-ins in progress (10 minutes at most; re-sealed so none fails mid-flight).
+    name: 'oauth_states',
+    page: async (db, afterId, limit) =>
+      (await sealedSecrets.pageOAuthStates(db, afterId, limit)).map((row) => ({
+        id: row.state_hash,
+        sealed: row.code_verifier_sealed,
+        binding: verifierBinding(row.state_hash),
+      })),
+    replace: (db, id, previous, next) => sealedSecrets.replaceSealedOAuthState(db, id, previous, next),
   },
 ];
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execDatabase, queryDatabase } from '../helpers/db.js';
+import { execDatabase, queryDatabase, TEST_DB } from '../helpers/db.js';
 import { api, cliJson, createApp, type TestApp } from '../helpers/fixtures.js';
 import { runCli, startServer, type TestServer } from '../helpers/server.js';
 
@@ -93,6 +93,10 @@ describe('finding 10: gatehouse master-key rotate', () => {
     const own = await createApp(server);
     const token = await newUserToken();
     const newKey = randomBytes(32).toString('base64');
+    // An OAuth client secret, sealed like the signing keys.
+    const put = await api(server, 'PUT', '/v1/oauth/providers/google', { bearer: own.secret_key, body: { client_id: 'rotation.apps.googleusercontent.com', client_secret: 'GOCSPX-rotation-secret' } });
+    expect(put.status).toBe(200);
+    const providerBefore = await queryDatabase(server.databaseUrl, `SELECT secret_sealed FROM oauth_providers WHERE app_id = '${own.app_id}'`);
     const before = await queryDatabase(server.databaseUrl, 'SELECT id, private_key_sealed FROM signing_keys ORDER BY id');
     // Without MASTER_KEY_PREVIOUS it says what to set.
     const missing = await server.cli(['master-key', 'rotate', '--json'], { MASTER_KEY: newKey });
@@ -105,17 +109,28 @@ describe('finding 10: gatehouse master-key rotate', () => {
       const rotated = await during.cli(['master-key', 'rotate', '--batch-size', '2', '--json']);
       expect(rotated.code, rotated.stderr).toBe(0);
       const report = JSON.parse(rotated.stdout);
-      expect(report.resealed).toBe(before.length);
-      expect(report.current).toBe(1); // the app created during the rotation
+      expect(report.by_source.signing_keys).toEqual({ resealed: before.length, current: 1 }); // current: the app created during the rotation
+      expect(report.by_source.oauth_providers).toEqual({ resealed: 1, current: 0 });
+      // Every sealed column of the schema is covered, so nothing is left that only the old key opens.
+      const sealedColumns = await queryDatabase(
+        server.databaseUrl,
+        TEST_DB === 'sqlite'
+          ? "SELECT m.name AS t FROM sqlite_master m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' AND p.name LIKE '%sealed%'"
+          : "SELECT table_name AS t FROM information_schema.columns WHERE table_schema = current_schema() AND column_name LIKE '%sealed%'",
+      );
+      expect(new Set(Object.keys(report.by_source))).toEqual(new Set(sealedColumns.map((row) => row.t)));
       // Running it again (as after an interruption) finds nothing left to do.
       const again = JSON.parse((await during.cli(['master-key', 'rotate', '--json'])).stdout);
-      expect(again).toMatchObject({ resealed: 0, current: before.length + 1 });
+      expect(again).toMatchObject({ resealed: 0 });
+      expect(again.by_source.signing_keys).toEqual({ resealed: 0, current: before.length + 1 });
       expect(fresh.app_id).toMatch(/^app_/);
     } finally {
       await during.stop();
     }
     const after = await queryDatabase(server.databaseUrl, 'SELECT id, private_key_sealed FROM signing_keys ORDER BY id');
     for (const row of before) expect(after.find((r) => r.id === row.id)?.private_key_sealed).not.toBe(row.private_key_sealed);
+    const providerAfter = await queryDatabase(server.databaseUrl, `SELECT secret_sealed FROM oauth_providers WHERE app_id = '${own.app_id}'`);
+    expect(providerAfter[0].secret_sealed).not.toBe(providerBefore[0].secret_sealed);
     // A node with only the new key signs and verifies with every app's key.
     const only = await startServer({ ...shared, DATABASE_URL: server.databaseUrl, MASTER_KEY: newKey });
     try {

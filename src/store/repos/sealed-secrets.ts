@@ -45,3 +45,35 @@ export async function replaceSealedOAuthSecret(db: Db, id: string, previous: str
     .execute();
   return rows.length === 1;
 }
+
+/** A page of queued (or given-up) emails in id order, after `afterId`. */
+export async function pageOutboxMail(db: Db, afterId: string | undefined, limit: number) {
+  let query = db.selectFrom('mail_outbox').select(['id', 'sealed']).orderBy('id').limit(limit);
+  if (afterId !== undefined) query = query.where('id', '>', afterId);
+  return query.execute();
+}
+
+/** Replaces a queued email's seal if it still holds `previous` (the worker may have sent and deleted it). */
+export async function replaceSealedOutboxMail(db: Db, id: string, previous: string, next: string): Promise<boolean> {
+  const rows = await db.updateTable('mail_outbox').set({ sealed: next }).where('id', '=', id).where('sealed', '=', previous).returning('id').execute();
+  return rows.length === 1;
+}
+
+/** A page of OAuth sign-in states (PKCE verifiers) in state-hash order, after `afterHash`. */
+export async function pageOAuthStates(db: Db, afterHash: string | undefined, limit: number) {
+  let query = db.selectFrom('oauth_states').select(['state_hash', 'code_verifier_sealed']).orderBy('state_hash').limit(limit);
+  if (afterHash !== undefined) query = query.where('state_hash', '>', afterHash);
+  return query.execute();
+}
+
+/** Replaces a state's sealed verifier if it still holds `previous`. */
+export async function replaceSealedOAuthState(db: Db, stateHash: string, previous: string, next: string): Promise<boolean> {
+  const rows = await db
+    .updateTable('oauth_states')
+    .set({ code_verifier_sealed: next })
+    .where('state_hash', '=', stateHash)
+    .where('code_verifier_sealed', '=', previous)
+    .returning('state_hash')
+    .execute();
+  return rows.length === 1;
+}
