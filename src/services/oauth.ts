@@ -43,7 +43,8 @@ export type CallbackErrorCode =
   | 'token_exchange_failed'
   | 'invalid_id_token'
   | 'email_missing'
-  | 'email_not_verified';
+  | 'email_not_verified'
+  | 'app_paused';
 
 /** A failed callback: sent back to `redirectUrl` with `?error=code` when it is known, else 400 `{detail}`. */
 export class OAuthCallbackError extends Error {
@@ -58,7 +59,7 @@ export class OAuthCallbackError extends Error {
 }
 
 export const callbackUri = (deps: Pick<Deps, 'config'>, provider: OAuthProviderName) => `${deps.config.publicBaseUrl}/v1/oauth/${provider}/callback`;
-const verifierBinding = (stateHash: string) => `oauth-state:${stateHash}`;
+export const verifierBinding = (stateHash: string) => `oauth-state:${stateHash}`;
 
 /**
  * Starts a sign-in: checks redirect_url against the allow-list (400) and that the app configured the
@@ -131,6 +132,8 @@ export async function completeCallback(
   const app = await applications.findApplication(deps.db, claimed.app_id);
   const row = app && (await providers.findOAuthProvider(deps.db, app.id, provider));
   if (!app || !row) throw fail('provider_not_configured', `${provider} sign-in is no longer configured for this application`);
+  // The callback finds its app from the state, not through a guard, so the pause is checked here.
+  if (app.paused) throw fail('app_paused', "this application is paused: its tenant's balance is below zero");
 
   let claims: IdTokenClaims;
   try {

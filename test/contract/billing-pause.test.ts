@@ -74,6 +74,13 @@ describe('12 pause and resume', () => {
       await api(server, 'GET', '/v1/users', { bearer: appA.secret_key }),
       await api(server, 'POST', '/v1/users', { bearer: appB.secret_key, body: { email: uniqueEmail(), password: PASSWORD } }),
       await api(server, 'POST', '/v1/challenges', { publishableKey: appA.publishable_key }),
+      // Custom tables and buckets, by Secret key and by session.
+      await api(server, 'GET', '/v1/tables', { bearer: appA.secret_key }),
+      await api(server, 'POST', '/v1/tables', { bearer: appB.secret_key, body: { name: 'notes', columns: [{ name: 'title', type: 'text' }] } }),
+      await api(server, 'GET', '/v1/tables/storage', { publishableKey: appA.publishable_key, bearer: accessToken }),
+      await api(server, 'GET', '/v1/buckets', { bearer: appA.secret_key }),
+      await api(server, 'POST', '/v1/buckets', { bearer: appB.secret_key, body: { name: 'photos' } }),
+      await api(server, 'GET', '/v1/buckets/storage', { publishableKey: appA.publishable_key, bearer: accessToken }),
       await api(server, 'POST', '/v1/sso/exchange', { publishableKey: appB.publishable_key, body: { token: ssoToken } }),
       await api(server, 'GET', link.pathname + link.search),
       // A verified-domain Host resolves the app too.
@@ -100,6 +107,8 @@ describe('12 pause and resume', () => {
     expect(await paused()).toBe(false);
     expect((await signIn(appA, user.email)).status).toBe(200);
     expect((await me(appA, accessToken)).status).toBe(200);
+    expect((await api(server, 'GET', '/v1/tables', { bearer: appA.secret_key })).status).toBe(200);
+    expect((await api(server, 'GET', '/v1/buckets/storage', { publishableKey: appA.publishable_key, bearer: accessToken })).status).toBe(200);
     expect((await api(server, 'GET', link.pathname + link.search)).status).toBe(302);
     expect((await api(server, 'POST', '/v1/sso/exchange', { publishableKey: appB.publishable_key, body: { token: ssoToken } })).status).toBe(200);
   });

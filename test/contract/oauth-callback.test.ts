@@ -161,6 +161,25 @@ describe('13 OAuth: app isolation', () => {
   });
 });
 
+describe('13 OAuth callback: a paused tenant (contract.md section 12)', () => {
+  const credit = async (amount: string) => {
+    const result = await o.server.cli(['billing', 'credit', '--tenant', A().tenant_id, '--amount-usd', amount, '--note', 'oauth pause test', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+  };
+
+  it('a sign-in started before the pause comes back with ?error=app_paused and no session; after a credit it works', async () => {
+    const { browser, pending } = await atCallback();
+    await credit('-1');
+    try {
+      await expectNoSession(await browser.send(pending), 'app_paused');
+    } finally {
+      await credit('1');
+    }
+    const again = await atCallback();
+    expect((await again.browser.send(again.pending)).location!.href).toBe(RETURN);
+  });
+});
+
 describe('13 OAuth: the provider unreachable', () => {
   it('at the callback → ?error=provider_unavailable; at authorize (discovery unreachable) → 502 {detail}', async () => {
     const { browser, pending } = await atCallback();
