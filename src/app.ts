@@ -1,3 +1,4 @@
+import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -15,6 +16,20 @@ import { docsUiRoutes } from './http/routes/docs-ui.js';
 import { registerRoutes } from './http/routes/index.js';
 import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
+
+const AJV_OPTIONS = { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false, strictNumbers: true } as const;
+
+/**
+ * Query strings, path parameters and headers are text, so their numbers and booleans are coerced from it.
+ * A JSON body carries real types: `"5"` is not an integer there (a cap, an amount, an expiry sent as a
+ * string is 400, not silently converted), so bodies validate without coercion.
+ */
+const strictBodyValidator = ((externalSchemas: Parameters<BuildCompilerFromPool>[0], serverOptions: { customOptions?: object }) => {
+  const build = AjvCompiler() as (schemas: unknown, options: object) => (route: { httpPart?: string }) => unknown;
+  const coercing = build(externalSchemas, serverOptions);
+  const strict = build(externalSchemas, { ...serverOptions, customOptions: { ...serverOptions.customOptions, coerceTypes: false } });
+  return (route: { httpPart?: string }) => (route.httpPart === 'body' ? strict : coercing)(route);
+}) as unknown as BuildCompilerFromPool;
 
 /** Builds the HTTP application (plugins and routes). Never listens: main.ts does, tests may inject. */
 class NulInBody extends Error {}
@@ -38,7 +53,8 @@ export async function buildApp(deps: Deps): Promise<Http> {
     frameworkErrors,
     clientErrorHandler,
     // strictNumbers: Infinity and NaN (`limit=1e309`, a JSON 1e400) are not numbers here.
-    ajv: { customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false, strictNumbers: true } },
+    ajv: { customOptions: AJV_OPTIONS },
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidator } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
   app.addHook('onRequest', async (request, reply) => {

@@ -79,7 +79,7 @@ describe('4.8 buckets', () => {
     expect((await secret('PATCH', `/v1/buckets/${bucket_id}`, {})).body).toMatchObject({ max_size_bytes: null, max_size_bytes_per_user: 200 });
   });
 
-  it.each([[{ max_size_bytes: -1 }], [{ max_size_bytes: 1.5 }], [{ max_size_bytes_per_user: -5 }], [{ max_size_bytes_per_user: 0.1 }], [{ max_size_bytes: 'lots' }]])(
+  it.each([[{ max_size_bytes: -1 }], [{ max_size_bytes: 1.5 }], [{ max_size_bytes_per_user: -5 }], [{ max_size_bytes_per_user: 0.1 }], [{ max_size_bytes: 'lots' }], [{ max_size_bytes: '5' }], [{ max_size_bytes_per_user: true }], [{ max_size_bytes: [7] }]])(
     'PATCH %j → 400 and nothing changes',
     async (body) => {
       const { bucket_id } = await createBucket(env.server, app, undefined, { max_size_bytes: 10, max_size_bytes_per_user: 5 });
