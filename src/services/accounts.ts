@@ -43,7 +43,9 @@ export async function signUp(
       alsoInTransaction: (trx, created) => sendEmailChallenge({ ...deps, db: trx }, app, created as User & { email: string }, 'verify_email', redirectUrl),
     });
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'user_exists') await contestSignUp(deps, app, input.email);
+    if (error instanceof ApiError && error.code === 'user_exists' && !(await repeatsPendingPassword(deps, app, input))) {
+      await contestSignUp(deps, app, input.email);
+    }
     throw error;
   }
   deps.mailSignal.wake();
@@ -59,6 +61,18 @@ export async function signUp(
  */
 export async function contestSignUp(deps: Pick<Deps, 'db'>, app: Application, email: string): Promise<void> {
   await users.markSignUpContested(deps.db, app.id, email);
+}
+
+/**
+ * A refused sign-up that sends the pending account's own password is its owner retrying (a double
+ * submit, a lost answer), not a contest: whoever set that password gains nothing by repeating it, and
+ * contesting would drop the owner's password when they verify. Costs one argon2 verify, on the 409 path only.
+ */
+async function repeatsPendingPassword(deps: AccountDeps, app: Application, input: { email: string; password?: string | null }): Promise<boolean> {
+  if (!input.password) return false;
+  const pending = await users.findUserByEmail(deps.db, app.id, input.email);
+  if (!pending?.passwordHash || !pending.requiresVerification) return false;
+  return verifyPassword(pending.passwordHash, input.password);
 }
 
 /**

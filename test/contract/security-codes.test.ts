@@ -157,6 +157,14 @@ describe('finding 2: account pre-hijacking through sign-up (contested sign-ups)'
     expect((await passwordSignIn(email)).status).toBe(200);
   });
 
+  it("the owner's retry with the same password is 409 but contests nothing: after verifying, the password works", async () => {
+    const email = uniqueEmail('retry');
+    await signUp(env.server, app, { email, password });
+    expect((await signUp(env.server, app, { email, password })).status).toBe(409);
+    expect((await verify(email, await codeFor(env.sink, email))).status).toBe(200);
+    expect((await passwordSignIn(email)).status).toBe(200);
+  });
+
   it('a verified account is never contested: a later sign-up is 409 and the password keeps working', async () => {
     const email = uniqueEmail('owner');
     await signUp(env.server, app, { email, password });
