@@ -59,8 +59,12 @@ export async function serveWorkers(config: Config, log: Logger, workers: number)
     const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
     if (!alive.length) process.exit(0);
     for (const worker of alive) worker.process.kill(signal);
-    // A worker that hangs longer than this is killed; its in-flight requests had 10 s.
-    setTimeout(() => process.exit(1), 15_000).unref();
+    // Each worker drains and exits within SHUTDOWN_GRACE_SECONDS on its own; one that is still there a
+    // second later is hung, and is killed so the whole server is gone within the grace the operator set.
+    setTimeout(() => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, config.shutdownGraceSeconds * 1000 + 1_000).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

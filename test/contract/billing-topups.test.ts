@@ -201,15 +201,18 @@ describe('12 provider failures → 502, nothing changes', () => {
     expect((await poll(appA, created.body.payment_id)).body.status).toBe('confirmed');
   });
 
-  it('provider timing out on read → 502 (after the 5 s client timeout), nothing written', async () => {
+  it('provider timing out on create and on read → 502 (after the 5 s client timeout), nothing written', async () => {
     const created = await topup(appA, { amount_usd: 4, method: 'crypto', chain: 'ethereum' });
     await confirmDonation(sim, created.body.challenge_id);
     const ledgerBefore = await ledger(appA);
+    const rowsBefore = await topupRows(server);
     await setFailMode(sim, 'hang');
     try {
-      const res = await poll(appA, created.body.payment_id);
-      expect(res.status).toBe(502);
+      const [read, create] = await Promise.all([poll(appA, created.body.payment_id), topup(appA, { amount_usd: 3, method: 'crypto', chain: 'ethereum' })]);
+      expect(read.status).toBe(502);
+      expect(create.status).toBe(502);
       expect(await ledger(appA)).toEqual(ledgerBefore);
+      expect(await topupRows(server)).toBe(rowsBefore);
     } finally {
       await setFailMode(sim, 'none');
     }

@@ -4,7 +4,7 @@ import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 // Issue 7, finding 9 and "Must show": generated malformed bodies, queries and path segments sent to every
-// route of the OpenAPI document. Whatever the input: no 5xx the route does not declare, every error is
+// route of the OpenAPI document. Whatever the input: no 5xx (but 502 from an unreachable provider), every error is
 // exactly `{detail}`, every answer carries X-Request-ID.
 
 let server: TestServer;
@@ -84,7 +84,7 @@ function requestFor(route: Route) {
 }
 
 describe('fuzz: malformed input to every route of the OpenAPI document', () => {
-  it('no undeclared 5xx; every error is exactly {detail}; X-Request-ID always', async () => {
+  it('no 5xx but an unreachable provider\'s 502; every error is exactly {detail}; X-Request-ID always', async () => {
     expect(routes.length).toBeGreaterThan(15);
     console.log(`fuzzing ${routes.length} routes`);
     for (const route of routes) {
@@ -103,7 +103,9 @@ describe('fuzz: malformed input to every route of the OpenAPI document', () => {
           });
           const where = `${route.method} ${path} (${input.auth}) → ${res.status} ${JSON.stringify(res.body)?.slice(0, 200)}`;
           expect(res.headers.get('x-request-id'), where).toBeTruthy();
-          if (res.status >= 500) expect(route.declared.has(res.status), where).toBe(true);
+          // Client input never causes a 5xx. The one accepted is 502 from a route that calls an outside
+          // provider (donation confirmations, OIDC discovery), which this server has none of.
+          if (res.status >= 500) expect(res.status === 502 && route.declared.has(502), where).toBe(true);
           if (res.status >= 400) {
             expect(res.body, where).toEqual({ detail: expect.any(String) });
           }

@@ -142,6 +142,13 @@ describe('10 rows: user scoping (Publishable + Session sees only its own rows; t
     // user_id is a query field for the secret key only.
     expect((await queryAll(server, secret, t, { filter: { field: 'user_id', op: 'eq', value: bob.userId }, sort: { field: 'n', dir: 'asc' } })).map((r) => r.data.n)).toEqual([2, 3]);
     expect((await call(server, alice, 'POST', `/v1/tables/${t}/rows/query`, { filter: { field: 'user_id', op: 'eq', value: bob.userId } })).status).toBe(400);
+    expect((await call(server, alice, 'POST', `/v1/tables/${t}/rows/query`, { sort: { field: 'user_id', dir: 'asc' } })).status).toBe(400);
+    // Sorting by user_id (secret key): rows grouped by owner in order, the ownerless row last ascending, first descending.
+    for (const dir of ['asc', 'desc'] as const) {
+      const owners = (await queryAll(server, secret, t, { sort: { field: 'user_id', dir }, limit: 1 })).map((r) => r.user_id);
+      const withOwner = [alice.userId, bob.userId, bob.userId].sort();
+      expect(owners).toEqual(dir === 'asc' ? [...withOwner, null] : [null, ...withOwner.reverse()]);
+    }
     expect((await call(server, bob, 'GET', `/v1/tables/${t}/rows/${b.row_id}`)).body.data).toEqual({ n: 2 });
     expect((await call(server, secret, 'PATCH', `/v1/tables/${t}/rows/${a.row_id}`, { data: { n: 10 } })).body.data).toEqual({ n: 10 });
   });
