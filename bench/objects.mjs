@@ -1,8 +1,10 @@
 // Object storage throughput: upload and download of 1 MiB and 20 MiB objects through the BUILT server on
 // the file store and on an S3-compatible server (s3rver, in this process), with the server's peak RSS
 // while each runs; beside them a bare Node server (pipeline(fs.createReadStream, response) and
-// pipeline(request, fs.createWriteStream)) as the ceiling. `npm run build` first.
-//   node bench/objects.mjs [--seconds 5] [--concurrency 2] [--stores file,s3,bare] [--sizes 1,20]
+// pipeline(request, fs.createWriteStream)) as the ceiling of the file store, and a bare S3 proxy (the same
+// S3Client settings: PutObject with the request as its body, GetObject piped to the response) against its
+// own s3rver as the ceiling of the S3 store. `npm run build` first.
+//   node bench/objects.mjs [--seconds 5] [--concurrency 2] [--stores bare,file,bare-s3,s3] [--sizes 1,20]
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +25,7 @@ const option = (name, fallback) => {
 };
 const SECONDS = Number(option('seconds', '5'));
 const CONCURRENCY = Number(option('concurrency', '2'));
-const STORES = option('stores', 'bare,file,s3').split(',');
+const STORES = option('stores', 'bare,file,bare-s3,s3').split(',');
 const SIZES = option('sizes', '1,20').split(',').map((n) => Number(n) * MiB);
 
 function freePort() {
@@ -182,9 +184,53 @@ async function bare() {
   };
 }
 
+/** The S3 store's ceiling: a bare node:http proxy to s3rver through @aws-sdk/client-s3, nothing else. */
+async function bareS3() {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-bare-s3-'));
+  const port = await freePort();
+  const s3Port = await freePort();
+  const s3 = new S3rver({ address: '127.0.0.1', port: s3Port, directory: join(dir, 's3'), silent: true, configureBuckets: [{ name: 'bench' }] });
+  await s3.run();
+  const script = `
+    const { createServer } = require('node:http');
+    const { pipeline } = require('node:stream');
+    const { S3Client, PutObjectCommand, GetObjectCommand } = require(${JSON.stringify(join(ROOT, 'node_modules/@aws-sdk/client-s3'))});
+    const client = new S3Client({
+      endpoint: 'http://127.0.0.1:${s3Port}', region: 'us-east-1', forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    createServer(async (req, res) => {
+      const Key = req.url.replace(/[^a-z0-9-]/g, '');
+      try {
+        if (req.method === 'PUT') {
+          await client.send(new PutObjectCommand({ Bucket: 'bench', Key, Body: req, ContentLength: Number(req.headers['content-length']) }));
+          return res.end('ok');
+        }
+        const got = await client.send(new GetObjectCommand({ Bucket: 'bench', Key }));
+        res.setHeader('content-length', got.ContentLength);
+        pipeline(got.Body, res, () => {});
+      } catch (e) { res.statusCode = 500; res.end(String(e)); }
+    }).listen(${port}, '127.0.0.1');`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 1500));
+  return {
+    pid: child.pid,
+    port,
+    upPath: (lane) => `/lane-${lane}`,
+    downPath: (lane) => `/lane-${lane}`,
+    headers: {},
+    stop: async () => {
+      child.kill('SIGTERM');
+      await s3.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 const rows = [];
 for (const store of STORES) {
-  const target = store === 'bare' ? await bare() : await gatehouse(store);
+  const target = store === 'bare' ? await bare() : store === 'bare-s3' ? await bareS3() : await gatehouse(store);
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   try {
     for (const size of SIZES) {
@@ -210,8 +256,13 @@ for (const r of rows) {
     `| ${r.store} | ${r.size / MiB} MiB | ${r.up.result.mibps.toFixed(1)} (${r.up.result.requests}) | ${mb(r.up.peak)} MiB | ${r.down.result.mibps.toFixed(1)} (${r.down.result.requests}) | ${mb(r.down.peak)} MiB | ${mb(r.idle)} MiB |`,
   );
 }
-const ceiling = Object.fromEntries(rows.filter((r) => r.store === 'bare').map((r) => [r.size, r.down.result.mibps]));
-for (const r of rows.filter((r) => r.store !== 'bare' && ceiling[r.size])) {
-  console.log(`\n${r.store} ${r.size / MiB} MiB download: ${((100 * r.down.result.mibps) / ceiling[r.size]).toFixed(0)} % of the bare ceiling`);
+// Each store against its own ceiling: the file store against the bare file server, S3 against the bare S3 proxy.
+const CEILING_OF = { file: 'bare', s3: 'bare-s3' };
+const rate = (store, size, dir) => rows.find((r) => r.store === store && r.size === size)?.[dir].result.mibps;
+for (const r of rows.filter((r) => CEILING_OF[r.store])) {
+  for (const dir of ['down', 'up']) {
+    const ceiling = rate(CEILING_OF[r.store], r.size, dir);
+    if (ceiling) console.log(`${r.store} ${r.size / MiB} MiB ${dir === 'down' ? 'download' : 'upload'}: ${((100 * r[dir].result.mibps) / ceiling).toFixed(0)} % of ${CEILING_OF[r.store]}`);
+  }
 }
 writeFileSync(join(tmpdir(), 'gatehouse-bench-objects.json'), JSON.stringify(rows, null, 2));

@@ -26,6 +26,7 @@ const { values: opts } = parseArgs({
     'insert-seconds': { type: 'string', default: '10' },
     'deep-pages': { type: 'string', default: '100' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const ROWS = Number(opts.rows);
@@ -72,7 +73,7 @@ async function direct(run, concurrency, seconds) {
 async function main() {
   console.log(`# gatehouse tables bench: ${opts.db}, ${ROWS} rows, ${DURATION} s per query run`);
   console.log(`machine: ${availableParallelism()} cores, Node ${process.version}; started ${new Date().toISOString()}; load average ${loadavg()[0].toFixed(1)}`);
-  const server = await startServer({ db: opts.db, pgAdminUrl: opts['pg-url'] });
+  const server = await startServer({ db: opts.db, pgAdminUrl: opts['pg-url'], cpuProfDir: opts['cpu-prof'] });
   let closeDb = async () => {};
   try {
     const { tenant_id } = await server.cli(['tenant', 'create', '--name', 'B']);
