@@ -13,6 +13,12 @@ import * as sealedSecrets from '../store/repos/sealed-secrets.js';
  */
 export interface SealedSource {
   name: string;
+  /**
+   * Short-lived rows (queued emails, OAuth states) that a node may have sealed under a key that is gone:
+   * a row opening with neither key is counted as unopenable and skipped, so it cannot stop every later
+   * rotation. A long-lived secret (a signing key, a provider secret) that opens with neither stops the run.
+   */
+  transient?: boolean;
   /** A page of rows after `afterId` (keyset order), with the sealed text and the binding of each. */
   page(db: Db, afterId: string | undefined, limit: number): Promise<{ id: string; sealed: string; binding: string }[]>;
   /** Writes the new seal only if the row still holds `previous` (another rotation may have been first). */
@@ -39,6 +45,7 @@ export const SEALED_SOURCES: SealedSource[] = [
   {
     // Queued and given-up emails hold codes and links: re-sealed so they still open once the old key is dropped.
     name: 'mail_outbox',
+    transient: true,
     page: async (db, afterId, limit) =>
       (await sealedSecrets.pageOutboxMail(db, afterId, limit)).map((row) => ({ id: row.id, sealed: row.sealed, binding: outboxMailBinding(row.id) })),
     replace: (db, id, previous, next) => sealedSecrets.replaceSealedOutboxMail(db, id, previous, next),
@@ -46,6 +53,7 @@ export const SEALED_SOURCES: SealedSource[] = [
   {
     // PKCE verifiers of OAuth sign-ins in progress (10 minutes at most; re-sealed so none fails mid-flight).
     name: 'oauth_states',
+    transient: true,
     page: async (db, afterId, limit) =>
       (await sealedSecrets.pageOAuthStates(db, afterId, limit)).map((row) => ({
         id: row.state_hash,
@@ -61,7 +69,9 @@ export interface RotationReport {
   resealed: number;
   /** Secrets already under the new key (sealed after it was deployed, or by an earlier, interrupted run). */
   current: number;
-  by_source: Record<string, { resealed: number; current: number }>;
+  /** Queued emails and OAuth states that open with neither key (sealed under a key dropped earlier): left as they are. */
+  unopenable: number;
+  by_source: Record<string, { resealed: number; current: number; unopenable: number }>;
 }
 
 /**
@@ -74,9 +84,9 @@ export async function rotateMasterKey(deps: Pick<Deps, 'db' | 'masterKey' | 'con
   const previous = deps.config.previousMasterKey;
   if (!previous) throw new Error('set MASTER_KEY to the new key and MASTER_KEY_PREVIOUS to the old one');
   const batchSize = options.batchSize ?? 100;
-  const report: RotationReport = { resealed: 0, current: 0, by_source: {} };
+  const report: RotationReport = { resealed: 0, current: 0, unopenable: 0, by_source: {} };
   for (const source of SEALED_SOURCES) {
-    const counts = { resealed: 0, current: 0 };
+    const counts = { resealed: 0, current: 0, unopenable: 0 };
     let afterId: string | undefined;
     for (;;) {
       const rows = await source.page(deps.db, afterId, batchSize);
@@ -90,6 +100,10 @@ export async function rotateMasterKey(deps: Pick<Deps, 'db' | 'masterKey' | 'con
         try {
           plaintext = open(previous, row.sealed, row.binding);
         } catch {
+          if (source.transient) {
+            counts.unopenable += 1;
+            continue;
+          }
           throw new Error(`${source.name} ${row.id}: opens with neither MASTER_KEY nor MASTER_KEY_PREVIOUS`);
         }
         if (await source.replace(deps.db, row.id, row.sealed, seal(deps.masterKey, plaintext, row.binding))) counts.resealed += 1;
@@ -100,6 +114,7 @@ export async function rotateMasterKey(deps: Pick<Deps, 'db' | 'masterKey' | 'con
     report.by_source[source.name] = counts;
     report.resealed += counts.resealed;
     report.current += counts.current;
+    report.unopenable += counts.unopenable;
   }
   return report;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cliJson, type TestApp } from '../helpers/fixtures.js';
-import { createApp, createBucket, getObject, putObject, random, sessionUser, startObjectServer, storage, STORES, type ObjectEnv } from '../helpers/objects.js';
+import { createApp, createBucket, getObject, putObject, random, rawRequest, sessionUser, startObjectServer, storage, STORES, type ObjectEnv } from '../helpers/objects.js';
 
 // contract.md section 11: the bucket total, per-user and per-app caps hold under concurrent uploads (usage
 // is reserved by one conditional write), a refused write changes nothing, an overwrite counts only its
@@ -36,6 +36,30 @@ describe.each(STORES)('contract 11 caps on the %s store', (kind) => {
     expect((await putObject(env.server, app, bucket_id, 'fill', random(1000))).status).toBe(200);
     expect((await putObject(env.server, app, bucket_id, 'over', random(1))).status).toBe(413);
     expect((await getObject(env.server, app, bucket_id, 'over')).status).toBe(404);
+  });
+
+  it('each cap refuses from Content-Length before the body is read (only 64 KiB of the declared 8 MiB are sent)', async () => {
+    const small = await createApp(env.server, { tenantId: app.tenant_id, args: ['--objects-limit-bytes', String(4 * 1024 * 1024)] });
+    const total = await createBucket(env.server, app, undefined, { max_size_bytes: 10_000 });
+    const perUser = await createBucket(env.server, app, undefined, { max_size_bytes_per_user: 10_000 });
+    const ofSmall = await createBucket(env.server, small);
+    const alice = await sessionUser(env.server, app);
+    const cases = [
+      { app, bucketId: total.bucket_id, auth: { bearer: app.secret_key }, detail: /max_size_bytes/ },
+      { app, bucketId: perUser.bucket_id, auth: { bearer: alice.token, publishableKey: app.publishable_key }, detail: /per_user/ },
+      { app: small, bucketId: ofSmall.bucket_id, auth: { bearer: small.secret_key }, detail: /storage|limit/ },
+    ];
+    for (const c of cases) {
+      const res = await rawRequest(env.server, 'PUT', `/v1/buckets/${c.bucketId}/objects/early.bin`, {
+        body: random(64 * 1024),
+        declaredLength: 8 * 1024 * 1024,
+        headers: { 'content-type': 'application/octet-stream' },
+        ...c.auth,
+      });
+      expect(res.status).toBe(413);
+      expect(res.json.detail).toMatch(c.detail);
+      expect((await getObject(env.server, c.app, c.bucketId, 'early.bin')).status).toBe(404);
+    }
   });
 
   it('max_size_bytes_per_user: 8 concurrent 1000-byte uploads of one user into 5000 → exactly 5; another user is not affected', async () => {

@@ -1,5 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { open, seal } from '../../src/crypto/envelope.js';
+import { outboxMailBinding } from '../../src/services/mail-outbox.js';
+import { verifierBinding } from '../../src/services/oauth.js';
 import { execDatabase, queryDatabase, TEST_DB } from '../helpers/db.js';
 import { api, cliJson, createApp, type TestApp } from '../helpers/fixtures.js';
 import { runCli, startServer, type TestServer } from '../helpers/server.js';
@@ -98,6 +101,22 @@ describe('finding 10: gatehouse master-key rotate', () => {
     expect(put.status).toBe(200);
     const providerBefore = await queryDatabase(server.databaseUrl, `SELECT secret_sealed FROM oauth_providers WHERE app_id = '${own.app_id}'`);
     const before = await queryDatabase(server.databaseUrl, 'SELECT id, private_key_sealed FROM signing_keys ORDER BY id');
+    // A given-up email and a live OAuth state sealed under the old key (as a node would have left them), and
+    // an email sealed under a key dropped long ago, which no rotation can open.
+    const oldKey = Buffer.from(MASTER_KEY, 'base64');
+    const mailId = randomUUID();
+    const lostMailId = randomUUID();
+    const stateHash = randomBytes(32).toString('hex');
+    const now = new Date().toISOString();
+    const later = new Date(Date.now() + 600_000).toISOString();
+    const outboxRow = (id: string, sealed: string) =>
+      `INSERT INTO mail_outbox (id, app_id, sealed, attempts, created_at, next_attempt_at, give_up_at, gave_up_at) VALUES ('${id}', '${own.app_id}', '${sealed}', 3, '${now}', '${now}', '${now}', '${now}')`;
+    await execDatabase(server.databaseUrl, outboxRow(mailId, seal(oldKey, '{"to":"a@example.com"}', outboxMailBinding(mailId))));
+    await execDatabase(server.databaseUrl, outboxRow(lostMailId, seal(randomBytes(32), '{"to":"b@example.com"}', outboxMailBinding(lostMailId))));
+    await execDatabase(
+      server.databaseUrl,
+      `INSERT INTO oauth_states (state_hash, app_id, provider, code_verifier_sealed, nonce, redirect_url, expires_at, created_at) VALUES ('${stateHash}', '${own.app_id}', 'google', '${seal(oldKey, 'verifier-123', verifierBinding(stateHash))}', 'n', 'http://localhost:5173/', '${later}', '${now}')`,
+    );
     // Without MASTER_KEY_PREVIOUS it says what to set.
     const missing = await server.cli(['master-key', 'rotate', '--json'], { MASTER_KEY: newKey });
     expect(missing.code).not.toBe(0);
@@ -109,8 +128,10 @@ describe('finding 10: gatehouse master-key rotate', () => {
       const rotated = await during.cli(['master-key', 'rotate', '--batch-size', '2', '--json']);
       expect(rotated.code, rotated.stderr).toBe(0);
       const report = JSON.parse(rotated.stdout);
-      expect(report.by_source.signing_keys).toEqual({ resealed: before.length, current: 1 }); // current: the app created during the rotation
-      expect(report.by_source.oauth_providers).toEqual({ resealed: 1, current: 0 });
+      expect(report.by_source.signing_keys).toEqual({ resealed: before.length, current: 1, unopenable: 0 }); // current: the app created during the rotation
+      expect(report.by_source.oauth_providers).toEqual({ resealed: 1, current: 0, unopenable: 0 });
+      expect(report.by_source.mail_outbox).toMatchObject({ resealed: 1, unopenable: 1 });
+      expect(report.by_source.oauth_states).toMatchObject({ resealed: 1, unopenable: 0 });
       // Every sealed column of the schema is covered, so nothing is left that only the old key opens.
       const sealedColumns = await queryDatabase(
         server.databaseUrl,
@@ -122,7 +143,7 @@ describe('finding 10: gatehouse master-key rotate', () => {
       // Running it again (as after an interruption) finds nothing left to do.
       const again = JSON.parse((await during.cli(['master-key', 'rotate', '--json'])).stdout);
       expect(again).toMatchObject({ resealed: 0 });
-      expect(again.by_source.signing_keys).toEqual({ resealed: 0, current: before.length + 1 });
+      expect(again.by_source.signing_keys).toEqual({ resealed: 0, current: before.length + 1, unopenable: 0 });
       expect(fresh.app_id).toMatch(/^app_/);
     } finally {
       await during.stop();
@@ -131,6 +152,11 @@ describe('finding 10: gatehouse master-key rotate', () => {
     for (const row of before) expect(after.find((r) => r.id === row.id)?.private_key_sealed).not.toBe(row.private_key_sealed);
     const providerAfter = await queryDatabase(server.databaseUrl, `SELECT secret_sealed FROM oauth_providers WHERE app_id = '${own.app_id}'`);
     expect(providerAfter[0].secret_sealed).not.toBe(providerBefore[0].secret_sealed);
+    // The email and the PKCE verifier now open with the new key alone.
+    const mail = await queryDatabase(server.databaseUrl, `SELECT sealed FROM mail_outbox WHERE id = '${mailId}'`);
+    expect(open(Buffer.from(newKey, 'base64'), mail[0].sealed as string, outboxMailBinding(mailId))).toBe('{"to":"a@example.com"}');
+    const state = await queryDatabase(server.databaseUrl, `SELECT code_verifier_sealed FROM oauth_states WHERE state_hash = '${stateHash}'`);
+    expect(open(Buffer.from(newKey, 'base64'), state[0].code_verifier_sealed as string, verifierBinding(stateHash))).toBe('verifier-123');
     // A node with only the new key signs and verifies with every app's key.
     const only = await startServer({ ...shared, DATABASE_URL: server.databaseUrl, MASTER_KEY: newKey });
     try {

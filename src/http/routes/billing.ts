@@ -28,7 +28,7 @@ const Overview = Type.Object({
 });
 
 const TopupBody = Type.Object({
-  // Checked by the service rather than the schema: the schema layer would coerce "5" to 5.
+  // Checked by the service (one place for the money rules: > 0, cents, the ceiling), with the same detail everywhere.
   amount_usd: Type.Unknown({ description: 'JSON number of USD, > 0, at most 2 decimals, at most 100000' }),
   method: Type.Literal('crypto'),
   chain: Type.Optional(Type.String({ maxLength: 32, description: 'one of BILLING_CHAINS; default the first of them' })),

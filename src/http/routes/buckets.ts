@@ -9,7 +9,7 @@ import type { Http } from '../types.js';
 // interface.md 4.8 with contract.md section 11: buckets. Create, patch, delete: Secret. Reads: Secret or
 // Publishable + Session.
 
-// Null first: with type coercion on, an Integer branch tried first would turn null into 0.
+// Null first, so the union reads as "no cap, or a number of bytes" (bodies are validated without coercion).
 const Cap = Type.Union([Type.Null(), Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })], { description: 'bytes; null: no cap' });
 
 export const BucketBody = Type.Object({
