@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type * as OpenId from 'openid-client';
 import { ApiError } from '../errors.js';
 
 // Client of the OpenID Connect issuers (Google, Apple) through openid-client: discovery, the
@@ -10,6 +10,15 @@ const DISCOVERY_TTL_MS = 5 * 60_000;
 /** Seconds an issuer gets per request: a hung issuer must not hold a sign-in open. */
 const ISSUER_TIMEOUT_SECONDS = 5;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+// openid-client is loaded on the first OAuth request: most deployments never configure a provider, and an
+// idle server should not hold it. Everything below that uses `client` runs after `oidc()` has resolved
+// (a Configuration only exists once discovery has run).
+let client: typeof OpenId;
+async function oidc(): Promise<typeof OpenId> {
+  client ??= await import('openid-client');
+  return client;
+}
 
 /** Why a callback failed, as the stable `?error=` code the browser is sent back with. */
 export type OidcFailure = 'provider_unavailable' | 'provider_error' | 'access_denied' | 'token_exchange_failed' | 'invalid_id_token';
@@ -36,16 +45,17 @@ export interface IdTokenClaims {
 
 /** The issuers' discovery documents, cached per issuer for a few minutes (failures are not cached). */
 export class OidcIssuers {
-  private readonly cache = new Map<string, { metadata: client.ServerMetadata; until: number }>();
+  private readonly cache = new Map<string, { metadata: OpenId.ServerMetadata; until: number }>();
 
   /**
    * The issuer's metadata. An http:// issuer is accepted only on loopback (tests, local providers);
    * everything else must be https. Unreachable or malformed → 502 `provider_unreachable`.
    */
-  async metadata(issuer: string): Promise<client.ServerMetadata> {
+  async metadata(issuer: string): Promise<OpenId.ServerMetadata> {
     const cached = this.cache.get(issuer);
     if (cached && cached.until > Date.now()) return cached.metadata;
     const url = issuerUrl(issuer);
+    await oidc();
     try {
       const config = await client.discovery(url, 'discovery', undefined, client.None(), {
         execute: url.protocol === 'http:' ? [client.allowInsecureRequests] : [],
@@ -60,7 +70,7 @@ export class OidcIssuers {
   }
 
   /** A configured client of the issuer: discovery (cached) plus the app's client id and authentication. */
-  async configuration(settings: ClientSettings): Promise<client.Configuration> {
+  async configuration(settings: ClientSettings): Promise<OpenId.Configuration> {
     const metadata = await this.metadata(settings.issuer);
     const auth = settings.auth.method === 'client_secret_basic' ? client.ClientSecretBasic(settings.auth.secret) : client.ClientSecretPost(settings.auth.secret);
     const config = new client.Configuration(metadata, settings.clientId, undefined, auth);
@@ -88,6 +98,7 @@ function issuerUrl(issuer: string): URL {
 
 /** Fresh PKCE verifier, its S256 challenge, a state and a nonce. */
 export async function newAuthorizationSecrets() {
+  await oidc();
   const codeVerifier = client.randomPKCECodeVerifier();
   return {
     codeVerifier,
@@ -99,7 +110,7 @@ export async function newAuthorizationSecrets() {
 
 /** The URL the browser is sent to at the issuer (its authorization endpoint from discovery). */
 export function authorizationUrl(
-  config: client.Configuration,
+  config: OpenId.Configuration,
   input: { redirectUri: string; scope: string; state: string; nonce: string; codeChallenge: string; responseMode?: 'form_post' },
 ): string {
   const params: Record<string, string> = {
@@ -121,11 +132,11 @@ export function authorizationUrl(
  * expiry. Throws OidcError with the failure's code.
  */
 export async function exchangeCode(
-  config: client.Configuration,
+  config: OpenId.Configuration,
   callbackUrl: URL,
   checks: { state: string; nonce: string; codeVerifier: string },
 ): Promise<IdTokenClaims> {
-  let claims: client.IDToken | undefined;
+  let claims: OpenId.IDToken | undefined;
   try {
     const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
       expectedState: checks.state,

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection, type Driver } from 'kysely';
-import pg from 'pg';
 import type { DatabaseConfig } from '../config/index.js';
 import type { DialectName } from './dialect.js';
 import { openPostgresPool } from './pg-pool.js';
@@ -16,9 +15,6 @@ export interface Store {
   dialect: DialectName;
   close(): Promise<void>;
 }
-
-// PostgreSQL's int8 (count(*), sums) arrives as text by default; our values fit a double.
-pg.types.setTypeParser(20, (value) => Number(value));
 
 /**
  * SQLite transactions start with BEGIN IMMEDIATE: they take the write lock up front and wait for it
