@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatRecord } from './log-pretty.js';
+import { formatRecord, serveLogDestination } from './log-pretty.js';
 
 describe('human-readable log lines for a terminal', () => {
   it('a request line shows time, level, method, url, status and request id', () => {
@@ -18,5 +18,14 @@ describe('human-readable log lines for a terminal', () => {
 
   it('a line that is not JSON passes unchanged', () => {
     expect(formatRecord('plain text', false)).toBe('plain text');
+  });
+});
+
+describe('gatehouse serve: which log lines', () => {
+  it('human-readable only on a terminal and on SQLite; JSON (no stream: pino\'s own) when piped or on PostgreSQL', () => {
+    expect(serveLogDestination({ kind: 'sqlite' }, { isTTY: true })).toBeDefined();
+    expect(serveLogDestination({ kind: 'sqlite' }, { isTTY: false })).toBeUndefined();
+    expect(serveLogDestination({ kind: 'sqlite' }, {})).toBeUndefined();
+    expect(serveLogDestination({ kind: 'postgres' }, { isTTY: true })).toBeUndefined();
   });
 });
