@@ -154,6 +154,23 @@ async function gatehouse(store) {
   };
 }
 
+/** A ceiling process: `script` run by node, listening on `port` after `startMs`; `cleanup` after it is stopped. */
+async function bareTarget(script, port, startMs, cleanup) {
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, startMs));
+  return {
+    pid: child.pid,
+    port,
+    upPath: (lane) => `/lane-${lane}`,
+    downPath: (lane) => `/lane-${lane}`,
+    headers: {},
+    stop: async () => {
+      child.kill('SIGTERM');
+      await cleanup();
+    },
+  };
+}
+
 /** The ceiling: a bare node:http server that pipes files to and from disk, nothing else. */
 async function bare() {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-bare-'));
@@ -169,19 +186,7 @@ async function bare() {
       res.setHeader('content-length', statSync(file).size);
       pipeline(createReadStream(file), res, () => {});
     }).listen(${port}, '127.0.0.1');`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-  await new Promise((r) => setTimeout(r, 500));
-  return {
-    pid: child.pid,
-    port,
-    upPath: (lane) => `/lane-${lane}`,
-    downPath: (lane) => `/lane-${lane}`,
-    headers: {},
-    stop: async () => {
-      child.kill('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return bareTarget(script, port, 500, () => rmSync(dir, { recursive: true, force: true }));
 }
 
 /** The S3 store's ceiling: a bare node:http proxy to s3rver through @aws-sdk/client-s3, nothing else. */
@@ -212,20 +217,10 @@ async function bareS3() {
         pipeline(got.Body, res, () => {});
       } catch (e) { res.statusCode = 500; res.end(String(e)); }
     }).listen(${port}, '127.0.0.1');`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
-  await new Promise((r) => setTimeout(r, 1500));
-  return {
-    pid: child.pid,
-    port,
-    upPath: (lane) => `/lane-${lane}`,
-    downPath: (lane) => `/lane-${lane}`,
-    headers: {},
-    stop: async () => {
-      child.kill('SIGTERM');
-      await s3.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return bareTarget(script, port, 1500, async () => {
+    await s3.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 }
 
 const rows = [];

@@ -5,20 +5,18 @@ import { exactLength } from './exact-length.js';
 import { assertBlobName, type BlobStore, type ByteRange } from './store.js';
 
 type S3Config = Extract<BlobStoreConfig, { kind: 's3' }>;
+type Sdk = typeof import('@aws-sdk/client-s3');
 
 /**
  * Blobs in an S3-compatible bucket (AWS S3, MinIO, R2, ...). Credentials come from the usual AWS
  * variables. One streamed PutObject with Content-Length per blob: objects are at most OBJECTS_MAX_BYTES,
  * and lib-storage's multipart upload would buffer parts in memory.
  */
-type Sdk = typeof import('@aws-sdk/client-s3');
-
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
   private readonly bucket: string;
-  // The SDK is loaded on first use: it holds tens of MB, which a server on the file store never needs.
+  // The SDK is imported only when an S3 store is made: it holds tens of MB that a server on the file store never needs.
   private readonly ready: Promise<{ sdk: Sdk; client: S3Client }>;
-  private loaded: S3Client | undefined;
 
   constructor(config: S3Config) {
     this.bucket = config.bucket;
@@ -33,7 +31,6 @@ export class S3BlobStore implements BlobStore {
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
       });
-      this.loaded = client;
       return { sdk, client };
     });
   }
@@ -73,6 +70,6 @@ export class S3BlobStore implements BlobStore {
   }
 
   async close(): Promise<void> {
-    this.loaded?.destroy();
+    (await this.ready).client.destroy();
   }
 }
