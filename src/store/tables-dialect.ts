@@ -45,6 +45,13 @@ export function decodeValue(dialect: DialectName, type: ColumnType, value: unkno
   }
 }
 
+/**
+ * True where the database's own order puts nulls after the values ascending and before them descending,
+ * the contract's order (PostgreSQL); SQLite orders them the other way. Where it holds, one index scan of
+ * (value, row_id) serves a page that spans both.
+ */
+export const nullsSortHigh = (dialect: DialectName): boolean => dialect === 'postgres';
+
 /** `for update` / `for share` on PostgreSQL; nothing on SQLite, whose BEGIN IMMEDIATE already serialises writers. */
 export function lockClause(dialect: DialectName, mode: 'update' | 'share'): RawBuilder<unknown> {
   if (dialect === 'sqlite') return sql.raw('');

@@ -1,8 +1,9 @@
 import { badRequest, notFound } from '../../errors.js';
-import * as rowsRepo from '../../store/repos/custom-rows.js';
-import { columnIdent, type Condition, type FieldRef, type Segment, type StoredRow } from '../../store/repos/custom-rows.js';
+import { columnIdent, type StoredRow } from '../../store/repos/custom-rows.js';
+import * as rowsRepo from '../../store/repos/custom-rows-query.js';
+import type { Condition, FieldRef, Segment } from '../../store/repos/custom-rows-query.js';
 import type { CustomTable } from '../../store/repos/custom-tables.js';
-import { decodeValue, encodeValue, isMissingTable, type ColumnType } from '../../store/tables-dialect.js';
+import { decodeValue, encodeValue, isMissingTable, nullsSortHigh, type ColumnType } from '../../store/tables-dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { rowRecord, type RowRecord } from './records.js';
 import type { Caller } from './rows.js';
@@ -83,17 +84,20 @@ export async function queryRows(deps: TablesDeps, appId: string, tableId: string
   const binding = { app: appId, table: table.id, sort: sortField.key, dir };
   const position = input.cursor ? decodeCursor(deps.secrets.tablesCursor, input.cursor, binding) : undefined;
 
-  // Nulls come after the values ascending and before them descending, each segment an index range.
-  const order = !sortField.nullable ? [false] : dir === 'asc' ? [false, true] : [true, false];
-  const start = position ? order.indexOf(position.nulls) : 0;
+  // Nulls come after the values ascending and before them descending, each segment an index range; from
+  // the start, a database that orders nulls that way itself reads both in one scan.
+  const dialect = deps.store.dialect;
+  const parts: Segment['part'][] = !sortField.nullable ? ['values'] : !position && nullsSortHigh(dialect) ? ['all'] : dir === 'asc' ? ['values', 'nulls'] : ['nulls', 'values'];
+  const start = position ? parts.indexOf(position.nulls ? 'nulls' : 'values') : 0;
   if (start < 0) throw badRequest('cursor is invalid, or belongs to another query');
   const found: StoredRow[] = [];
+  const userId = caller.kind === 'user' ? caller.userId : undefined;
   try {
-    for (let i = start; i < order.length && found.length <= limit; i++) {
-      const nulls = order[i]!;
-      const after = i === start && position ? { value: encodeValue(deps.store.dialect, sortField.type, position.value), rowId: position.rowId } : undefined;
-      const segment: Segment = { sort: sortField.ref, dir, nulls, after, limit: limit + 1 - found.length };
-      found.push(...(await rowsRepo.queryRows(deps.db, table.id, conditions, caller.kind === 'user' ? caller.userId : undefined, segment)));
+    for (let i = start; i < parts.length && found.length <= limit; i++) {
+      const after = i === start && position ? { value: encodeValue(dialect, sortField.type, position.value), rowId: position.rowId } : undefined;
+      const segment: Segment = { sort: sortField.ref, dir, part: parts[i]!, after, limit: limit + 1 - found.length };
+      const rows = await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment);
+      for (const row of rows) found.push(row);
     }
   } catch (error) {
     if (isMissingTable(error)) throw notFound('table not found');
@@ -104,9 +108,9 @@ export async function queryRows(deps: TablesDeps, appId: string, tableId: string
   if (found.length > limit) {
     const last = page[page.length - 1]!;
     const raw = sortField.ref.kind === 'column' ? last[columnIdent(sortField.ref.columnId)] : last[sortField.ref.name];
-    const value = decodeValue(deps.store.dialect, sortField.type, raw);
+    const value = decodeValue(dialect, sortField.type, raw);
     next = encodeCursor(deps.secrets.tablesCursor, { ...binding, nulls: value === null, value, rowId: last.row_id });
   }
-  return { rows: page.map((row) => rowRecord(deps.store.dialect, table.columns, row)), next_cursor: next };
+  return { rows: page.map((row) => rowRecord(dialect, table.columns, row)), next_cursor: next };
 }
 

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { segmentQuery, type Condition } from './custom-rows-query.js';
+
+const TABLE = '1bad6eed-0000-4000-8000-000000000001';
+const SCORE = 'a827dac1-0000-4000-8000-000000000002';
+const DUE = 'bba9dc5c-0000-4000-8000-000000000003';
+const t = 't_1bad6eed000040008000000000000001';
+const score = 'c_a827dac1000040008000000000000002';
+const due = 'c_bba9dc5c000040008000000000000003';
+const gte: Condition = { op: 'gte', field: { kind: 'column', columnId: SCORE }, value: 5 };
+const sort = { kind: 'column', columnId: DUE } as const;
+
+describe('custom-table keyset SELECT text', () => {
+  it('numbers PostgreSQL placeholders in parameter order; SQLite uses ?', () => {
+    const after = { value: '2026-01-01T00:00:00.000Z', rowId: 'r1' };
+    const pg = segmentQuery('postgres', TABLE, [gte], 'u1', { sort, dir: 'desc', part: 'values', after, limit: 51 });
+    expect(pg.sql).toBe(`select * from ${t} where ${score} >= $1 and user_id = $2 and (${due}, row_id) < ($3, $4) order by ${due} desc, row_id desc limit $5`);
+    expect(pg.parameters).toEqual([5, 'u1', after.value, 'r1', 51]);
+    const sqlite = segmentQuery('sqlite', TABLE, [gte], undefined, { sort, dir: 'asc', part: 'nulls', after, limit: 3 });
+    expect(sqlite.sql).toBe(`select * from ${t} where ${score} >= ? and ${due} is null and row_id > ? order by row_id asc limit ?`);
+    expect(sqlite.parameters).toEqual([5, 'r1', 3]);
+  });
+
+  it('an `all` segment has no null predicate: the database orders nulls itself', () => {
+    const q = segmentQuery('postgres', TABLE, [], undefined, { sort, dir: 'desc', part: 'all', limit: 51 });
+    expect(q.sql).toBe(`select * from ${t} order by ${due} desc, row_id desc limit $1`);
+  });
+
+  it('in, contains, ne and is_null bind every value', () => {
+    const field = { kind: 'column', columnId: SCORE } as const;
+    const q = segmentQuery('postgres', TABLE, [
+      { op: 'in', field, values: [1, 2] },
+      { op: 'contains', field, pattern: '%a%' },
+      { op: 'ne', field, value: 3 },
+      { op: 'is_null', field: { kind: 'meta', name: 'user_id' }, isNull: false },
+    ], undefined, { sort: { kind: 'meta', name: 'created_at' }, dir: 'asc', part: 'values', limit: 2 });
+    expect(q.sql).toBe(
+      `select * from ${t} where ${score} in ($1, $2) and lower(${score}) like $3 escape '\\' and (${score} <> $4 or ${score} is null) and user_id is not null and created_at is not null order by created_at asc, row_id asc limit $5`,
+    );
+    expect(q.parameters).toEqual([1, 2, '%a%', 3, 2]);
+  });
+
+  it('refuses an id that is not a generated UUID', () => {
+    expect(() => segmentQuery('sqlite', 'x; drop table users', [], undefined, { sort, dir: 'asc', part: 'all', limit: 1 })).toThrow(/generated UUIDs/);
+  });
+});
