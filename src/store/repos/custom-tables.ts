@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledQuery } from '../compiled.js';
 import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { lockClause, type ColumnType } from '../tables-dialect.js';
@@ -51,12 +52,58 @@ async function columnsOf(db: Db, tableIds: string[]): Promise<CustomColumnRow[]>
   return db.selectFrom('custom_columns').selectAll().where('table_id', 'in', tableIds).orderBy('position').orderBy('created_at').orderBy('id').execute();
 }
 
+type TableWithColumnRow = CustomTableRow & { [K in keyof CustomColumnRow as `column_${K}`]: CustomColumnRow[K] | null };
+
+/** The table and its columns in one statement (one snapshot, one round trip): a row per column, or one with null column fields. */
+const tableWithColumnsQuery = compiledQuery(['tableId', 'appId'], (db, v) =>
+  db
+    .selectFrom('custom_tables as t')
+    .leftJoin('custom_columns as c', 'c.table_id', 't.id')
+    .selectAll('t')
+    .select([
+      'c.id as column_id',
+      'c.table_id as column_table_id',
+      'c.name as column_name',
+      'c.type as column_type',
+      'c.required as column_required',
+      'c.default_value as column_default_value',
+      'c.position as column_position',
+      'c.created_at as column_created_at',
+    ])
+    .where('t.id', '=', v.tableId)
+    .where('t.app_id', '=', v.appId)
+    .orderBy('c.position')
+    .orderBy('c.created_at')
+    .orderBy('c.id'),
+);
+
+function columnOf(row: TableWithColumnRow): CustomColumnRow | undefined {
+  if (row.column_id === null) return undefined;
+  return {
+    id: row.column_id,
+    table_id: row.column_table_id!,
+    name: row.column_name!,
+    type: row.column_type!,
+    required: row.column_required!,
+    default_value: row.column_default_value,
+    position: row.column_position!,
+    created_at: row.column_created_at!,
+  };
+}
+
 /**
  * The app's table with its columns, or undefined (another app's id included). `lock` takes a row lock
  * on the metadata on PostgreSQL: `share` for row writes, `update` for schema changes, so they serialise.
+ * A locked read takes the lock first and reads the columns in a second statement: a joined statement
+ * that waited for the lock would still see the columns of its snapshot from before the wait.
  */
 export async function findCustomTable(db: Db, dialect: DialectName, appId: string, tableId: string, lock?: 'update' | 'share'): Promise<CustomTable | undefined> {
-  const { rows } = await sql<CustomTableRow>`select * from custom_tables where id = ${tableId} and app_id = ${appId}${lock ? lockClause(dialect, lock) : sql.raw('')}`.execute(db);
+  if (lock === undefined) {
+    const rows = (await tableWithColumnsQuery(db, { tableId, appId })) as TableWithColumnRow[];
+    const row = rows[0];
+    return row && toTable(row, rows.map(columnOf).filter((c) => c !== undefined));
+  }
+  const { rows } = await sql<CustomTableRow>`select * from custom_tables where id = ${tableId} and app_id = ${appId}${lockClause(dialect, lock)}`.execute(db);
   const row = rows[0];
   return row && toTable(row, await columnsOf(db, [row.id]));
 }
