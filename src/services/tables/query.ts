@@ -5,7 +5,7 @@ import type { Condition, FieldRef, Segment } from '../../store/repos/custom-rows
 import type { CustomTable } from '../../store/repos/custom-tables.js';
 import { decodeValue, encodeValue, isMissingTable, nullsSortHigh, type ColumnType } from '../../store/tables-dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { rowRecord, type RowRecord } from './records.js';
+import { rowRecords, type RowRecord } from './records.js';
 import type { Caller } from './rows.js';
 import { requireTable, type TablesDeps } from './schema.js';
 import { checkValue } from './values.js';
@@ -111,6 +111,6 @@ export async function queryRows(deps: TablesDeps, appId: string, tableId: string
     const value = decodeValue(dialect, sortField.type, raw);
     next = encodeCursor(deps.secrets.tablesCursor, { ...binding, nulls: value === null, value, rowId: last.row_id });
   }
-  return { rows: page.map((row) => rowRecord(dialect, table.columns, row)), next_cursor: next };
+  return { rows: rowRecords(dialect, table.columns, page), next_cursor: next };
 }
 

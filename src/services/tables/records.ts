@@ -48,22 +48,36 @@ export const tableRecord = (t: CustomTable): TableRecord => ({
   updated_at: t.updatedAt,
 });
 
-/** The row's data keyed by column name, in column order; null values are absent. */
-export function storedData(dialect: DialectName, columns: CustomColumn[], row: StoredRow): Record<string, unknown> {
+/** A column and the key of its value in a stored row, worked out once for all the rows of a read. */
+type ColumnReader = { column: CustomColumn; key: string };
+const readersOf = (columns: CustomColumn[]): ColumnReader[] => columns.map((column) => ({ column, key: columnIdent(column.id) }));
+
+function dataOf(dialect: DialectName, readers: ColumnReader[], row: StoredRow): Record<string, unknown> {
   const data: Record<string, unknown> = {};
-  for (const c of columns) {
-    const value = decodeValue(dialect, c.type, row[columnIdent(c.id)]);
-    if (value !== null) data[c.name] = value;
+  for (const { column, key } of readers) {
+    const value = decodeValue(dialect, column.type, row[key]);
+    if (value !== null) data[column.name] = value;
   }
   return data;
 }
 
-export const storedSize = (dialect: DialectName, columns: CustomColumn[], row: StoredRow) => dataBytes(storedData(dialect, columns, row));
-
-export const rowRecord = (dialect: DialectName, columns: CustomColumn[], row: StoredRow): RowRecord => ({
+const recordOf = (dialect: DialectName, readers: ColumnReader[], row: StoredRow): RowRecord => ({
   row_id: row.row_id,
-  data: storedData(dialect, columns, row),
+  data: dataOf(dialect, readers, row),
   user_id: row.user_id,
   created_at: row.created_at,
   updated_at: row.updated_at,
 });
+
+/** The row's data keyed by column name, in column order; null values are absent. */
+export const storedData = (dialect: DialectName, columns: CustomColumn[], row: StoredRow) => dataOf(dialect, readersOf(columns), row);
+
+export const storedSize = (dialect: DialectName, columns: CustomColumn[], row: StoredRow) => dataBytes(storedData(dialect, columns, row));
+
+export const rowRecord = (dialect: DialectName, columns: CustomColumn[], row: StoredRow): RowRecord => recordOf(dialect, readersOf(columns), row);
+
+/** The records of many rows of one table (a query page). */
+export function rowRecords(dialect: DialectName, columns: CustomColumn[], rows: StoredRow[]): RowRecord[] {
+  const readers = readersOf(columns);
+  return rows.map((row) => recordOf(dialect, readers, row));
+}

@@ -10,10 +10,22 @@ import { columnTypeSql, lockClause, type ColumnType } from '../tables-dialect.js
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const IDENT = /^[tci]_[0-9a-f]{32}(_[a-z])?$/;
 
+/** Checked identifiers by prefix and id (suffix-less ones only: the hot ones, named for every column of every row read). */
+const idents = { t: new Map<string, string>(), c: new Map<string, string>(), i: new Map<string, string>() };
+/** Ids are immutable, so a remembered identifier never goes stale; the bound only caps memory. */
+const MAX_IDENTS = 10_000;
+
 function ident(prefix: 't' | 'c' | 'i', id: string, suffix = ''): string {
+  const known = suffix === '' ? idents[prefix].get(id) : undefined;
+  if (known !== undefined) return known;
   if (!UUID.test(id)) throw new Error('custom-table identifiers come only from generated UUIDs');
   const name = `${prefix}_${id.replace(/-/g, '')}${suffix}`;
   if (!IDENT.test(name)) throw new Error(`refusing identifier ${name}`);
+  if (suffix === '') {
+    // Forgetting everything at once keeps it simple: refilling costs two regular expressions per id.
+    if (idents[prefix].size >= MAX_IDENTS) idents[prefix].clear();
+    idents[prefix].set(id, name);
+  }
   return name;
 }
 
