@@ -26,21 +26,22 @@ export function encodeCursor(key: Buffer, position: CursorPosition): string {
 
 /** The position in the cursor, when it is ours and made for this app, table and sort; else 400. */
 export function decodeCursor(key: Buffer, cursor: string, expect: Pick<CursorPosition, 'app' | 'table' | 'sort' | 'dir'>): CursorPosition {
-  const invalid = badRequest('cursor is invalid, or belongs to another query');
+  // A function, not one error made up front: an ApiError captures a stack, and most cursors are valid.
+  const invalid = () => badRequest('cursor is invalid, or belongs to another query');
   const [payload, tag, extra] = cursor.split('.');
-  if (!payload || !tag || extra !== undefined) throw invalid;
+  if (!payload || !tag || extra !== undefined) throw invalid();
   const given = Buffer.from(tag, 'base64url');
   const wanted = mac(key, payload);
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw invalid;
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw invalid();
   let fields: unknown;
   try {
     fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
-    throw invalid;
+    throw invalid();
   }
-  if (!Array.isArray(fields) || fields.length !== 7) throw invalid;
+  if (!Array.isArray(fields) || fields.length !== 7) throw invalid();
   const [app, table, sort, dir, nulls, value, rowId] = fields as [string, string, string, 'asc' | 'desc', boolean, unknown, string];
-  if (app !== expect.app || table !== expect.table) throw invalid;
+  if (app !== expect.app || table !== expect.table) throw invalid();
   if (sort !== expect.sort || dir !== expect.dir) throw badRequest('cursor was made for another sort: send the same sort as the first page');
   return { app, table, sort, dir, nulls, value, rowId };
 }
