@@ -138,6 +138,22 @@ describe('10 query: sort', () => {
     }
   }
 
+  it('a column made required (its nulls filled with the default) sorts every row among the values, both ways, across pages', async () => {
+    const table = await makeTable(server, secret, [{ name: 'n', type: 'int' }]);
+    for (const n of [3, undefined, 1, undefined, 2]) await insertRow(server, secret, table.table_id, n === undefined ? {} : { n });
+    const before = await query(server, secret, table.table_id, { sort: { field: 'n', dir: 'desc' }, limit: 1 });
+    const nullsCursor: string = before.body.next_cursor; // made in the null segment (first descending)
+    const made = await call(server, secret, 'PATCH', `/v1/tables/${table.table_id}/columns/${table.columns[0].column_id}`, { required: true, default_value: 0 });
+    expect(made.status).toBe(200);
+    const values = async (dir: 'asc' | 'desc') => (await queryAll(server, secret, table.table_id, { sort: { field: 'n', dir }, limit: 2 })).map((r) => r.data.n);
+    expect(await values('asc')).toEqual([0, 0, 1, 2, 3]);
+    expect(await values('desc')).toEqual([3, 2, 1, 0, 0]);
+    // A cursor from the null segment still pages (as before the change): that segment is empty now, the values follow.
+    const after = await query(server, secret, table.table_id, { sort: { field: 'n', dir: 'desc' }, limit: 10, cursor: nullsCursor });
+    expect(after.status).toBe(200);
+    expect(after.body.rows.map((r: { data: { n: number } }) => r.data.n)).toEqual([3, 2, 1, 0, 0]);
+  });
+
   it('no sort means created_at, row_id ascending; updated_at sorts too', async () => {
     const rows = await queryAll(server, secret, tableId, { limit: 3 });
     const keys = rows.map((r) => `${r.created_at} ${r.row_id}`);

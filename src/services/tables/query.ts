@@ -34,14 +34,21 @@ interface Field {
   /** Cursor binding: the column id survives a rename. */
   key: string;
   nullable: boolean;
+  /**
+   * A required column holds no nulls: every write that could leave one is refused or filled (a missing
+   * required field is 400, making a column required fills or refuses its nulls, a required column added
+   * to rows needs a default). Its null segment is then known to be empty and is not read.
+   */
+  required: boolean;
 }
 
 function resolveField(table: CustomTable, caller: Caller, name: string): Field {
-  if (name === 'created_at' || name === 'updated_at') return { ref: { kind: 'meta', name }, type: 'date', key: name, nullable: false };
-  if (name === 'user_id' && caller.kind === 'secret') return { ref: { kind: 'meta', name }, type: 'text', key: name, nullable: true };
+  if (name === 'created_at' || name === 'updated_at') return { ref: { kind: 'meta', name }, type: 'date', key: name, nullable: false, required: true };
+  if (name === 'user_id' && caller.kind === 'secret') return { ref: { kind: 'meta', name }, type: 'text', key: name, nullable: true, required: false };
   const column = table.columns.find((c) => c.name === name);
   if (!column) throw badRequest(`${name}: unknown field`);
-  return { ref: { kind: 'column', columnId: column.id }, type: column.type, key: `c:${column.id}`, nullable: true };
+  // nullable stays true for a required column: a cursor made while it was not required stays valid.
+  return { ref: { kind: 'column', columnId: column.id }, type: column.type, key: `c:${column.id}`, nullable: true, required: column.required };
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
@@ -94,6 +101,7 @@ export async function queryRows(deps: TablesDeps, appId: string, tableId: string
   const userId = caller.kind === 'user' ? caller.userId : undefined;
   try {
     for (let i = start; i < parts.length && found.length <= limit; i++) {
+      if (parts[i] === 'nulls' && sortField.required) continue;
       const after = i === start && position ? { value: encodeValue(dialect, sortField.type, position.value), rowId: position.rowId } : undefined;
       const segment: Segment = { sort: sortField.ref, dir, part: parts[i]!, after, limit: limit + 1 - found.length };
       const rows = await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment);
