@@ -4,7 +4,9 @@
 //   2. the rest of the rows written straight into the data table (and the usage row), to reach --rows fast;
 //   3. query latency over HTTP: filter `gte` on an int column + sort `desc` on a date column + page of 50,
 //      the first page and a deep page (by cursor), at 8 and 32 connections;
-//   4. beside each, the same SQL run directly on the database from this process (the ceiling);
+//   4. beside each, the same SQL run directly on the database from this process (the ceiling), and the
+//      same SQL answered over HTTP by a bare Fastify process (bench/lib/tables-ceiling-server.mjs: what any
+//      server in front of the database reaches on this machine);
 //   5. EXPLAIN of that SQL (index use).
 // A benchmark, not a test: nothing here asserts on timings. Figures go to bench/README.md.
 //
@@ -15,8 +17,10 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { call } from './lib/fixtures.mjs';
-import { startServer } from './lib/server.mjs';
+import { freePort, ROOT, startServer } from './lib/server.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -70,6 +74,30 @@ async function direct(run, concurrency, seconds) {
   return { rate: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
+/** bench/lib/tables-ceiling-server.mjs answering every POST /query with `text` run with `args`. */
+async function startCeiling(databaseUrl, text, args) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'bench/lib/tables-ceiling-server.mjs'), String(port), databaseUrl, text, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise((resolveReady, reject) => {
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('listening')) resolveReady();
+    });
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.once('exit', (code) => reject(new Error(`ceiling server exited (${code}): ${output}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.removeAllListeners('exit');
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 async function main() {
   console.log(`# gatehouse tables bench: ${opts.db}, ${ROWS} rows, ${DURATION} s per query run`);
   console.log(`machine: ${availableParallelism()} cores, Node ${process.version}; started ${new Date().toISOString()}; load average ${loadavg()[0].toFixed(1)}`);
@@ -109,7 +137,9 @@ async function main() {
       fill.push([crypto.randomUUID(), null, now, now, Buffer.byteLength(JSON.stringify(data)), data.score, data.due, data.title]);
     }
     const filledBytes = fill.reduce((sum, r) => sum + r[4], 0);
-    const firstSql = (p) => `select * from ${t} where ${col.score} >= ${p(1)} and ${col.due} is not null order by ${col.due} desc, row_id desc limit 51`;
+    // What the server runs for the first page: on PostgreSQL one scan over values and nulls (its own null
+    // order is the contract's); on SQLite the values segment (after an empty null segment, not repeated here).
+    const firstSql = (p) => `select * from ${t} where ${col.score} >= ${p(1)}${opts.db === 'sqlite' ? ` and ${col.due} is not null` : ''} order by ${col.due} desc, row_id desc limit 51`;
     const deepSql = (p) => `select * from ${t} where ${col.score} >= ${p(1)} and (${col.due}, row_id) < (${p(2)}, ${p(3)}) order by ${col.due} desc, row_id desc limit 51`;
     if (opts.db === 'sqlite') {
       const db = new SQLite(dbUrl.slice('sqlite:'.length));
@@ -149,25 +179,35 @@ async function main() {
     // The cursor's payload is readable (it is MACed, not encrypted): the direct query seeks to the same place.
     const [, , , , , deepValue, deepRowId] = JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString());
     const args = { first: [SCORE_MIN], deep: [SCORE_MIN, deepValue, deepRowId] };
+    const placeholder = opts.db === 'sqlite' ? () => '?' : (n) => `$${n}`;
 
     // Calibration on a shared machine: the cheapest route (one trivial database query) under the same load.
     const health = await autocannon({ url: server.url, connections: 8, duration: DURATION, requests: [{ method: 'GET', path: '/v1/health' }] });
     console.log(`| baseline GET /v1/health, 8 connections | ${fmt(health.requests.average)} req/s | ${fmt(health.latency.p50)} | ${fmt(health.latency.p99)} | ${health.non2xx + health.errors} |`);
+    const ratios = [];
     for (const kind of ['first', 'deep']) {
       const payload = JSON.stringify(kind === 'first' ? body : { ...body, cursor });
-      for (const connections of [8, 32]) {
-        const result = await autocannon({
-          url: server.url,
-          connections,
-          duration: DURATION,
-          requests: [{ method: 'POST', path: `/v1/tables/${table.table_id}/rows/query`, headers: { ...auth, 'content-type': 'application/json' }, body: payload }],
-        });
-        const ceiling = await direct(() => query(kind, args[kind]), opts.db === 'sqlite' ? 1 : connections, Math.min(DURATION, 5));
-        const label = `${kind === 'first' ? 'first page' : `deep page (after ${opts['deep-pages']} pages)`}, ${connections} connections`;
-        console.log(`| query ${label}, HTTP | ${fmt(result.requests.average)} req/s | ${fmt(result.latency.p50)} | ${fmt(result.latency.p99)} | ${result.non2xx + result.errors} |`);
-        console.log(`| same SQL direct (${opts.db === 'sqlite' ? '1 synchronous loop' : `${connections} pool connections`}) | ${fmt(ceiling.rate)} queries/s | ${fmt(ceiling.p50, 2)} | ${fmt(ceiling.p99, 2)} | - |`);
+      const ceiling = await startCeiling(dbUrl, kind === 'first' ? firstSql(placeholder) : deepSql(placeholder), args[kind]);
+      try {
+        for (const connections of [8, 32]) {
+          const load = (url, path, headers) =>
+            autocannon({ url, connections, duration: DURATION, requests: [{ method: 'POST', path, headers: { ...headers, 'content-type': 'application/json' }, body: payload }] });
+          const result = await load(server.url, `/v1/tables/${table.table_id}/rows/query`, auth);
+          const sqlDirect = await direct(() => query(kind, args[kind]), opts.db === 'sqlite' ? 1 : connections, Math.min(DURATION, 5));
+          const bare = await load(ceiling.url, '/query', {});
+          const label = `${kind === 'first' ? 'first page' : `deep page (after ${opts['deep-pages']} pages)`}, ${connections} connections`;
+          console.log(`| query ${label}, HTTP | ${fmt(result.requests.average)} req/s | ${fmt(result.latency.p50)} | ${fmt(result.latency.p99)} | ${result.non2xx + result.errors} |`);
+          console.log(`| same SQL direct (${opts.db === 'sqlite' ? '1 synchronous loop' : `${connections} pool connections`}) | ${fmt(sqlDirect.rate)} queries/s | ${fmt(sqlDirect.p50, 2)} | ${fmt(sqlDirect.p99, 2)} | - |`);
+          console.log(`| same SQL over HTTP, bare Fastify process | ${fmt(bare.requests.average)} req/s | ${fmt(bare.latency.p50)} | ${fmt(bare.latency.p99)} | ${bare.non2xx + bare.errors} |`);
+          const pct = (a, b) => `${Math.round((100 * a) / b)} %`;
+          ratios.push(`${label}: HTTP ${pct(result.requests.average, sqlDirect.rate)} of direct, ${pct(result.requests.average, bare.requests.average)} of bare Fastify; bare Fastify ${pct(bare.requests.average, sqlDirect.rate)} of direct`);
+        }
+      } finally {
+        await ceiling.stop();
       }
     }
+    console.log('');
+    for (const line of ratios) console.log(`- ${line}`);
     console.log('');
     for (const kind of ['first', 'deep']) console.log(`EXPLAIN (${kind} page):\n\`\`\`\n${await explain(kind, args[kind])}\n\`\`\`\n`);
     console.log(`finished ${new Date().toISOString()}; load average ${loadavg()[0].toFixed(1)}`);
