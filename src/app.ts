@@ -16,6 +16,7 @@ import { docsUiRoutes } from './http/routes/docs-ui.js';
 import { registerRoutes } from './http/routes/index.js';
 import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
+import { accessLogger } from './logger.js';
 
 const AJV_OPTIONS = { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false, strictNumbers: true } as const;
 
@@ -24,12 +25,16 @@ const AJV_OPTIONS = { removeAdditional: true, coerceTypes: 'array', useDefaults:
  * A JSON body carries real types: `"5"` is not an integer there (a cap, an amount, an expiry sent as a
  * string is 400, not silently converted), so bodies validate without coercion.
  */
-const strictBodyValidator = ((externalSchemas: Parameters<BuildCompilerFromPool>[0], serverOptions: { customOptions?: object }) => {
-  const build = AjvCompiler() as (schemas: unknown, options: object) => (route: { httpPart?: string }) => unknown;
-  const coercing = build(externalSchemas, serverOptions);
-  const strict = build(externalSchemas, { ...serverOptions, customOptions: { ...serverOptions.customOptions, coerceTypes: false } });
-  return (route: { httpPart?: string }) => (route.httpPart === 'body' ? strict : coercing)(route);
-}) as unknown as BuildCompilerFromPool;
+function strictBodyValidator(): BuildCompilerFromPool {
+  // One pool per app: every route with the same shared schemas and options gets the same Ajv instance
+  // (a new pool per call would build two Ajv instances, meta-schemas and all, for every route).
+  const build = AjvCompiler() as unknown as (schemas: unknown, options: object) => (route: { httpPart?: string }) => unknown;
+  return ((externalSchemas: unknown, serverOptions: { customOptions?: object }) => {
+    const coercing = build(externalSchemas, serverOptions);
+    const strict = build(externalSchemas, { ...serverOptions, customOptions: { ...serverOptions.customOptions, coerceTypes: false } });
+    return (route: { httpPart?: string }) => (route.httpPart === 'body' ? strict : coercing)(route);
+  }) as unknown as BuildCompilerFromPool;
+}
 
 /** Builds the HTTP application (plugins and routes). Never listens: main.ts does, tests may inject. */
 class NulInBody extends Error {}
@@ -37,6 +42,17 @@ class NulInBody extends Error {}
 function hasNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\0');
   return Array.isArray(value) && value.some((item) => typeof item === 'string' && item.includes('\0'));
+}
+
+/** The 400 for a non-finite number or a NUL character in one part of a request (query, params, body). */
+function unsafeInput(part: unknown): ApiError | undefined {
+  if (!part || typeof part !== 'object') return undefined;
+  for (const name in part) {
+    const value = (part as Record<string, unknown>)[name];
+    if (typeof value === 'number' && !Number.isFinite(value)) return new ApiError(400, 'validation_failed', `${name} must be a finite number`);
+    if (hasNul(value)) return new ApiError(400, 'validation_failed', `${name} must not contain a NUL character`);
+  }
+  return undefined;
 }
 
 export async function buildApp(deps: Deps): Promise<Http> {
@@ -54,31 +70,30 @@ export async function buildApp(deps: Deps): Promise<Http> {
     clientErrorHandler,
     // strictNumbers: Infinity and NaN (`limit=1e309`, a JSON 1e400) are not numbers here.
     ajv: { customOptions: AJV_OPTIONS },
-    schemaController: { compilersFactory: { buildValidator: strictBodyValidator } },
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidator() } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks on every request are callback-style: an async hook costs a promise and a microtask hop each.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  const access = accessLogger(deps.log);
+  app.addHook('onResponse', (request, reply, done) => {
+    access.info({ reqId: request.id, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    done();
   });
   // A body-less POST validates as an empty object, so schemas name the missing fields.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && request.method === 'POST') request.body = {};
+    done();
   });
   // Ajv coerces a query or path string such as "1e309" to Infinity and then skips its range checks
   // (strictNumbers guards only real JSON numbers): refuse any non-finite number after validation.
   // PostgreSQL text cannot hold a NUL character (SQLite can): refuse it in every string a request
   // brings, so both databases answer the same 400 instead of PostgreSQL's 500. Bodies: the JSON parser.
-  app.addHook('preHandler', async (request) => {
-    for (const part of [request.query, request.params, request.body] as unknown[]) {
-      if (!part || typeof part !== 'object') continue;
-      for (const [name, value] of Object.entries(part)) {
-        if (typeof value === 'number' && !Number.isFinite(value)) throw new ApiError(400, 'validation_failed', `${name} must be a finite number`);
-        if (hasNul(value)) throw new ApiError(400, 'validation_failed', `${name} must not contain a NUL character`);
-      }
-    }
+  app.addHook('preHandler', (request, _reply, done) => {
+    done(unsafeInput(request.query) ?? unsafeInput(request.params) ?? unsafeInput(request.body));
   });
   registerErrorHandling(app, { onUnavailable: databaseOutageReporter(deps) });
   // An empty JSON body is no body (clients send the header on body-less POSTs such as logout);

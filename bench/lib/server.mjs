@@ -3,7 +3,7 @@
 // database that is dropped again on stop).
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -78,10 +78,13 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
     env.DATABASE_URL = `sqlite:${join(dir, 'data/gatehouse.db')}`;
   }
 
-  let output = '';
-  const child = spawn(process.execPath, [...nodeFlags, ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : []), BIN, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
+  // The server's log lines go to a file, as a deployment's go to its log collector, not into the load
+  // generator: autocannon reading and buffering one line per request would slow the load it generates.
+  const logPath = join(dir, 'server.log');
+  const logFd = openSync(logPath, 'a');
+  const child = spawn(process.execPath, [...nodeFlags, ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : []), BIN, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])], { cwd: dir, env, stdio: ['ignore', logFd, logFd] });
+  closeSync(logFd);
+  const output = () => readFileSync(logPath, 'utf8').slice(-20_000);
   const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
 
   const stop = async () => {
@@ -98,8 +101,9 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) {
+      const log = output();
       await stop();
-      throw new Error(`server exited early (${child.exitCode}); did you run \`npm run build\`?\n${output}`);
+      throw new Error(`server exited early (${child.exitCode}); did you run \`npm run build\`?\n${log}`);
     }
     try {
       if ((await fetch(`${url}/v1/health`)).ok) break;
@@ -107,8 +111,9 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
       // not listening yet
     }
     if (Date.now() > deadline) {
+      const log = output();
       await stop();
-      throw new Error(`server did not start within 30 s:\n${output}`);
+      throw new Error(`server did not start within 30 s:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -122,5 +127,5 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
       });
     });
 
-  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output: () => output, rss: () => rssOf(child.pid) };
+  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output, rss: () => rssOf(child.pid) };
 }

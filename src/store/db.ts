@@ -13,6 +13,8 @@ export type Db = Kysely<Database>;
 export interface Store {
   db: Db;
   dialect: DialectName;
+  /** Resolves when the database answers `select 1` (GET /v1/health), rejects when it cannot. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,10 +57,15 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
     database.pragma(`busy_timeout = ${Math.max(15_000, timeouts.queryTimeoutMs)}`);
     database.pragma('foreign_keys = ON');
     database.pragma('synchronous = NORMAL');
-    const db = new Kysely<Database>({ dialect: immediateTransactions(new SqliteDialect({ database: cachingStatements(database) })) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const statements = cachingStatements(database);
+    const db = new Kysely<Database>({ dialect: immediateTransactions(new SqliteDialect({ database: statements })) });
+    // The handle itself, not Kysely's one-connection queue: a probe must not wait behind a transaction.
+    const probe = database.prepare('select 1');
+    const ping = async () => void probe.get();
+    return { db, dialect: 'sqlite', ping, close: () => db.destroy() };
   }
   const pool = openPostgresPool(config.url, timeouts);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const ping = async () => void (await pool.query('select 1'));
+  return { db, dialect: 'postgres', ping, close: () => db.destroy() };
 }

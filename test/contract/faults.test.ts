@@ -38,8 +38,7 @@ describe.skipIf(TEST_DB !== 'postgres')('contract 0: faults', () => {
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ detail: 'internal error' });
     expect(res.headers.get('x-request-id')).toBe('fault-trace-1');
-    await new Promise((r) => setTimeout(r, 100));
-    const lines = server.output().split('\n').filter((l) => l.includes('"reqId":"fault-trace-1"'));
+    const lines = (await server.logs()).split('\n').filter((l) => l.includes('"reqId":"fault-trace-1"'));
     const errorLine = lines.map((l) => JSON.parse(l)).find((l) => l.level >= 50);
     expect(errorLine).toBeDefined();
     expect(JSON.stringify(errorLine)).toMatch(/does not exist|database/i);

@@ -39,8 +39,7 @@ describe('contract 0: health, request ids and error shapes', () => {
 
   it('the request id appears in the log line of that request', async () => {
     await api(server, 'GET', '/v1/health', { headers: { 'x-request-id': 'find-me-in-the-log' } });
-    await new Promise((r) => setTimeout(r, 100));
-    const line = server.output().split('\n').find((l) => l.includes('find-me-in-the-log'));
+    const line = (await server.logs()).split('\n').find((l) => l.includes('find-me-in-the-log'));
     expect(line).toBeDefined();
     expect(JSON.parse(line!).reqId).toBe('find-me-in-the-log');
   });
@@ -170,8 +169,7 @@ describe('secrets at rest and in logs', () => {
   it('no secret key or private key appears in any log line', async () => {
     const logged = await createApp(server);
     await api(server, 'GET', '/v1/health', { bearer: logged.secret_key });
-    await new Promise((r) => setTimeout(r, 100));
-    const output = server.output();
+    const output = await server.logs();
     expect(output).not.toContain(logged.secret_key);
     expect(output).not.toContain(app.secret_key);
     expect(output).not.toMatch(/PRIVATE KEY/);

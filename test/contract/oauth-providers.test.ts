@@ -142,7 +142,7 @@ describe('4.2 OAuth provider configuration (Secret)', () => {
     expect(dump).not.toContain(GOOGLE_SECRET);
     expect(dump).not.toContain(keyBody.slice(0, 40));
     expect(dump).not.toContain('PRIVATE KEY');
-    expect(server.output()).not.toContain(GOOGLE_SECRET);
+    expect(await server.logs()).not.toContain(GOOGLE_SECRET);
   });
 
   it('DELETE → 200 {status: "deleted"}; again → 404; the list no longer has it', async () => {

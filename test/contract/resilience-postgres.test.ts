@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { LOG_FLUSH_MS } from '../../src/logger.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, uniqueEmail } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';
@@ -120,6 +121,7 @@ describe.skipIf(TEST_DB !== 'postgres' || !postgresBinDir())('issue 8: PostgreSQ
     expectCleanFailures(outcomes);
     expect(outcomes.filter((o) => o.status === 503).length).toBeGreaterThan(10);
     await bothServeAgain(10_000);
+    await new Promise((r) => setTimeout(r, LOG_FLUSH_MS + 150)); // queued log lines are out
     for (const node of nodes) {
       expect(node.child.exitCode).toBeNull();
       const lines = logLines(node);

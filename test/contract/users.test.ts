@@ -54,7 +54,7 @@ describe('4.5 POST /v1/users', () => {
       updated_at: res.body.created_at,
     });
     expect(Date.parse(res.body.created_at)).toBeGreaterThanOrEqual(before - 1000);
-    expect(server.output()).not.toMatch(/email written to the outbox/);
+    expect(await server.logs()).not.toMatch(/email written to the outbox/);
   });
 
   it('409 when the email exists, whatever its case', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { createPostgresDatabase, TEST_DB } from './db.js';
-import { BASE_ENV, cleanEnv, freePort, runCli, type TestServer } from './server.js';
+import { BASE_ENV, cleanEnv, freePort, runCli, settled, type TestServer } from './server.js';
 
 const BIN = join(resolve(import.meta.dirname, '../..'), 'bin/gatehouse.js');
 
@@ -91,6 +91,7 @@ export async function startNode(deployment: Deployment, extraEnv: Record<string,
     env,
     databaseUrl: deployment.databaseUrl,
     output: () => output,
+    logs: () => settled(() => output),
     cli: (args, more = {}) => runCli(args, { ...env, ...more }, deployment.dir),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {

@@ -1,4 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { LOG_FLUSH_MS } from '../../src/logger.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,6 +16,12 @@ export interface CliResult {
   stderr: string;
 }
 
+/** What `read` gives once the server has written the log lines it had queued (TestServer.logs). */
+export async function settled(read: () => string): Promise<string> {
+  await new Promise((r) => setTimeout(r, LOG_FLUSH_MS + 150));
+  return read();
+}
+
 export interface TestServer {
   url: string;
   port: number;
@@ -23,6 +30,12 @@ export interface TestServer {
   databaseUrl: string;
   /** Everything the server printed so far (JSON log lines and the banner). */
   output(): string;
+  /**
+   * Everything the server printed, once the lines of what it did so far are out: it writes queued log
+   * lines at least every LOG_FLUSH_MS, so this waits a little longer than that first. For assertions on
+   * what a log does NOT contain, so they cannot pass on lines still in the buffer.
+   */
+  logs(): Promise<string>;
   /** Runs `gatehouse ...args` with the server's configuration and working directory. */
   cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
   stop(): Promise<void>;
@@ -120,6 +133,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     env: serverEnv,
     databaseUrl,
     output: () => output,
+    logs: () => settled(() => output),
     cli: (args, extraEnv = {}) => runCli(args, { ...serverEnv, ...extraEnv }, dir),
     stop: async () => {
       if (child.exitCode === null) {

@@ -43,25 +43,36 @@ export async function registerCors(app: Http, deps: Deps, guards: Guards): Promi
     reply.header('access-control-allow-credentials', 'true');
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('vary', 'Origin');
-    const origin = request.headers.origin;
-    if (typeof origin !== 'string') return;
+  /** Answers a preflight (true: the reply is sent) or adds the allow headers to a request from an allowed origin. */
+  async function decide(request: FastifyRequest, reply: FastifyReply, origin: string): Promise<boolean> {
     const preflight = request.method === 'OPTIONS' && typeof request.headers['access-control-request-method'] === 'string';
     if (preflight) {
       if (!(await anyAppAllows(origin))) {
         request.log.info({ origin }, 'preflight from an origin on no allow-list');
-        return reply.code(403).send({ detail: `origin ${origin} is not on any application's allow-list` });
+        reply.code(403).send({ detail: `origin ${origin} is not on any application's allow-list` });
+        return true;
       }
       allowOrigin(reply, origin);
       reply.header('access-control-allow-methods', METHODS);
       reply.header('access-control-allow-headers', ALLOWED_HEADERS);
       reply.header('access-control-max-age', '600');
-      return reply.code(204).send();
+      reply.code(204).send();
+      return true;
     }
     if (await allowed(request, origin)) {
       allowOrigin(reply, origin);
       reply.header('access-control-expose-headers', EXPOSED_HEADERS);
     }
+    return false;
+  }
+
+  // Callback-style: a request without Origin (servers, curl, same-origin GETs) costs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('vary', 'Origin');
+    const origin = request.headers.origin;
+    if (typeof origin !== 'string') return done();
+    decide(request, reply, origin).then((sent) => {
+      if (!sent) done();
+    }, done);
   });
 }

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
 import { errors } from '../schemas.js';
@@ -20,7 +19,7 @@ export function healthRoutes(app: Http, deps: Deps): void {
     async () => {
       if (deps.lifecycle.draining) throw new ApiError(503, 'shutting_down', 'shutting down', { headers: { 'retry-after': '1' } });
       try {
-        await sql`select 1`.execute(deps.db);
+        await deps.store.ping();
       } catch (cause) {
         throw new ApiError(503, 'database_unavailable', 'database unreachable', { cause, headers: { 'retry-after': '5' } });
       }

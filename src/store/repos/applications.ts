@@ -1,3 +1,4 @@
+import { compiledQuery } from '../compiled.js';
 import type { Db } from '../db.js';
 import type { ApplicationRow, ApplicationUpdate, NewApplication } from '../types.js';
 
@@ -90,16 +91,19 @@ export async function listAllOrigins(db: Db): Promise<string[]> {
  * The application owning the live key with this hash and kind (one query: every guarded request asks),
  * or undefined for an unknown, expired or wrong-kind key.
  */
-export async function findApplicationByKeyHash(db: Db, keyHash: string, kind: 'publishable' | 'secret', now: string): Promise<Application | undefined> {
-  const row = await db
+const appByKeyQuery = compiledQuery(['keyHash', 'kind', 'now'], (db, v) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('applications', 'applications.id', 'api_keys.app_id')
     .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
     .selectAll('applications')
     .select('billing_accounts.paused as tenant_paused')
-    .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.kind', '=', kind)
-    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
-    .executeTakeFirst();
+    .where('api_keys.key_hash', '=', v.keyHash)
+    .where('api_keys.kind', '=', v.kind as 'publishable' | 'secret')
+    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', v.now)])),
+);
+
+export async function findApplicationByKeyHash(db: Db, keyHash: string, kind: 'publishable' | 'secret', now: string): Promise<Application | undefined> {
+  const [row] = await appByKeyQuery(db, { keyHash, kind, now });
   return row && toApplication(row);
 }
