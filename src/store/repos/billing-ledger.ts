@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { rowLimit } from '../limit.js';
 import type { LedgerRow } from '../types.js';
 
 /** Appends a ledger row; a second row for one `payment_id` fails with a unique violation. Rows are never updated. */
@@ -8,7 +9,7 @@ export async function insertLedgerRow(db: Db, row: LedgerRow): Promise<void> {
 
 /** The tenant's newest `limit` rows, newest first. */
 export async function listLedgerRows(db: Db, tenantId: string, limit: number): Promise<LedgerRow[]> {
-  const rows = await db.selectFrom('billing_ledger').selectAll().where('tenant_id', '=', tenantId).orderBy('seq', 'desc').limit(limit).execute();
+  const rows = await db.selectFrom('billing_ledger').selectAll().where('tenant_id', '=', tenantId).orderBy('seq', 'desc').limit(rowLimit(limit)).execute();
   return rows.map(numeric);
 }
 

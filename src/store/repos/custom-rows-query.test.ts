@@ -14,16 +14,16 @@ describe('custom-table keyset SELECT text', () => {
   it('numbers PostgreSQL placeholders in parameter order; SQLite uses ?', () => {
     const after = { value: '2026-01-01T00:00:00.000Z', rowId: 'r1' };
     const pg = segmentQuery('postgres', TABLE, [gte], 'u1', { sort, dir: 'desc', part: 'values', after, limit: 51 });
-    expect(pg.sql).toBe(`select * from ${t} where ${score} >= $1 and user_id = $2 and (${due}, row_id) < ($3, $4) order by ${due} desc, row_id desc limit $5`);
-    expect(pg.parameters).toEqual([5, 'u1', after.value, 'r1', 51]);
+    expect(pg.sql).toBe(`select * from ${t} where ${score} >= $1 and user_id = $2 and (${due}, row_id) < ($3, $4) order by ${due} desc, row_id desc limit 51`);
+    expect(pg.parameters).toEqual([5, 'u1', after.value, 'r1']);
     const sqlite = segmentQuery('sqlite', TABLE, [gte], undefined, { sort, dir: 'asc', part: 'nulls', after, limit: 3 });
-    expect(sqlite.sql).toBe(`select * from ${t} where ${score} >= ? and ${due} is null and row_id > ? order by row_id asc limit ?`);
-    expect(sqlite.parameters).toEqual([5, 'r1', 3]);
+    expect(sqlite.sql).toBe(`select * from ${t} where ${score} >= ? and ${due} is null and row_id > ? order by row_id asc limit 3`);
+    expect(sqlite.parameters).toEqual([5, 'r1']);
   });
 
   it('an `all` segment has no null predicate: the database orders nulls itself', () => {
     const q = segmentQuery('postgres', TABLE, [], undefined, { sort, dir: 'desc', part: 'all', limit: 51 });
-    expect(q.sql).toBe(`select * from ${t} order by ${due} desc, row_id desc limit $1`);
+    expect(q.sql).toBe(`select * from ${t} order by ${due} desc, row_id desc limit 51`);
   });
 
   it('in, contains, ne and is_null bind every value', () => {
@@ -35,9 +35,9 @@ describe('custom-table keyset SELECT text', () => {
       { op: 'is_null', field: { kind: 'meta', name: 'user_id' }, isNull: false },
     ], undefined, { sort: { kind: 'meta', name: 'created_at' }, dir: 'asc', part: 'values', limit: 2 });
     expect(q.sql).toBe(
-      `select * from ${t} where ${score} in ($1, $2) and lower(${score}) like $3 escape '\\' and (${score} <> $4 or ${score} is null) and user_id is not null and created_at is not null order by created_at asc, row_id asc limit $5`,
+      `select * from ${t} where ${score} in ($1, $2) and lower(${score}) like $3 escape '\\' and (${score} <> $4 or ${score} is null) and user_id is not null and created_at is not null order by created_at asc, row_id asc limit 2`,
     );
-    expect(q.parameters).toEqual([1, 2, '%a%', 3, 2]);
+    expect(q.parameters).toEqual([1, 2, '%a%', 3]);
   });
 
   it('refuses an id that is not a generated UUID', () => {

@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import { rowLimitText } from '../limit.js';
 import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { columnIdent, tableIdent, type StoredRow } from './custom-rows.js';
@@ -82,7 +83,7 @@ export function segmentQuery(dialect: DialectName, tableId: string, conditions: 
     order = `${s} ${dir}, row_id ${dir}`;
   }
   const filter = where.length === 0 ? '' : ` where ${where.join(' and ')}`;
-  return CompiledQuery.raw(`select * from ${tableIdent(tableId)}${filter} order by ${order} limit ${p.add(segment.limit)}`, p.values) as CompiledQuery<StoredRow>;
+  return CompiledQuery.raw(`select * from ${tableIdent(tableId)}${filter} order by ${order} limit ${rowLimitText(segment.limit)}`, p.values) as CompiledQuery<StoredRow>;
 }
 
 export async function queryRows(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): Promise<StoredRow[]> {

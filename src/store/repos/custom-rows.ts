@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { columnTypeSql, lockClause, type ColumnType } from '../tables-dialect.js';
@@ -107,7 +108,7 @@ export async function sumRowBytes(db: Db, tableId: string): Promise<number> {
 /** Every row, a page at a time in row_id order (schema changes recount sizes). */
 export async function pageAllRows(db: Db, tableId: string, afterRowId: string | null, limit: number): Promise<StoredRow[]> {
   const after = afterRowId === null ? sql`` : sql` where row_id > ${afterRowId}`;
-  const { rows } = await sql<StoredRow>`select * from ${table(tableId)}${after} order by row_id limit ${limit}`.execute(db);
+  const { rows } = await sql<StoredRow>`select * from ${table(tableId)}${after} order by row_id limit ${rowLimit(limit)}`.execute(db);
   return rows;
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { rowLimit } from '../limit.js';
 import type { MailOutboxRow } from '../types.js';
 
 /** Queues an email; call it inside the transaction that writes what the email announces. */
@@ -23,7 +24,7 @@ export async function claimDueMail(
     .where('next_attempt_at', '<=', options.now)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', options.now)]))
     .orderBy('next_attempt_at')
-    .limit(options.limit);
+    .limit(rowLimit(options.limit));
   if (options.skipLocked) due = due.forUpdate().skipLocked();
   return db
     .updateTable('mail_outbox')

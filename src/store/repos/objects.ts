@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { rowLimit } from '../limit.js';
 import type { ObjectRow } from '../types.js';
 
 // Object metadata, uploads in flight and blobs waiting for deletion. Every read is scoped by app id.
@@ -79,7 +80,7 @@ export async function listObjects(
     const [key, owner] = options.after;
     query = query.where((eb) => eb.or([eb('key', '>', key), eb.and([eb('key', '=', key), eb('owner', '>', owner)])]));
   }
-  const rows = await query.orderBy('key').orderBy('owner').limit(options.limit).execute();
+  const rows = await query.orderBy('key').orderBy('owner').limit(rowLimit(options.limit)).execute();
   return rows.map(toObject);
 }
 
@@ -98,7 +99,7 @@ export async function deleteUploadReturning(db: Db, appId: string, blobId: strin
 
 /** Uploads begun before `before` (their request is long dead): every app, for the sweep. */
 export async function listStaleUploads(db: Db, before: string, limit: number) {
-  return db.selectFrom('object_uploads').select(['app_id', 'blob_id']).where('created_at', '<', before).limit(limit).execute();
+  return db.selectFrom('object_uploads').select(['app_id', 'blob_id']).where('created_at', '<', before).limit(rowLimit(limit)).execute();
 }
 
 export async function insertBlobDeletion(db: Db, appId: string, blobId: string, now: string): Promise<void> {
@@ -111,7 +112,7 @@ export async function deleteBlobDeletion(db: Db, blobId: string): Promise<void> 
 
 /** Blobs queued for deletion before `before` (every app, for the sweep). */
 export async function listBlobDeletions(db: Db, before: string, limit: number) {
-  return db.selectFrom('blob_deletions').select(['app_id', 'blob_id']).where('created_at', '<', before).limit(limit).execute();
+  return db.selectFrom('blob_deletions').select(['app_id', 'blob_id']).where('created_at', '<', before).limit(rowLimit(limit)).execute();
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { Db } from '../db.js';
+import { rowLimit } from '../limit.js';
 
 // Sealed columns read and rewritten by a master-key rotation. The only queries that span every app:
 // the rotation re-seals the whole installation's secrets.
 
 /** A page of signing keys in id order, after `afterId`. */
 export async function pageSigningKeys(db: Db, afterId: string | undefined, limit: number) {
-  let query = db.selectFrom('signing_keys').select(['id', 'kid', 'private_key_sealed']).orderBy('id').limit(limit);
+  let query = db.selectFrom('signing_keys').select(['id', 'kid', 'private_key_sealed']).orderBy('id').limit(rowLimit(limit));
   if (afterId !== undefined) query = query.where('id', '>', afterId);
   return query.execute();
 }
@@ -24,7 +25,7 @@ export async function replaceSealedSigningKey(db: Db, id: string, previous: stri
 
 /** A page of OAuth provider configurations in (app_id, provider) order, after `after` ("app_id provider"). */
 export async function pageOAuthProviders(db: Db, after: string | undefined, limit: number) {
-  let query = db.selectFrom('oauth_providers').select(['app_id', 'provider', 'secret_sealed']).orderBy('app_id').orderBy('provider').limit(limit);
+  let query = db.selectFrom('oauth_providers').select(['app_id', 'provider', 'secret_sealed']).orderBy('app_id').orderBy('provider').limit(rowLimit(limit));
   if (after !== undefined) {
     const [appId, provider] = after.split(' ');
     query = query.where((eb) => eb.or([eb('app_id', '>', appId), eb.and([eb('app_id', '=', appId), eb('provider', '>', provider as 'google' | 'apple')])]));
@@ -48,7 +49,7 @@ export async function replaceSealedOAuthSecret(db: Db, id: string, previous: str
 
 /** A page of queued (or given-up) emails in id order, after `afterId`. */
 export async function pageOutboxMail(db: Db, afterId: string | undefined, limit: number) {
-  let query = db.selectFrom('mail_outbox').select(['id', 'sealed']).orderBy('id').limit(limit);
+  let query = db.selectFrom('mail_outbox').select(['id', 'sealed']).orderBy('id').limit(rowLimit(limit));
   if (afterId !== undefined) query = query.where('id', '>', afterId);
   return query.execute();
 }
@@ -61,7 +62,7 @@ export async function replaceSealedOutboxMail(db: Db, id: string, previous: stri
 
 /** A page of OAuth sign-in states (PKCE verifiers) in state-hash order, after `afterHash`. */
 export async function pageOAuthStates(db: Db, afterHash: string | undefined, limit: number) {
-  let query = db.selectFrom('oauth_states').select(['state_hash', 'code_verifier_sealed']).orderBy('state_hash').limit(limit);
+  let query = db.selectFrom('oauth_states').select(['state_hash', 'code_verifier_sealed']).orderBy('state_hash').limit(rowLimit(limit));
   if (afterHash !== undefined) query = query.where('state_hash', '>', afterHash);
   return query.execute();
 }

@@ -1,4 +1,5 @@
 import { compiledQuery } from '../compiled.js';
+import { rowLimit } from '../limit.js';
 import { toApplication, type Application } from './applications.js';
 
 /** What GET /v1/me answers about the signed-in user. */
@@ -28,7 +29,7 @@ const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId
     .where('sessions.user_id', '=', v.userId)
     .where('sessions.revoked_at', 'is', null)
     .where('sessions.expires_at', '>', v.now)
-    .limit(1),
+    .limit(rowLimit(1)),
 );
 
 /**

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { NewUser, UserRow } from '../types.js';
 
@@ -92,7 +93,7 @@ export async function findUserByPublicKey(db: Db, appId: string, publicKey: stri
 export async function listUsers(db: Db, appId: string, options: { limit: number; offset: number; email?: string }): Promise<{ users: User[]; total: number }> {
   let query = db.selectFrom('users').where('app_id', '=', appId);
   if (options.email !== undefined) query = query.where('email_normalized', '=', normalizeEmail(options.email));
-  const rows = await query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).offset(options.offset).execute();
+  const rows = await query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(rowLimit(options.limit)).offset(rowLimit(options.offset)).execute();
   const count = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   return { users: rows.map(toUser), total: Number(count.n) };
 }
