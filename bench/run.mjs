@@ -178,9 +178,11 @@ async function main() {
         if (scenario.name === 'signin') await measureBare();
         const before = load1();
         const prepared = await scenario.prepare(server, fx, runner);
+        const cpuBefore = { server: server.cpu(), bench: process.cpuUsage() };
         const result = await runner.load(prepared.options);
+        const cpu = cpuPerRequest(cpuBefore, server.cpu(), result.requests.total);
         if (scenario.name === 'signin') signinRates.push(result.requests.average);
-        runs.push({ before, result, extras: prepared.extraRows ?? [], notes: prepared.notes?.(result) ?? [] });
+        runs.push({ before, result, cpu, extras: prepared.extraRows ?? [], notes: prepared.notes?.(result) ?? [] });
       }
       const rps = (run) => run.result.requests.average;
       const chosen = median(runs, rps);
@@ -192,7 +194,8 @@ async function main() {
       results[scenario.name] = chosen.result;
       console.log(row(scenario.name, chosen.result));
       const all = runs.length > 1 ? `; req/s of the ${runs.length} runs: ${runs.map((run) => fmt(rps(run))).join(', ')}` : '';
-      notes.push(`${scenario.name}: ${scenario.endpoint}; ${chosen.result.requests.total} requests; load average before ${chosen.before}${all}`);
+      const cpu = chosen.cpu ? `; CPU per request: server ${fmt(chosen.cpu.server)} µs (all threads), load generator ${fmt(chosen.cpu.bench)} µs` : '';
+      notes.push(`${scenario.name}: ${scenario.endpoint}; ${chosen.result.requests.total} requests; load average before ${chosen.before}${cpu}${all}`);
       notes.push(...chosen.notes);
     }
     const loaded = server.rss();
@@ -230,6 +233,13 @@ async function main() {
   }
   ratios(results, ceilings, byConcurrency(2));
   console.log(`- finished ${new Date().toISOString()}; load average (1 min) ${load1()}`);
+}
+
+/** CPU time per request during one load run, in µs: the server's (from /proc) and this process's (autocannon). */
+function cpuPerRequest(before, serverAfter, requests) {
+  if (before.server === undefined || serverAfter === undefined || !requests) return undefined;
+  const bench = process.cpuUsage(before.bench);
+  return { server: ((serverAfter - before.server) * 1e6) / requests, bench: (bench.user + bench.system) / requests };
 }
 
 /** Runs the selected ceilings (median of --repeat runs each) and prints their table; returns the figures. */

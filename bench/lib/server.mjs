@@ -34,6 +34,22 @@ export function rssOf(pid) {
   }
 }
 
+/**
+ * CPU seconds (user + system, every thread) a process and its child processes (cluster workers) have
+ * used so far, from /proc; undefined off Linux.
+ */
+export function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    let seconds = (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    for (const child of children ? children.split(' ') : []) seconds += cpuOf(child) ?? 0;
+    return seconds;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The caller's environment minus anything that would configure the server behind the benchmark's back. */
 function cleanEnv() {
   const env = {};
@@ -127,5 +143,5 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
       });
     });
 
-  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output, rss: () => rssOf(child.pid) };
+  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output, rss: () => rssOf(child.pid), cpu: () => cpuOf(child.pid) };
 }

@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery } from 'kysely';
-import type { Db } from './db.js';
+import { runNowOnSqlite, type Db } from './db.js';
 
 interface Compiled {
   query: CompiledQuery;
@@ -8,13 +8,15 @@ interface Compiled {
 }
 
 /**
- * A hot-path query built and compiled by Kysely once per database handle rather than on every call.
+ * A hot-path query built and compiled by Kysely once per dialect rather than on every call (the SQL
+ * depends only on the dialect's adapter, which a transaction shares with its database handle, so one
+ * compilation serves every transaction too).
  * `build` receives marker strings in place of the named values; each marker becomes a parameter of the
  * compiled SQL, and every call swaps the real values in. The SQL is exactly what Kysely produced, so the
  * dialect's quoting and placeholders stay Kysely's; constants the builder wrote stay constants.
  */
 export function compiledQuery<N extends string, R>(names: readonly N[], build: (db: Db, values: Record<N, string>) => Compilable<R>) {
-  const byDb = new WeakMap<Db, Compiled>();
+  const byAdapter = new WeakMap<object, Compiled>();
   const markers = Object.fromEntries(names.map((name) => [name, `\u0000gatehouse:${name}\u0000`])) as Record<N, string>;
   const markerNames = new Map<unknown, string>(names.map((name) => [markers[name], name]));
 
@@ -31,13 +33,14 @@ export function compiledQuery<N extends string, R>(names: readonly N[], build: (
   }
 
   return async (db: Db, values: Record<N, unknown>): Promise<R[]> => {
-    let compiled = byDb.get(db);
+    const adapter = db.getExecutor().adapter;
+    let compiled = byAdapter.get(adapter);
     if (!compiled) {
       compiled = compile(db);
-      byDb.set(db, compiled);
+      byAdapter.set(adapter, compiled);
     }
     const parameters = compiled.slots.map((slot) => ('name' in slot ? values[slot.name as N] : slot.value));
-    const result = await db.executeQuery<R>({ ...compiled.query, parameters } as CompiledQuery<R>);
-    return result.rows;
+    const query = { ...compiled.query, parameters } as CompiledQuery<R>;
+    return runNowOnSqlite(db, query) ?? (await db.executeQuery<R>(query)).rows;
   };
 }

@@ -1,24 +1,33 @@
 import type { Db } from '../db.js';
+import { compiledQuery } from '../compiled.js';
 import type { RefreshTokenRow } from '../types.js';
 
+const insertRefreshTokenQuery = compiledQuery(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at'], (db, v) =>
+  db.insertInto('refresh_tokens').values({ ...v, rotated_at: null }),
+);
+
 export async function insertRefreshToken(db: Db, row: RefreshTokenRow): Promise<void> {
-  await db.insertInto('refresh_tokens').values(row).execute();
+  if (row.rotated_at !== null) throw new Error('a new refresh token is not rotated');
+  await insertRefreshTokenQuery(db, row);
 }
 
 /**
  * Marks the token rotated if it is live (not rotated, not expired). Only one caller can win: the
  * conditional UPDATE is the whole check. Returns the session id to the winner, undefined to the rest.
  */
-export async function claimRefreshToken(db: Db, appId: string, tokenHash: string, now: string): Promise<string | undefined> {
-  const row = await db
+const claimRefreshTokenQuery = compiledQuery(['appId', 'tokenHash', 'now'], (db, v) =>
+  db
     .updateTable('refresh_tokens')
-    .set({ rotated_at: now })
-    .where('token_hash', '=', tokenHash)
-    .where('app_id', '=', appId)
+    .set({ rotated_at: v.now })
+    .where('token_hash', '=', v.tokenHash)
+    .where('app_id', '=', v.appId)
     .where('rotated_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('session_id')
-    .executeTakeFirst();
+    .where('expires_at', '>', v.now)
+    .returning('session_id'),
+);
+
+export async function claimRefreshToken(db: Db, appId: string, tokenHash: string, now: string): Promise<string | undefined> {
+  const [row] = await claimRefreshTokenQuery(db, { appId, tokenHash, now });
   return row?.session_id;
 }
 

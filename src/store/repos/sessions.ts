@@ -1,8 +1,14 @@
 import type { Db } from '../db.js';
+import { compiledQuery } from '../compiled.js';
 import type { SessionRow } from '../types.js';
 
+const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at'], (db, v) =>
+  db.insertInto('sessions').values({ ...v, revoked_at: null }),
+);
+
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
-  await db.insertInto('sessions').values(row).execute();
+  if (row.revoked_at !== null) throw new Error('a new session is not revoked');
+  await insertSessionQuery(db, row);
 }
 
 /** The session if it belongs to the app, is not revoked and has not expired; else undefined. */
@@ -52,15 +58,18 @@ export async function extendSession(db: Db, appId: string, sessionId: string, ex
  * Slides a live session's end forward and returns its user, in one statement: undefined when the
  * session is not the app's, revoked or expired (refresh checks and extends in one round trip).
  */
-export async function extendLiveSession(db: Db, appId: string, sessionId: string, now: string, expiresAt: string): Promise<string | undefined> {
-  const row = await db
+const extendLiveSessionQuery = compiledQuery(['appId', 'sessionId', 'now', 'expiresAt'], (db, v) =>
+  db
     .updateTable('sessions')
-    .set({ expires_at: expiresAt })
-    .where('id', '=', sessionId)
-    .where('app_id', '=', appId)
+    .set({ expires_at: v.expiresAt })
+    .where('id', '=', v.sessionId)
+    .where('app_id', '=', v.appId)
     .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('user_id')
-    .executeTakeFirst();
+    .where('expires_at', '>', v.now)
+    .returning('user_id'),
+);
+
+export async function extendLiveSession(db: Db, appId: string, sessionId: string, now: string, expiresAt: string): Promise<string | undefined> {
+  const [row] = await extendLiveSessionQuery(db, { appId, sessionId, now, expiresAt });
   return row?.user_id;
 }

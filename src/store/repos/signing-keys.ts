@@ -1,4 +1,6 @@
 import type { Db } from '../db.js';
+import { rowLimit } from '../limit.js';
+import { compiledQuery } from '../compiled.js';
 import type { SigningKeyRow } from '../types.js';
 
 export async function insertSigningKey(db: Db, row: SigningKeyRow): Promise<void> {
@@ -6,14 +8,13 @@ export async function insertSigningKey(db: Db, row: SigningKeyRow): Promise<void
 }
 
 /** The app's current signing key (the one not retired), or undefined. */
+const activeSigningKeyQuery = compiledQuery(['appId'], (db, v) =>
+  db.selectFrom('signing_keys').selectAll().where('app_id', '=', v.appId).where('retired_at', 'is', null).orderBy('version', 'desc').limit(rowLimit(1)),
+);
+
 export async function findActiveSigningKey(db: Db, appId: string): Promise<SigningKeyRow | undefined> {
-  return db
-    .selectFrom('signing_keys')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where('retired_at', 'is', null)
-    .orderBy('version', 'desc')
-    .executeTakeFirst();
+  const [row] = await activeSigningKeyQuery(db, { appId });
+  return row;
 }
 
 /** The key with this kid, scoped to the app, or undefined. */

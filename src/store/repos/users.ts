@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledQuery } from '../compiled.js';
 import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { NewUser, UserRow } from '../types.js';
@@ -67,8 +68,10 @@ export async function insertUser(db: Db, row: NewUser): Promise<void> {
 }
 
 /** The user of this app, or undefined. */
+const userByIdQuery = compiledQuery(['appId', 'userId'], (db, v) => db.selectFrom('users').selectAll().where('app_id', '=', v.appId).where('id', '=', v.userId));
+
 export async function findUserById(db: Db, appId: string, userId: string): Promise<User | undefined> {
-  const row = await db.selectFrom('users').selectAll().where('app_id', '=', appId).where('id', '=', userId).executeTakeFirst();
+  const [row] = await userByIdQuery(db, { appId, userId });
   return row && toUser(row);
 }
 
