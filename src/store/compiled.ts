@@ -1,4 +1,5 @@
-import type { Compilable, CompiledQuery } from 'kysely';
+import { PostgresAdapter, type Compilable, type CompiledQuery } from 'kysely';
+import { prepareOnPostgres } from './pg-pool.js';
 import { runNowOnSqlite, type Db } from './db.js';
 
 interface Compiled {
@@ -22,6 +23,7 @@ export function compiledQuery<N extends string, R>(names: readonly N[], build: (
 
   function compile(db: Db): Compiled {
     const query = build(db, markers).compile();
+    if (db.getExecutor().adapter instanceof PostgresAdapter) prepareOnPostgres(query.sql);
     const slots = query.parameters.map((parameter) => {
       const name = markerNames.get(parameter);
       return name === undefined ? { value: parameter } : { name };

@@ -1,4 +1,5 @@
 import { compiledQuery } from '../compiled.js';
+import { APPLICATION_COLUMNS, qualified } from '../columns.js';
 import type { Db } from '../db.js';
 import type { ApplicationRow, ApplicationUpdate, NewApplication } from '../types.js';
 
@@ -96,7 +97,7 @@ const appByKeyQuery = compiledQuery(['keyHash', 'kind', 'now'], (db, v) =>
     .selectFrom('api_keys')
     .innerJoin('applications', 'applications.id', 'api_keys.app_id')
     .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
-    .selectAll('applications')
+    .select(qualified('applications', APPLICATION_COLUMNS))
     .select('billing_accounts.paused as tenant_paused')
     .where('api_keys.key_hash', '=', v.keyHash)
     .where('api_keys.kind', '=', v.kind as 'publishable' | 'secret')

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { CUSTOM_TABLE_COLUMNS, qualified } from '../columns.js';
 import { compiledQuery } from '../compiled.js';
 import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
@@ -59,7 +60,7 @@ const tableWithColumnsQuery = compiledQuery(['tableId', 'appId'], (db, v) =>
   db
     .selectFrom('custom_tables as t')
     .leftJoin('custom_columns as c', 'c.table_id', 't.id')
-    .selectAll('t')
+    .select(qualified('t', CUSTOM_TABLE_COLUMNS))
     .select([
       'c.id as column_id',
       'c.table_id as column_table_id',

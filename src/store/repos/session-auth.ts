@@ -1,4 +1,5 @@
 import { compiledQuery } from '../compiled.js';
+import { APPLICATION_COLUMNS, qualified } from '../columns.js';
 import { rowLimit } from '../limit.js';
 import { toApplication, type Application } from './applications.js';
 
@@ -18,7 +19,7 @@ const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId
     .innerJoin('users', (join) => join.onRef('users.id', '=', 'sessions.user_id').onRef('users.app_id', '=', 'sessions.app_id'))
     // The tenant's pause rides on the same query (billing: no extra round trip, no cache).
     .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
-    .selectAll('applications')
+    .select(qualified('applications', APPLICATION_COLUMNS))
     .select('billing_accounts.paused as tenant_paused')
     .select(['users.email as user_email', 'users.email_verified as user_email_verified', 'users.is_bot as user_is_bot'])
     .where('api_keys.key_hash', '=', v.keyHash)

@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { SIGNING_KEY_COLUMNS } from '../columns.js';
 import { rowLimit } from '../limit.js';
 import { compiledQuery } from '../compiled.js';
 import type { SigningKeyRow } from '../types.js';
@@ -9,7 +10,7 @@ export async function insertSigningKey(db: Db, row: SigningKeyRow): Promise<void
 
 /** The app's current signing key (the one not retired), or undefined. */
 const activeSigningKeyQuery = compiledQuery(['appId'], (db, v) =>
-  db.selectFrom('signing_keys').selectAll().where('app_id', '=', v.appId).where('retired_at', 'is', null).orderBy('version', 'desc').limit(rowLimit(1)),
+  db.selectFrom('signing_keys').select(SIGNING_KEY_COLUMNS).where('app_id', '=', v.appId).where('retired_at', 'is', null).orderBy('version', 'desc').limit(rowLimit(1)),
 );
 
 export async function findActiveSigningKey(db: Db, appId: string): Promise<SigningKeyRow | undefined> {

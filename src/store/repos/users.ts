@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { USER_COLUMNS } from '../columns.js';
 import { compiledQuery } from '../compiled.js';
 import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
@@ -68,7 +69,7 @@ export async function insertUser(db: Db, row: NewUser): Promise<void> {
 }
 
 /** The user of this app, or undefined. */
-const userByIdQuery = compiledQuery(['appId', 'userId'], (db, v) => db.selectFrom('users').selectAll().where('app_id', '=', v.appId).where('id', '=', v.userId));
+const userByIdQuery = compiledQuery(['appId', 'userId'], (db, v) => db.selectFrom('users').select(USER_COLUMNS).where('app_id', '=', v.appId).where('id', '=', v.userId));
 
 export async function findUserById(db: Db, appId: string, userId: string): Promise<User | undefined> {
   const [row] = await userByIdQuery(db, { appId, userId });
