@@ -27,6 +27,7 @@ const USAGE = `usage: npm run bench -- [options]   (run \`npm run build\` first)
   --redis-url URL          REDIS_URL for the server (default: none; redis://127.0.0.1:6379 when --workers > 1)
   --log-level LEVEL        the server's LOG_LEVEL (default info, the server's default)
   --cpu-prof DIR           write the server's V8 CPU profile(s) to DIR (summarize: node bench/lib/profile-summary.mjs DIR/*.cpuprofile)
+  --settle-seconds N       idle time after start before the second idle RSS reading (default 20; 0 skips it)
   --node-flags "FLAGS"     extra node flags for the server, e.g. "--max-semi-space-size=4" (memory vs throughput)
   --in-flight N            jose operations in flight for the in-process sign/verify ceiling (default 32)
   --argon2-seconds SECONDS time per bare-argon2id measurement (default 5)
@@ -47,6 +48,7 @@ function options() {
       'in-flight': { type: 'string', default: '32' },
       'cpu-prof': { type: 'string' },
       'node-flags': { type: 'string', default: '' },
+      'settle-seconds': { type: 'string', default: '20' },
       'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -77,6 +79,7 @@ function options() {
     inFlight: Math.round(positive('in-flight')),
     cpuProfDir: values['cpu-prof'],
     nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean),
+    settleSeconds: Number(values['settle-seconds']),
     pgUrl: values['pg-url'],
     only,
   };
@@ -149,6 +152,10 @@ async function main() {
   const server = await startServer({ db: opts.db, pgAdminUrl: opts.pgUrl, workers: opts.workers, redisUrl: opts.redisUrl, logLevel: opts.logLevel, cpuProfDir: opts.cpuProfDir, nodeFlags: opts.nodeFlags });
   // Idle memory of the freshly started server (one worker: the process itself; several: the primary only).
   const idleRss = server.rss();
+  // V8 shrinks the heap grown during start-up (schema compilation) once the process has been idle for a
+  // while (its memory reducer); what an idle server holds is the figure after that.
+  if (opts.settleSeconds > 0) await new Promise((r) => setTimeout(r, opts.settleSeconds * 1000));
+  const settledRss = opts.settleSeconds > 0 ? server.rss() : undefined;
   const stopOnSignal = () => server.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
@@ -200,7 +207,8 @@ async function main() {
     }
     const loaded = server.rss();
     if (idleRss && loaded) {
-      notes.push(`server RSS: ${fmt(idleRss.rss)} MB idle right after start; ${fmt(loaded.rss)} MB after the scenarios, peak ${fmt(loaded.peak)} MB` + (opts.workers > 1 ? ' (primary process only)' : ''));
+      const settled = settledRss ? `, ${fmt(settledRss.rss)} MB after ${opts.settleSeconds} s idle` : '';
+      notes.push(`server RSS: ${fmt(idleRss.rss)} MB idle right after start${settled}; ${fmt(loaded.rss)} MB after the scenarios, peak ${fmt(loaded.peak)} MB` + (opts.workers > 1 ? ' (primary process only)' : ''));
     }
   } finally {
     await server.stop();

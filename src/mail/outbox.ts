@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTransport } from 'nodemailer';
 import type { Logger } from '../logger.js';
 import { mailFailed } from './failure.js';
 import type { Mailer } from './mailer.js';
+import { nodemailer } from './nodemailer.js';
 
 /**
  * The embedded default when SMTP_URL is unset: every email becomes an RFC 822 `.eml` file in `dir` (open it in
@@ -13,10 +13,11 @@ import type { Mailer } from './mailer.js';
  */
 export function createOutboxMailer(dir: string, from: string, log: Logger): Mailer {
   // streamTransport builds the exact message SMTP would carry, without sending it anywhere.
-  const composer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from });
+  let composer: ReturnType<ReturnType<typeof nodemailer>['createTransport']> | undefined;
   return {
     async send(mail) {
       try {
+        composer ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from });
         const info = await composer.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
         await mkdir(dir, { recursive: true });
         // Sortable by time, unique without coordination between processes sharing the directory.

@@ -1,7 +1,7 @@
-import { createTransport } from 'nodemailer';
 import type { Logger } from '../logger.js';
 import { mailFailed } from './failure.js';
 import type { Mailer } from './mailer.js';
+import { nodemailer } from './nodemailer.js';
 
 export interface SmtpOptions {
   /** How long connecting, the greeting and each command may take; a dead relay fails fast instead of hanging a request. */
@@ -16,7 +16,7 @@ export interface SmtpOptions {
  */
 export function createSmtpMailer(smtpUrl: string, from: string, log: Logger, options: SmtpOptions = {}): Mailer {
   const timeout = options.timeoutMs ?? 10_000;
-  const transport = createTransport(
+  const transport = nodemailer().createTransport(
     {
       url: smtpUrl,
       pool: true,
