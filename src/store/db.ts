@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection, type Driver } from 'kysely';
 import type { DatabaseConfig } from '../config/index.js';
 import type { DialectName } from './dialect.js';
-import { openPostgresPool } from './pg-pool.js';
+import { openPostgresPool, prepareOnPostgres } from './pg-pool.js';
 import { cachingStatements } from './statement-cache.js';
 import type { Database } from './types.js';
 
@@ -106,6 +106,7 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
   }
   const pool = openPostgresPool(config.url, timeouts);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  prepareOnPostgres('select 1');
   const ping = async () => void (await pool.query('select 1'));
   return { db, dialect: 'postgres', ping, close: () => db.destroy() };
 }

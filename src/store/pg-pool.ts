@@ -25,6 +25,14 @@ export function prepareOnPostgres(text: string): void {
   if (!preparedNames.has(text)) preparedNames.set(text, `gh_${preparedNames.size + 1}`);
 }
 
+/** `client.query(text, values?, callback?)` with a registered text becomes a named query; anything else stays as it is. */
+function asPrepared(args: unknown[]): unknown[] {
+  const [text, values, ...rest] = args;
+  const name = typeof text === 'string' ? preparedNames.get(text) : undefined;
+  if (!name) return args;
+  return typeof values === 'function' ? [{ name, text }, values, ...rest] : [{ name, text, values }, ...rest];
+}
+
 /** What a query that outlived the client-side read timeout is rejected with (node-postgres' message). */
 export const QUERY_READ_TIMEOUT = 'Query read timeout';
 
@@ -60,8 +68,7 @@ export function openPostgresPool(url: string, timeouts: StoreTimeouts): Pool {
     client.on('error', () => {});
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const name = typeof args[0] === 'string' ? preparedNames.get(args[0]) : undefined;
-      const result = name ? query({ name, text: args[0], values: args[1] }) : query(...args);
+      const result = query(...asPrepared(args));
       if (result && typeof (result as Promise<unknown>).catch === 'function') {
         (result as Promise<unknown>).catch((error: Error) => {
           if (error?.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();

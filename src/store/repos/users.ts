@@ -77,13 +77,12 @@ export async function findUserById(db: Db, appId: string, userId: string): Promi
 }
 
 /** The user of this app with this email (case-insensitive), or undefined. */
+const userByEmailQuery = compiledQuery(['appId', 'emailNormalized'], (db, v) =>
+  db.selectFrom('users').select(USER_COLUMNS).where('app_id', '=', v.appId).where('email_normalized', '=', v.emailNormalized),
+);
+
 export async function findUserByEmail(db: Db, appId: string, email: string): Promise<User | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where('email_normalized', '=', normalizeEmail(email))
-    .executeTakeFirst();
+  const [row] = await userByEmailQuery(db, { appId, emailNormalized: normalizeEmail(email) });
   return row && toUser(row);
 }
 
