@@ -17,10 +17,9 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { call } from './lib/fixtures.mjs';
-import { freePort, ROOT, startServer } from './lib/server.mjs';
+import { spawnListening } from './lib/ceilings.mjs';
+import { startServer } from './lib/server.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -75,27 +74,8 @@ async function direct(run, concurrency, seconds) {
 }
 
 /** bench/lib/tables-ceiling-server.mjs answering every POST /query with `text` run with `args`. */
-async function startCeiling(databaseUrl, text, args) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'bench/lib/tables-ceiling-server.mjs'), String(port), databaseUrl, text, JSON.stringify(args)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  await new Promise((resolveReady, reject) => {
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('listening')) resolveReady();
-    });
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code) => reject(new Error(`ceiling server exited (${code}): ${output}`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop: async () => {
-      child.removeAllListeners('exit');
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+function startCeiling(databaseUrl, text, args) {
+  return spawnListening('tables-ceiling-server.mjs', [databaseUrl, text, JSON.stringify(args)]);
 }
 
 async function main() {

@@ -6,10 +6,13 @@ import { join } from 'node:path';
 import { generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { freePort, ROOT, rssOf } from './server.mjs';
 
-/** Starts bench/lib/ceiling-server.mjs; resolves once it listens. */
-export async function startCeilingServer() {
+/**
+ * Spawns `node bench/lib/<script> <port> ...args` and resolves once it prints `listening`: its URL, its
+ * RSS and a stop that waits for it to exit (SIGKILL after 3 s).
+ */
+export async function spawnListening(script, args = []) {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'bench/lib/ceiling-server.mjs'), String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bench/lib', script), String(port), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   await new Promise((resolveReady, reject) => {
     child.stdout.on('data', (chunk) => {
@@ -17,13 +20,10 @@ export async function startCeilingServer() {
       if (output.includes('listening')) resolveReady();
     });
     child.stderr.on('data', (chunk) => (output += chunk));
-    child.once('exit', (code) => reject(new Error(`ceiling server exited (${code}): ${output}`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}): ${output}`)));
   });
-  const url = `http://127.0.0.1:${port}`;
-  const { token } = await (await fetch(`${url}/token`)).json();
   return {
-    url,
-    token,
+    url: `http://127.0.0.1:${port}`,
     rss: () => rssOf(child.pid),
     stop: async () => {
       child.removeAllListeners('exit');
@@ -33,6 +33,13 @@ export async function startCeilingServer() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/** Starts bench/lib/ceiling-server.mjs; resolves once it listens, with a token for its /verify. */
+export async function startCeilingServer() {
+  const server = await spawnListening('ceiling-server.mjs');
+  const { token } = await (await fetch(`${server.url}/token`)).json();
+  return { ...server, token };
 }
 
 async function rate(seconds, inFlight, op) {
