@@ -1,6 +1,6 @@
 import { PostgresAdapter, type Compilable, type CompiledQuery } from 'kysely';
 import { prepareOnPostgres } from './pg-pool.js';
-import { runNowOnSqlite, type Db } from './db.js';
+import { executeCompiled, type Db } from './db.js';
 
 interface Compiled {
   query: CompiledQuery;
@@ -43,6 +43,6 @@ export function compiledQuery<N extends string, R>(names: readonly N[], build: (
     }
     const parameters = compiled.slots.map((slot) => ('name' in slot ? values[slot.name as N] : slot.value));
     const query = { ...compiled.query, parameters } as CompiledQuery<R>;
-    return runNowOnSqlite(db, query) ?? (await db.executeQuery<R>(query)).rows;
+    return executeCompiled(db, query);
   };
 }

@@ -64,13 +64,18 @@ function sqliteDriver(dialect: SqliteDialect, state: SqliteConnectionState): Sql
  * transaction. Being synchronous, nothing can interleave with it. Undefined when it may not run now
  * (the caller goes through Kysely) or the database is not SQLite.
  */
-export function runNowOnSqlite<R>(db: Db, query: CompiledQuery<R>): R[] | undefined {
+function runNowOnSqlite<R>(db: Db, query: CompiledQuery<R>): R[] | undefined {
   const state = sqliteConnections.get(db.getExecutor().adapter);
   if (!state || (state.held && !db.isTransaction)) return undefined;
   const statement = state.statements.prepare(query.sql) as unknown as { reader: boolean; all(p: readonly unknown[]): R[]; run(p: readonly unknown[]): unknown };
   if (statement.reader) return statement.all(query.parameters);
   statement.run(query.parameters);
   return [];
+}
+
+/** Runs a compiled statement: at once on SQLite when it may (runNowOnSqlite), else through Kysely. */
+export async function executeCompiled<R>(db: Db, query: CompiledQuery<R>): Promise<R[]> {
+  return runNowOnSqlite(db, query) ?? (await db.executeQuery(query)).rows;
 }
 
 export interface StoreTimeouts {

@@ -10,12 +10,15 @@ import { sql, type RawBuilder } from 'kysely';
  * ever written into SQL.
  */
 export function rowLimit(n: number): RawBuilder<number> {
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`a row limit must be a non-negative integer, not ${n}`);
-  return sql.lit(n);
+  return sql.lit(checked(n));
 }
 
 /** rowLimit for SQL text built by hand. */
 export function rowLimitText(n: number): string {
+  return String(checked(n));
+}
+
+function checked(n: number): number {
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`a row limit must be a non-negative integer, not ${n}`);
-  return String(n);
+  return n;
 }

@@ -1,6 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import { rowLimitText } from '../limit.js';
-import type { Db } from '../db.js';
+import { executeCompiled, type Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { columnIdent, tableIdent, type StoredRow } from './custom-rows.js';
 
@@ -88,6 +88,5 @@ export function segmentQuery(dialect: DialectName, tableId: string, conditions: 
 
 export async function queryRows(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): Promise<StoredRow[]> {
   if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');
-  const { rows } = await db.executeQuery(segmentQuery(dialect, tableId, conditions, userId, segment));
-  return rows;
+  return executeCompiled(db, segmentQuery(dialect, tableId, conditions, userId, segment));
 }
