@@ -72,18 +72,24 @@ export class KeyRing {
     return (await signingKeys.findActiveSigningKey(this.db, appId))?.kid;
   }
 
-  /** Signs an access JWT for the app with its current key. `expiresAt` defaults to now + 15 minutes. */
-  async signAccessToken(appId: string, claims: AccessClaims, expiresAt?: Date): Promise<string> {
-    const row = await signingKeys.findActiveSigningKey(this.db, appId);
-    if (!row) throw new Error(`application ${appId} has no signing key`);
-    let key = this.privateKeys.get(row.kid);
+  /**
+   * Signs an access JWT for the app with its current key. `expiresAt` defaults to now + 15 minutes.
+   * `currentKid` is the app's current kid when the caller read it in its own statement (a session
+   * opened or rotated); without it the current key is read here.
+   */
+  async signAccessToken(appId: string, claims: AccessClaims, expiresAt?: Date, currentKid?: string): Promise<string> {
+    let kid = currentKid;
+    let key = kid === undefined ? undefined : this.privateKeys.get(kid);
     if (!key) {
+      const row = kid === undefined ? await signingKeys.findActiveSigningKey(this.db, appId) : await signingKeys.findSigningKeyByKid(this.db, appId, kid);
+      if (!row) throw new Error(`application ${appId} has no signing key`);
+      kid = row.kid;
       key = openPrivateKey(this.masterKeys, row.kid, row.private_key_sealed);
       this.privateKeys.set(row.kid, key);
     }
     const now = this.clock.now();
     return new SignJWT({ sid: claims.sid, email: claims.email, email_verified: claims.email_verified })
-      .setProtectedHeader({ alg: 'RS256', kid: row.kid, typ: 'JWT' })
+      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
       .setIssuer(this.issuer)
       .setAudience(appId)
       .setSubject(claims.sub)

@@ -4,10 +4,8 @@ import type { Deps } from '../deps.js';
 import { unauthorized } from '../errors.js';
 import * as refreshTokens from '../store/repos/refresh-tokens.js';
 import * as sessions from '../store/repos/sessions.js';
-import * as users from '../store/repos/users.js';
-import type { User } from '../store/repos/users.js';
-import { inTransaction } from '../store/transaction.js';
-import type { Db } from '../store/db.js';
+import * as sessionTokens from '../store/repos/session-tokens.js';
+import { toUser, type User } from '../store/repos/users.js';
 
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 /** A rotated refresh token presented within this window is only refused (two tabs racing); later it means theft. */
@@ -32,38 +30,24 @@ export async function startSession(deps: SessionDeps, appId: string, user: User,
   const now = deps.clock.now();
   const sessionId = newUuid();
   const refreshToken = newOpaqueToken('rt_');
-  await inTransaction(deps.db, async (trx) => {
-    await sessions.insertSession(trx, {
-      id: sessionId,
-      app_id: appId,
-      user_id: user.id,
-      created_at: iso(now),
-      expires_at: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
-      revoked_at: null,
-    });
-    await storeRefreshToken(trx, appId, sessionId, refreshToken, now);
+  const { kid } = await sessionTokens.openSession(deps.db, {
+    appId,
+    sessionId,
+    userId: user.id,
+    tokenHash: sha256Hex(refreshToken),
+    now: iso(now),
+    expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
   });
-  return issueAccess(deps, appId, user, sessionId, refreshToken, options.accessExpiresAt);
+  return issueAccess(deps, appId, kid, user, sessionId, refreshToken, options.accessExpiresAt);
 }
 
-/** Stores a refresh token (as its SHA-256) for 30 days. */
-function storeRefreshToken(db: Db, appId: string, sessionId: string, token: string, now: Date): Promise<void> {
-  return refreshTokens.insertRefreshToken(db, {
-    token_hash: sha256Hex(token),
-    app_id: appId,
-    session_id: sessionId,
-    created_at: iso(now),
-    expires_at: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
-    rotated_at: null,
-  });
-}
-
-async function issueAccess(deps: SessionDeps, appId: string, user: User, sessionId: string, refreshToken: string, expiresAt?: Date): Promise<SessionTokens> {
+async function issueAccess(deps: SessionDeps, appId: string, kid: string | undefined, user: User, sessionId: string, refreshToken: string, expiresAt?: Date): Promise<SessionTokens> {
   const exp = expiresAt ?? addSeconds(deps.clock.now(), 15 * 60);
   const accessToken = await deps.keys.signAccessToken(
     appId,
     { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified },
     exp,
+    kid,
   );
   return { access_token: accessToken, refresh_token: refreshToken, user_id: user.id, session_id: sessionId, expires_at: iso(exp) };
 }
@@ -77,25 +61,21 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
   const tokenHash = sha256Hex(presented);
   const now = deps.clock.now();
   const newToken = newOpaqueToken('rt_');
-  const outcome = await inTransaction(deps.db, async (trx) => {
-    const sessionId = await refreshTokens.claimRefreshToken(trx, appId, tokenHash, iso(now));
-    if (!sessionId) return { ok: false as const };
-    // The live check and the sliding extension in one statement (one round trip fewer than read, then update).
-    const userId = await sessions.extendLiveSession(trx, appId, sessionId, iso(now), iso(addSeconds(now, REFRESH_TOKEN_SECONDS)));
-    if (!userId) return { ok: false as const };
-    await storeRefreshToken(trx, appId, sessionId, newToken, now);
-    return { ok: true as const, sessionId, userId };
+  const rotated = await sessionTokens.rotateRefreshToken(deps.db, {
+    appId,
+    tokenHash,
+    newTokenHash: sha256Hex(newToken),
+    now: iso(now),
+    expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
   });
-  if (!outcome.ok) {
+  if (!rotated) {
     const row = await refreshTokens.findRefreshToken(deps.db, appId, tokenHash);
     if (row?.rotated_at && now.getTime() - new Date(row.rotated_at).getTime() > REUSE_GRACE_SECONDS * 1000) {
       await sessions.revokeSession(deps.db, appId, row.session_id, iso(now));
     }
     throw unauthorized('invalid or expired refresh token', 'invalid_token');
   }
-  const user = await users.findUserById(deps.db, appId, outcome.userId);
-  if (!user) throw unauthorized('invalid or expired refresh token', 'invalid_token');
-  return issueAccess(deps, appId, user, outcome.sessionId, newToken);
+  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), rotated.sessionId, newToken);
 }
 
 /** Revokes a live session of the app; false when it does not exist or was already revoked. */

@@ -34,7 +34,8 @@ export function compiledQuery<N extends string, R>(names: readonly N[], build: (
     return { query, slots };
   }
 
-  return async (db: Db, values: Record<N, unknown>): Promise<R[]> => {
+  /** The compiled statement with these values, for the dialect of `db`. */
+  function bind(db: Db, values: Record<N, unknown>): CompiledQuery<R> {
     const adapter = db.getExecutor().adapter;
     let compiled = byAdapter.get(adapter);
     if (!compiled) {
@@ -42,7 +43,9 @@ export function compiledQuery<N extends string, R>(names: readonly N[], build: (
       byAdapter.set(adapter, compiled);
     }
     const parameters = compiled.slots.map((slot) => ('name' in slot ? values[slot.name as N] : slot.value));
-    const query = { ...compiled.query, parameters } as CompiledQuery<R>;
-    return executeCompiled(db, query);
-  };
+    return { ...compiled.query, parameters } as CompiledQuery<R>;
+  }
+
+  const run = (db: Db, values: Record<N, unknown>): Promise<R[]> => executeCompiled(db, bind(db, values));
+  return Object.assign(run, { bind });
 }

@@ -13,13 +13,14 @@ export type Db = Kysely<Database>;
 export interface Store {
   db: Db;
   dialect: DialectName;
-  /** Resolves when the database answers `select 1` (GET /v1/health), rejects when it cannot. */
+  /** Resolves when the database answers `select 1` (GET /v1/health), rejects when it cannot */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** SQLite's one connection, for statements that may run on it at once (see runNowOnSqlite). */
 interface SqliteConnectionState {
+  database: SQLite.Database;
   statements: ReturnType<typeof cachingStatements>;
   /** Kysely holds the connection (a transaction, or a query in flight through the driver). */
   held: boolean;
@@ -67,11 +68,50 @@ function sqliteDriver(dialect: SqliteDialect, state: SqliteConnectionState): Sql
 function runNowOnSqlite<R>(db: Db, query: CompiledQuery<R>): R[] | undefined {
   const state = sqliteConnections.get(db.getExecutor().adapter);
   if (!state || (state.held && !db.isTransaction)) return undefined;
+  return runOnSqlite(state, query);
+}
+
+function runOnSqlite<R>(state: SqliteConnectionState, query: CompiledQuery<R>): R[] {
   const statement = state.statements.prepare(query.sql) as unknown as { reader: boolean; all(p: readonly unknown[]): R[]; run(p: readonly unknown[]): unknown };
   if (statement.reader) return statement.all(query.parameters);
   statement.run(query.parameters);
   return [];
 }
+
+/** Runs a compiled statement on SQLite's connection, synchronously (inside sqliteTransaction's work). */
+export type RunNow = <R>(query: CompiledQuery<R>) => R[];
+
+/**
+ * Runs `work` as one SQLite transaction on the one connection, synchronously: BEGIN IMMEDIATE, the work,
+ * COMMIT (ROLLBACK if it throws). The hot multi-statement writes (a new session, a refresh rotation) take
+ * this instead of a Kysely transaction and its promises around every statement. When a transaction or a
+ * query of Kysely holds the connection, it waits for it in Kysely's queue first; inside the caller's
+ * transaction (`db` is one) the work joins it. Being synchronous, nothing interleaves with the work.
+ */
+export async function sqliteTransaction<T>(db: Db, work: (run: RunNow) => T): Promise<T> {
+  const state = sqliteConnections.get(db.getExecutor().adapter);
+  if (!state) throw new Error('sqliteTransaction needs the SQLite store');
+  const run: RunNow = (query) => runOnSqlite(state, query);
+  if (db.isTransaction) return work(run);
+  if (!state.held) return transactionNow(state, work, run);
+  return db.connection().execute(async () => transactionNow(state, work, run));
+}
+
+function transactionNow<T>(state: SqliteConnectionState, work: (run: RunNow) => T, run: RunNow): T {
+  state.statements.prepare('begin immediate').run([]);
+  try {
+    const value = work(run);
+    state.statements.prepare('commit').run([]);
+    return value;
+  } catch (error) {
+    // SQLite may have rolled back by itself (a full disk, an I/O error).
+    if (state.database.inTransaction) state.statements.prepare('rollback').run([]);
+    throw error;
+  }
+}
+
+/** True when the store behind `db` is SQLite. */
+export const isSqlite = (db: Db) => sqliteConnections.has(db.getExecutor().adapter);
 
 /** Runs a compiled statement: at once on SQLite when it may (runNowOnSqlite), else through Kysely. */
 export async function executeCompiled<R>(db: Db, query: CompiledQuery<R>): Promise<R[]> {
@@ -101,7 +141,7 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
     database.pragma('foreign_keys = ON');
     database.pragma('synchronous = NORMAL');
     const statements = cachingStatements(database);
-    const state: SqliteConnectionState = { statements, held: false };
+    const state: SqliteConnectionState = { database, statements, held: false };
     const db = new Kysely<Database>({ dialect: sqliteDriver(new SqliteDialect({ database: statements }), state) });
     sqliteConnections.set(db.getExecutor().adapter, state);
     // The handle itself, not Kysely's one-connection queue: a probe must not wait behind a transaction.

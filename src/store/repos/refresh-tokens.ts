@@ -2,7 +2,7 @@ import type { Db } from '../db.js';
 import { compiledQuery } from '../compiled.js';
 import type { RefreshTokenRow } from '../types.js';
 
-const insertRefreshTokenQuery = compiledQuery(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at'], (db, v) =>
+export const insertRefreshTokenQuery = compiledQuery(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at'], (db, v) =>
   db.insertInto('refresh_tokens').values({ ...v, rotated_at: null }),
 );
 
@@ -15,7 +15,7 @@ export async function insertRefreshToken(db: Db, row: RefreshTokenRow): Promise<
  * Marks the token rotated if it is live (not rotated, not expired). Only one caller can win: the
  * conditional UPDATE is the whole check. Returns the session id to the winner, undefined to the rest.
  */
-const claimRefreshTokenQuery = compiledQuery(['appId', 'tokenHash', 'now'], (db, v) =>
+export const claimRefreshTokenQuery = compiledQuery(['appId', 'tokenHash', 'now'], (db, v) =>
   db
     .updateTable('refresh_tokens')
     .set({ rotated_at: v.now })

@@ -2,7 +2,7 @@ import type { Db } from '../db.js';
 import { compiledQuery } from '../compiled.js';
 import type { SessionRow } from '../types.js';
 
-const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at'], (db, v) =>
+export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at'], (db, v) =>
   db.insertInto('sessions').values({ ...v, revoked_at: null }),
 );
 
@@ -58,7 +58,7 @@ export async function extendSession(db: Db, appId: string, sessionId: string, ex
  * Slides a live session's end forward and returns its user, in one statement: undefined when the
  * session is not the app's, revoked or expired (refresh checks and extends in one round trip).
  */
-const extendLiveSessionQuery = compiledQuery(['appId', 'sessionId', 'now', 'expiresAt'], (db, v) =>
+export const extendLiveSessionQuery = compiledQuery(['appId', 'sessionId', 'now', 'expiresAt'], (db, v) =>
   db
     .updateTable('sessions')
     .set({ expires_at: v.expiresAt })

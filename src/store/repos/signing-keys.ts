@@ -9,7 +9,7 @@ export async function insertSigningKey(db: Db, row: SigningKeyRow): Promise<void
 }
 
 /** The app's current signing key (the one not retired), or undefined. */
-const activeSigningKeyQuery = compiledQuery(['appId'], (db, v) =>
+export const activeSigningKeyQuery = compiledQuery(['appId'], (db, v) =>
   db.selectFrom('signing_keys').select(SIGNING_KEY_COLUMNS).where('app_id', '=', v.appId).where('retired_at', 'is', null).orderBy('version', 'desc').limit(rowLimit(1)),
 );
 

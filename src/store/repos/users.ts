@@ -69,7 +69,7 @@ export async function insertUser(db: Db, row: NewUser): Promise<void> {
 }
 
 /** The user of this app, or undefined. */
-const userByIdQuery = compiledQuery(['appId', 'userId'], (db, v) => db.selectFrom('users').select(USER_COLUMNS).where('app_id', '=', v.appId).where('id', '=', v.userId));
+export const userByIdQuery = compiledQuery(['appId', 'userId'], (db, v) => db.selectFrom('users').select(USER_COLUMNS).where('app_id', '=', v.appId).where('id', '=', v.userId));
 
 export async function findUserById(db: Db, appId: string, userId: string): Promise<User | undefined> {
   const [row] = await userByIdQuery(db, { appId, userId });
