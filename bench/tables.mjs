@@ -7,7 +7,8 @@
 //   4. beside each, the same SQL run directly on the database from this process (the ceiling), and the
 //      same SQL answered over HTTP by a bare Fastify process (bench/lib/tables-ceiling-server.mjs: what any
 //      server in front of the database reaches on this machine);
-//   5. EXPLAIN of that SQL (index use).
+//   5. EXPLAIN of that SQL (index use); on PostgreSQL also of the statement the server sends (the page inside
+//      its table's schema-version check).
 // A benchmark, not a test: nothing here asserts on timings. Figures go to bench/README.md.
 //
 //   npm run build && node bench/tables.mjs [--db sqlite|postgres] [--rows 100000] [--duration 10] [--insert-seconds 10] [--deep-pages 100]
@@ -110,6 +111,7 @@ async function main() {
     const dbUrl = server.databaseUrl;
     let query;
     let explain;
+    let explainChecked;
     const fill = [];
     for (let i = inserted; i < ROWS; i++) {
       const data = randomRow();
@@ -146,6 +148,13 @@ async function main() {
       const text = { first: firstSql((n) => `$${n}`), deep: deepSql((n) => `$${n}`) };
       query = async (kind, args) => (await pool.query(text[kind], args)).rows;
       explain = async (kind, args) => (await pool.query(`explain (analyze, costs off) ${text[kind]}`, args)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      // As the server sends it: the page inside its table's schema-version check (src/store/repos/custom-rows-query.ts).
+      const version = (await pool.query('select schema_version from custom_tables where id = $1', [table.table_id])).rows[0].schema_version;
+      explainChecked = async (kind, args) => {
+        const n = args.length;
+        const checked = `select m.schema_version, d.* from custom_tables m left join (${text[kind]}) d on m.schema_version = $${n + 1} where m.id = $${n + 2} and m.app_id = $${n + 3} order by d.${col.due} desc, d.row_id desc`;
+        return (await pool.query(`explain (analyze, costs off) ${checked}`, [...args, version, table.table_id, app.app_id])).rows.map((r) => r['QUERY PLAN']).join('\n');
+      };
       closeDb = () => pool.end();
     }
 
@@ -190,6 +199,9 @@ async function main() {
     for (const line of ratios) console.log(`- ${line}`);
     console.log('');
     for (const kind of ['first', 'deep']) console.log(`EXPLAIN (${kind} page):\n\`\`\`\n${await explain(kind, args[kind])}\n\`\`\`\n`);
+    if (explainChecked) {
+      for (const kind of ['first', 'deep']) console.log(`EXPLAIN (${kind} page, as the server sends it):\n\`\`\`\n${await explainChecked(kind, args[kind])}\n\`\`\`\n`);
+    }
     console.log(`finished ${new Date().toISOString()}; load average ${loadavg()[0].toFixed(1)}`);
   } finally {
     await closeDb();

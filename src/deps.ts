@@ -13,6 +13,7 @@ import { KeyRing, ACCESS_TOKEN_SECONDS } from './services/keys.js';
 import { openStore, type Db, type Store } from './store/db.js';
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
 import { MailSignal } from './services/mail-outbox.js';
+import { TableMetadataCache } from './services/tables/metadata-cache.js';
 
 /** Everything the service needs, built once and passed down explicitly: no globals. */
 export interface Deps {
@@ -45,6 +46,8 @@ export interface Deps {
   metrics: ServiceMetrics;
   /** Wakes this node's mail worker after an email was queued (services/mail-outbox.ts). */
   mailSignal: MailSignal;
+  /** This node's copy of custom tables' metadata, checked against their schema version on use. */
+  tableMetadata: TableMetadataCache;
   /** Set on SIGTERM: health answers 503 so load balancers stop sending (main.ts). */
   lifecycle: { draining: boolean };
   close(): Promise<void>;
@@ -84,6 +87,7 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
     secrets: { hashcash: deriveKey(masterKey, 'hashcash'), codes: deriveKey(masterKey, 'codes'), tablesCursor: deriveKey(masterKey, 'tables-cursor') },
     metrics: createServiceMetrics(),
     mailSignal: new MailSignal(),
+    tableMetadata: new TableMetadataCache(),
     lifecycle: { draining: false },
     blobs,
     close: async () => {

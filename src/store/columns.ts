@@ -22,7 +22,7 @@ export const USER_COLUMNS = everyColumn<UsersTable>()([
 
 export const SIGNING_KEY_COLUMNS = everyColumn<SigningKeysTable>()(['id', 'app_id', 'version', 'kid', 'public_jwk', 'private_key_sealed', 'created_at', 'retired_at']);
 
-export const CUSTOM_TABLE_COLUMNS = everyColumn<CustomTablesTable>()(['id', 'app_id', 'name', 'column_count', 'created_at', 'updated_at']);
+export const CUSTOM_TABLE_COLUMNS = everyColumn<CustomTablesTable>()(['id', 'app_id', 'name', 'column_count', 'created_at', 'updated_at', 'schema_version']);
 
 /** `table.column` for each column, as Kysely's select takes them. */
 export function qualified<T extends string, const C extends readonly string[]>(table: T, columns: C): `${T}.${C[number]}`[] {

@@ -285,6 +285,8 @@ export interface CustomTablesTable {
   column_count: number;
   created_at: string;
   updated_at: string;
+  /** Bumped with every change to the table's columns (0012): cached metadata is checked against it. */
+  schema_version: Generated<number>;
 }
 
 export interface CustomColumnsTable {

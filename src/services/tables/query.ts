@@ -1,10 +1,11 @@
 import { badRequest, notFound } from '../../errors.js';
 import { columnIdent, type StoredRow } from '../../store/repos/custom-rows.js';
 import * as rowsRepo from '../../store/repos/custom-rows-query.js';
-import type { Condition, FieldRef, Segment } from '../../store/repos/custom-rows-query.js';
+import type { Condition, FieldRef, SchemaCheck, Segment } from '../../store/repos/custom-rows-query.js';
 import type { CustomTable } from '../../store/repos/custom-tables.js';
-import { decodeValue, encodeValue, isMissingTable, nullsSortHigh, type ColumnType } from '../../store/tables-dialect.js';
+import { cachesTableMetadata, decodeValue, encodeValue, isMissingTable, nullsSortHigh, type ColumnType } from '../../store/tables-dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { STALE, withCachedTable } from './metadata-cache.js';
 import { rowRecords, type RowRecord } from './records.js';
 import type { Caller } from './rows.js';
 import { requireTable, type TablesDeps } from './schema.js';
@@ -79,9 +80,28 @@ function compile(deps: TablesDeps, table: CustomTable, caller: Caller, filter: F
   return { op: filter.op, field: field.ref, value: encode(filter.value) };
 }
 
-/** A page of rows matching every condition, in sort order, with the cursor of the next page. */
-export async function queryRows(deps: TablesDeps, appId: string, tableId: string, caller: Caller, input: QueryInput): Promise<{ rows: RowRecord[]; next_cursor: string | null }> {
+type Page = { rows: RowRecord[]; next_cursor: string | null };
+
+/**
+ * A page of rows matching every condition, in sort order, with the cursor of the next page. On PostgreSQL
+ * the table's metadata comes from this node's copy, checked by the page's own statement (withCachedTable).
+ */
+export async function queryRows(deps: TablesDeps, appId: string, tableId: string, caller: Caller, input: QueryInput): Promise<Page> {
+  if (cachesTableMetadata(deps.store.dialect)) {
+    return withCachedTable(deps, appId, tableId, (table) => queryPage(deps, appId, table, caller, input, { appId, schemaVersion: table.schemaVersion }));
+  }
   const table = await requireTable(deps, deps.db, appId, tableId);
+  try {
+    return (await queryPage(deps, appId, table, caller, input)) as Page;
+  } catch (error) {
+    // Deleted between the two reads.
+    if (isMissingTable(error)) throw notFound('table not found');
+    throw error;
+  }
+}
+
+/** The page; with `check`, each statement checks the table's schema version: STALE when it has moved on. */
+async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, caller: Caller, input: QueryInput, check?: SchemaCheck): Promise<Page | typeof STALE> {
   const filters = input.filter === undefined ? [] : Array.isArray(input.filter) ? input.filter : [input.filter];
   const conditions = filters.map((f) => compile(deps, table, caller, f));
   const sortField = resolveField(table, caller, input.sort?.field ?? 'created_at');
@@ -99,17 +119,17 @@ export async function queryRows(deps: TablesDeps, appId: string, tableId: string
   if (start < 0) throw badRequest('cursor is invalid, or belongs to another query');
   const found: StoredRow[] = [];
   const userId = caller.kind === 'user' ? caller.userId : undefined;
-  try {
-    for (let i = start; i < parts.length && found.length <= limit; i++) {
-      if (parts[i] === 'nulls' && sortField.required) continue;
-      const after = i === start && position ? { value: encodeValue(dialect, sortField.type, position.value), rowId: position.rowId } : undefined;
-      const segment: Segment = { sort: sortField.ref, dir, part: parts[i]!, after, limit: limit + 1 - found.length };
-      const rows = await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment);
+  for (let i = start; i < parts.length && found.length <= limit; i++) {
+    if (parts[i] === 'nulls' && sortField.required) continue;
+    const after = i === start && position ? { value: encodeValue(dialect, sortField.type, position.value), rowId: position.rowId } : undefined;
+    const segment: Segment = { sort: sortField.ref, dir, part: parts[i]!, after, limit: limit + 1 - found.length };
+    if (check) {
+      const { schemaVersion, rows } = await rowsRepo.queryCheckedRows(deps.db, dialect, table.id, check, conditions, userId, segment);
+      if (schemaVersion !== check.schemaVersion) return STALE;
       for (const row of rows) found.push(row);
+    } else {
+      for (const row of await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment)) found.push(row);
     }
-  } catch (error) {
-    if (isMissingTable(error)) throw notFound('table not found');
-    throw error;
   }
   const page = found.slice(0, limit);
   let next: string | null = null;
@@ -121,4 +141,3 @@ export async function queryRows(deps: TablesDeps, appId: string, tableId: string
   }
   return { rows: rowRecords(dialect, table.columns, page), next_cursor: next };
 }
-

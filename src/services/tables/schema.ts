@@ -7,7 +7,7 @@ import type { Db } from '../../store/db.js';
 import * as rowsRepo from '../../store/repos/custom-rows.js';
 import * as repo from '../../store/repos/custom-tables.js';
 import type { CustomColumn, CustomTable } from '../../store/repos/custom-tables.js';
-import { encodeValue, type ColumnType } from '../../store/tables-dialect.js';
+import { cachesTableMetadata, encodeValue, type ColumnType } from '../../store/tables-dialect.js';
 import { inTransaction } from '../../store/transaction.js';
 import { storedSize, tableRecord, type TableRecord } from './records.js';
 import { checkValue } from './values.js';
@@ -21,7 +21,7 @@ export const MAX_COLUMNS_PER_TABLE = 100;
 /** Row fields: a column of the same name would make queries and records ambiguous. */
 const RESERVED = new Set(['row_id', 'user_id', 'created_at', 'updated_at']);
 
-export type TablesDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'secrets'> & { store: Pick<Deps['store'], 'dialect'> };
+export type TablesDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'secrets' | 'tableMetadata'> & { store: Pick<Deps['store'], 'dialect'> };
 
 export interface ColumnInput {
   name: string;
@@ -114,8 +114,11 @@ export async function createTable(deps: TablesDeps, appId: string, input: { name
   return getTable(deps, appId, tableId);
 }
 
+/** The table's record; the read also refreshes this node's copy of its metadata (after a change made here, too). */
 export async function getTable(deps: TablesDeps, appId: string, tableId: string): Promise<TableRecord> {
-  return tableRecord(await requireTable(deps, deps.db, appId, tableId));
+  const table = await requireTable(deps, deps.db, appId, tableId);
+  if (cachesTableMetadata(deps.store.dialect)) deps.tableMetadata.set(table);
+  return tableRecord(table);
 }
 
 export async function listTables(deps: TablesDeps, appId: string): Promise<TableRecord[]> {
@@ -132,6 +135,7 @@ export async function deleteTable(deps: TablesDeps, appId: string, tableId: stri
     await repo.addTableCount(trx, appId, -1, MAX_TABLES_PER_APP);
     await repo.addUsedBytes(trx, appId, -bytes, deps.config.tablesStorageLimitBytes);
   });
+  deps.tableMetadata.forget(appId, tableId);
 }
 
 /** Adds a column; a default is written into existing rows (their bytes count), a required one needs it when rows exist (409). */
@@ -149,6 +153,7 @@ export async function addColumn(deps: TablesDeps, appId: string, tableId: string
       const position = input.position ?? Math.max(-1, ...table.columns.map((c) => c.position)) + 1;
       const row = { id: newUuid(), table_id: table.id, name: input.name, type: input.type, required: input.required ? 1 : 0, default_value: defaultValue, position, created_at: now };
       await repo.insertCustomColumn(trx, row);
+      await repo.markSchemaChanged(trx, appId, table.id, now);
       await rowsRepo.addDataColumn(trx, deps.store.dialect, table.id, row);
       if (defaultValue !== null && rows > 0) {
         await rowsRepo.fillNulls(trx, table.id, row.id, encodeValue(deps.store.dialect, input.type, JSON.parse(defaultValue)));
@@ -205,7 +210,7 @@ export async function updateColumn(deps: TablesDeps, appId: string, tableId: str
       }
       if (patch.position !== undefined) next.position = changes.position = patch.position;
       await repo.updateCustomColumn(trx, table.id, column.id, changes);
-      await repo.touchCustomTable(trx, appId, table.id, now);
+      await repo.markSchemaChanged(trx, appId, table.id, now);
       if (rows > 0 && (changes.name !== undefined || changes.required !== undefined)) {
         await recountSizes(deps, trx, appId, table, table.columns.map((c) => (c.id === column.id ? next : c)));
       }
@@ -227,5 +232,7 @@ export async function deleteColumn(deps: TablesDeps, appId: string, tableId: str
     await rowsRepo.dropDataColumn(trx, table.id, column.id);
     await repo.deleteCustomColumn(trx, table.id, column.id);
     await repo.addColumnCount(trx, appId, table.id, -1, MAX_COLUMNS_PER_TABLE, now);
+    await repo.markSchemaChanged(trx, appId, table.id, now);
   });
+  deps.tableMetadata.forget(appId, tableId);
 }

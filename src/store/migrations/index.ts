@@ -11,6 +11,7 @@ import * as m0011 from './0011-link-landing.js';
 import * as m0008 from './0008-custom-tables.js';
 import * as m0006 from './0006-mail-outbox.js';
 import * as m0009 from './0009-objects.js';
+import * as m0012 from './0012-custom-table-versions.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-custom-tables': m0008,
   '0006-mail-outbox': m0006,
   '0009-objects': m0009,
+  '0012-custom-table-versions': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { segmentQuery, type Condition } from './custom-rows-query.js';
+import { checkedSegmentQuery, segmentQuery, type Condition } from './custom-rows-query.js';
 
 const TABLE = '1bad6eed-0000-4000-8000-000000000001';
 const SCORE = 'a827dac1-0000-4000-8000-000000000002';
@@ -38,6 +38,22 @@ describe('custom-table keyset SELECT text', () => {
       `select * from ${t} where ${score} in ($1, $2) and lower(${score}) like $3 escape '\\' and (${score} <> $4 or ${score} is null) and user_id is not null and created_at is not null order by created_at asc, row_id asc limit 2`,
     );
     expect(q.parameters).toEqual([1, 2, '%a%', 3]);
+  });
+
+  it('a checked segment joins the page to its table row by id, app and schema version, and orders the result again', () => {
+    const check = { appId: 'app1', schemaVersion: 7 };
+    const pg = checkedSegmentQuery('postgres', TABLE, check, [gte], undefined, { sort, dir: 'desc', part: 'all', limit: 51 });
+    expect(pg.sql).toBe(
+      `select m.schema_version, d.* from custom_tables m left join (select * from ${t} where ${score} >= $1 order by ${due} desc, row_id desc limit 51) d` +
+        ` on m.schema_version = $2 where m.id = $3 and m.app_id = $4 order by d.${due} desc, d.row_id desc`,
+    );
+    expect(pg.parameters).toEqual([5, 7, TABLE, 'app1']);
+    const sqlite = checkedSegmentQuery('sqlite', TABLE, check, [], 'u1', { sort, dir: 'asc', part: 'nulls', limit: 3 });
+    expect(sqlite.sql).toBe(
+      `select m.schema_version, d.* from custom_tables m left join (select * from ${t} where user_id = ? and ${due} is null order by row_id asc limit 3) d` +
+        ` on m.schema_version = ? where m.id = ? and m.app_id = ? order by d.row_id asc`,
+    );
+    expect(sqlite.parameters).toEqual(['u1', 7, TABLE, 'app1']);
   });
 
   it('refuses an id that is not a generated UUID', () => {

@@ -6,10 +6,10 @@ import { columnIdent, tableIdent, type StoredRow } from './custom-rows.js';
 
 // The keyset SELECT of POST .../rows/query. A request runs one or two of them, so the SQL text is written
 // here directly instead of through Kysely's builder, whose operation tree and compiler cost about as much
-// as the statement itself. Nothing is cached, so nothing can go stale after a schema change: the text is
-// rebuilt from the current columns on every call (SQLite's statement cache then reuses the prepared
-// statement by its text). Identifiers still come only from tableIdent/columnIdent (generated UUIDs);
-// every value is a bound parameter.
+// as the statement itself. The text is rebuilt on every call from the columns the caller has (SQLite's
+// statement cache then reuses the prepared statement by its text); those may come from a node's cache, so
+// the statement checks the table's schema version itself (checkedSegmentQuery). Identifiers still come
+// only from tableIdent/columnIdent (generated UUIDs); every value is a bound parameter.
 
 export type FieldRef = { kind: 'column'; columnId: string } | { kind: 'meta'; name: 'created_at' | 'updated_at' | 'user_id' };
 
@@ -65,28 +65,77 @@ function conditionSql(c: Condition, p: Parameters): string {
   }
 }
 
-/** The segment's SELECT as SQL text and its parameters. Exported for the unit test of its shapes. */
-export function segmentQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<StoredRow> {
-  const p = new Parameters(dialect);
+/** The segment's SELECT as SQL text, its parameters added to `p`, and its ORDER BY for a given table alias prefix. */
+function pageSql(p: Parameters, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): { text: string; orderBy: (prefix: string) => string } {
   const where = conditions.map((c) => conditionSql(c, p));
   if (userId !== undefined) where.push(`user_id = ${p.add(userId)}`);
   const s = fieldSql(segment.sort);
   const dir = segment.dir === 'asc' ? 'asc' : 'desc';
   const cmp = segment.dir === 'asc' ? '>' : '<';
-  let order: string;
+  let orderBy: (prefix: string) => string;
   if (segment.part === 'nulls') {
     where.push(`${s} is null`);
     if (segment.after) where.push(`row_id ${cmp} ${p.add(segment.after.rowId)}`);
-    order = `row_id ${dir}`;
+    orderBy = (prefix) => `${prefix}row_id ${dir}`;
   } else {
     if (segment.part === 'values') where.push(segment.after ? `(${s}, row_id) ${cmp} (${p.add(segment.after.value)}, ${p.add(segment.after.rowId)})` : `${s} is not null`);
-    order = `${s} ${dir}, row_id ${dir}`;
+    orderBy = (prefix) => `${prefix}${s} ${dir}, ${prefix}row_id ${dir}`;
   }
   const filter = where.length === 0 ? '' : ` where ${where.join(' and ')}`;
-  return CompiledQuery.raw(`select * from ${tableIdent(tableId)}${filter} order by ${order} limit ${rowLimitText(segment.limit)}`, p.values) as CompiledQuery<StoredRow>;
+  return { text: `select * from ${tableIdent(tableId)}${filter} order by ${orderBy('')} limit ${rowLimitText(segment.limit)}`, orderBy };
 }
+
+/** The segment's SELECT as SQL text and its parameters. Exported for the unit test of its shapes. */
+export function segmentQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<StoredRow> {
+  const p = new Parameters(dialect);
+  return CompiledQuery.raw(pageSql(p, tableId, conditions, userId, segment).text, p.values) as CompiledQuery<StoredRow>;
+}
+
+/** Whose metadata a page was built from: the app (the tenant key) and the table's schema version it read. */
+export interface SchemaCheck {
+  appId: string;
+  schemaVersion: number;
+}
+
+/**
+ * The segment's SELECT, checked against the table's schema version in the same statement (one snapshot):
+ * the table's metadata row, left-joined to the page only when its version is the expected one. It answers
+ * one row with the version and a null row_id when the version differs or the page is empty, nothing when
+ * the app has no such table, else the page's rows, each with the version.
+ */
+export function checkedSegmentQuery(dialect: DialectName, tableId: string, check: SchemaCheck, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<CheckedRow> {
+  const p = new Parameters(dialect);
+  const page = pageSql(p, tableId, conditions, userId, segment);
+  const text =
+    `select m.schema_version, d.* from custom_tables m left join (${page.text}) d on m.schema_version = ${p.add(check.schemaVersion)}` +
+    ` where m.id = ${p.add(tableId)} and m.app_id = ${p.add(check.appId)} order by ${page.orderBy('d.')}`;
+  return CompiledQuery.raw(text, p.values) as CompiledQuery<CheckedRow>;
+}
+
+/** A checked page's row: a stored row with the version, or the all-null row of a stale or empty page. */
+type CheckedRow = { schema_version: number; row_id: string | null; [column: string]: unknown };
 
 export async function queryRows(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): Promise<StoredRow[]> {
   if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');
   return executeCompiled(db, segmentQuery(dialect, tableId, conditions, userId, segment));
+}
+
+/**
+ * A page of one segment and the schema version it was read under (undefined: the app has no such table).
+ * When the version is not `check.schemaVersion`, `rows` is empty and the caller's metadata is stale.
+ */
+export async function queryCheckedRows(
+  db: Db,
+  dialect: DialectName,
+  tableId: string,
+  check: SchemaCheck,
+  conditions: Condition[],
+  userId: string | undefined,
+  segment: Segment,
+): Promise<{ schemaVersion: number | undefined; rows: StoredRow[] }> {
+  if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');
+  const found = await executeCompiled(db, checkedSegmentQuery(dialect, tableId, check, conditions, userId, segment));
+  const first = found[0];
+  if (first === undefined) return { schemaVersion: undefined, rows: [] };
+  return { schemaVersion: Number(first.schema_version), rows: first.row_id === null ? [] : (found as unknown as StoredRow[]) };
 }

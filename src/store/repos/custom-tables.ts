@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import { CUSTOM_TABLE_COLUMNS, qualified } from '../columns.js';
 import { compiledQuery } from '../compiled.js';
 import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { lockClause, type ColumnType } from '../tables-dialect.js';
-import type { CustomColumnRow, CustomTableRow } from '../types.js';
+import type { CustomColumnRow, CustomTableRow, CustomTablesTable } from '../types.js';
 
 // Metadata of custom tables and columns, and the per-app usage row. Every function is scoped by app_id.
 
@@ -22,6 +22,8 @@ export interface CustomTable {
   appId: string;
   name: string;
   columnCount: number;
+  /** Bumped with every change to the columns: what a cached copy is checked against. */
+  schemaVersion: number;
   columns: CustomColumn[];
   createdAt: string;
   updatedAt: string;
@@ -42,6 +44,7 @@ function toTable(row: CustomTableRow, columns: CustomColumnRow[]): CustomTable {
     appId: row.app_id,
     name: row.name,
     columnCount: row.column_count,
+    schemaVersion: Number(row.schema_version),
     columns: columns.filter((c) => c.table_id === row.id).map(toColumn),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -115,7 +118,7 @@ export async function listCustomTables(db: Db, appId: string): Promise<CustomTab
   return rows.map((row) => toTable(row, columns));
 }
 
-export async function insertCustomTable(db: Db, row: CustomTableRow): Promise<void> {
+export async function insertCustomTable(db: Db, row: Insertable<CustomTablesTable>): Promise<void> {
   await db.insertInto('custom_tables').values(row).execute();
 }
 
@@ -136,8 +139,18 @@ export async function addColumnCount(db: Db, appId: string, tableId: string, del
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function touchCustomTable(db: Db, appId: string, tableId: string, now: string): Promise<void> {
-  await db.updateTable('custom_tables').set({ updated_at: now }).where('id', '=', tableId).where('app_id', '=', appId).execute();
+/**
+ * Records a change to the table's columns: `updated_at`, and the schema version every node's cached copy
+ * is checked against. Called in the transaction of the change, so the new version and the new columns
+ * are seen together.
+ */
+export async function markSchemaChanged(db: Db, appId: string, tableId: string, now: string): Promise<void> {
+  await db
+    .updateTable('custom_tables')
+    .set((eb) => ({ updated_at: now, schema_version: eb('schema_version', '+', 1) }))
+    .where('id', '=', tableId)
+    .where('app_id', '=', appId)
+    .execute();
 }
 
 export async function insertCustomColumn(db: Db, row: CustomColumnRow): Promise<void> {
