@@ -13,7 +13,7 @@ export type Db = Kysely<Database>;
 export interface Store {
   db: Db;
   dialect: DialectName;
-  /** Resolves when the database answers `select 1` (GET /v1/health), rejects when it cannot */
+  /** Resolves when the database answers `select 1` (GET /v1/health), rejects when it cannot; concurrent calls may share one probe. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -152,6 +152,16 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
   const pool = openPostgresPool(config.url, timeouts);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   prepareOnPostgres('select 1');
-  const ping = async () => void (await pool.query('select 1'));
+  // Health checks arriving while a probe is in flight share its answer: one round trip per burst, not
+  // one per request (each costs node-postgres and a backend on the machine's cores).
+  let probe: Promise<void> | undefined;
+  const ping = () =>
+    (probe ??= pool.query('select 1').then(
+      () => void (probe = undefined),
+      (error: unknown) => {
+        probe = undefined;
+        throw error;
+      },
+    ));
   return { db, dialect: 'postgres', ping, close: () => db.destroy() };
 }
