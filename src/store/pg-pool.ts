@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Pool } from 'pg';
 import type { StoreTimeouts } from './db.js';
+import { timestamptzText } from './tables-dialect.js';
 
 /** node-postgres is loaded only by a process that uses PostgreSQL (about 15 MB otherwise spent for nothing on SQLite). */
 let loaded: typeof import('pg') | undefined;
@@ -9,6 +10,8 @@ function loadPg(): typeof import('pg') {
     loaded = createRequire(import.meta.url)('pg') as typeof import('pg');
     // PostgreSQL's int8 (count(*), sums) arrives as text by default; our values fit a double.
     loaded.types.setTypeParser(20, (value) => Number(value));
+    // timestamptz (custom-table dates only) as ISO text: the records show it so, and a Date per value costs.
+    loaded.types.setTypeParser(1184, timestamptzText(loaded.types.getTypeParser(1184) as (text: string) => Date));
   }
   return loaded;
 }

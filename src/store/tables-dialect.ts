@@ -45,6 +45,22 @@ export function decodeValue(dialect: DialectName, type: ColumnType, value: unkno
   }
 }
 
+const UTC_TIMESTAMPTZ = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/;
+
+/**
+ * PostgreSQL's text form of a `timestamptz` (custom-table `date` columns, the only ones) straight to the
+ * API's form (`YYYY-MM-DDTHH:mm:ss.sssZ`) when the session shows UTC, which skips a `Date` per value;
+ * `fallback` (node-postgres' own parser) for any other offset.
+ */
+export function timestamptzText(fallback: (text: string) => Date): (text: string) => string {
+  return (text) => {
+    const m = UTC_TIMESTAMPTZ.exec(text);
+    if (!m) return fallback(text).toISOString();
+    // Dates are written with milliseconds: more digits only come from outside the API and are truncated, as a Date would.
+    return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  };
+}
+
 /**
  * True where the database's own order puts nulls after the values ascending and before them descending,
  * the contract's order (PostgreSQL); SQLite orders them the other way. Where it holds, one index scan of
