@@ -98,6 +98,11 @@ export class KeyRing {
       .sign(key);
   }
 
+  /** The app a token was verified for, when this very token string was verified before; else undefined. */
+  verifiedAudience(token: string): string | undefined {
+    return this.verified.get(token)?.appId;
+  }
+
   /**
    * Verifies an access JWT for the app: RS256 only, a kid of this app, issuer, audience and expiry.
    * Returns undefined for any invalid token (the caller answers 401).

@@ -112,6 +112,27 @@ describe('4.1 POST /v1/tokens/session and contract 5 rotation', () => {
     expect((await refresh(winner.body.refresh_token)).status).toBe(200);
   });
 
+  it('many sessions refreshed at once, among other session writes: each rotates once and its new token works', async () => {
+    const user = await verifiedUser(env, app);
+    const mint = () => api(env.server, 'POST', '/v1/sign_in_tokens', { bearer: app.secret_key, body: { user_id: user.userId } });
+    const opened = await Promise.all(Array.from({ length: 20 }, mint));
+    expect(opened.map((r) => r.status)).toEqual(Array(20).fill(200));
+    // Refreshes race with new sessions being opened (other transactions on the same database).
+    const [refreshed, minted] = await Promise.all([Promise.all(opened.map((r) => refresh(r.body.refresh_token))), Promise.all(Array.from({ length: 20 }, mint))]);
+    expect(refreshed.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(minted.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(refreshed.map((r) => r.body.session_id)).toEqual(opened.map((r) => r.body.session_id));
+    expect(new Set(refreshed.map((r) => r.body.refresh_token)).size).toBe(20);
+    const stale = await Promise.all(opened.map((r) => refresh(r.body.refresh_token)));
+    expect(stale.map((r) => r.status)).toEqual(Array(20).fill(401));
+    const again = await Promise.all(refreshed.map((r) => refresh(r.body.refresh_token)));
+    expect(again.map((r) => r.status)).toEqual(Array(20).fill(200));
+    for (const r of again) {
+      const me = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: r.body.access_token });
+      expect(me.body.user_id).toBe(user.userId);
+    }
+  });
+
   it('a rotated token presented more than 10 s later revokes the whole session (theft)', async () => {
     const user = await verifiedUser(env, app);
     const rotated = await refresh(user.tokens.refresh_token);

@@ -84,6 +84,10 @@ describe('4.1 POST /v1/signins strategy password', () => {
     expect(rotated.code).toBe(0);
     const after = await signin({ email: user.email, password: user.password }, rotating);
     expect(decodeProtectedHeader(after.body.access_token).kid).toBe(`${rotating.app_id}:2`);
+    // A session opened before the rotation gets its next access token from the new key too.
+    const refreshed = await api(env.server, 'POST', '/v1/tokens/session', { publishableKey: rotating.publishable_key, body: { refresh_token: before.body.refresh_token } });
+    expect(refreshed.status).toBe(200);
+    expect(decodeProtectedHeader(refreshed.body.access_token).kid).toBe(`${rotating.app_id}:2`);
     const jwks = createRemoteJWKSet(new URL(`${env.server.url}/.well-known/jwks.json?app_id=${rotating.app_id}`));
     for (const token of [before.body.access_token, after.body.access_token]) {
       await expect(jwtVerify(token, jwks, { audience: rotating.app_id })).resolves.toBeDefined();

@@ -74,11 +74,27 @@ export function refusePaused(app: Pick<Application, 'paused'> | undefined): void
   }
 }
 
+/** Publishable-key hashes remembered by the guards (a map lookup instead of a SHA-256 per request). */
+const PUBLISHABLE_HASHES_KEPT = 1024;
+
 export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards {
   const { db, clock, keys } = deps;
 
+  // Publishable keys are public and arrive on every request of a busy app: their hashes are remembered
+  // (bounded). Secret keys are hashed each time, so no secret stays in memory beyond its request.
+  const publishableHashes = new Map<string, string>();
+  function publishableKeyHash(key: string): string {
+    let hash = publishableHashes.get(key);
+    if (hash === undefined) {
+      hash = sha256Hex(key);
+      if (publishableHashes.size >= PUBLISHABLE_HASHES_KEPT) publishableHashes.delete(publishableHashes.keys().next().value as string);
+      publishableHashes.set(key, hash);
+    }
+    return hash;
+  }
+
   function appFromKey(key: string, kind: 'publishable' | 'secret'): Promise<Application | undefined> {
-    return applications.findApplicationByKeyHash(db, sha256Hex(key), kind, iso(clock.now()));
+    return applications.findApplicationByKeyHash(db, kind === 'publishable' ? publishableKeyHash(key) : sha256Hex(key), kind, iso(clock.now()));
   }
 
   async function resolvePublishable(request: FastifyRequest, queryKey?: string): Promise<Application | undefined> {
@@ -171,11 +187,12 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     if (typeof key !== 'string' || !key.startsWith('pk_')) return false;
     const fromHeader = bearer(request);
     const token = fromHeader ?? request.cookies?.[SESSION_COOKIE];
-    const appId = token && claimedAudience(token);
+    // A token verified before names its app without decoding it again; verifyAccessToken checks it anyway.
+    const appId = token && (keys.verifiedAudience(token) ?? claimedAudience(token));
     if (!token || !appId) return false;
     const claims = await keys.verifyAccessToken(appId, token);
     if (!claims) return false;
-    const found = await findSessionAuth(db, { keyHash: sha256Hex(key), appId, sessionId: claims.sid, userId: claims.sub, now: iso(clock.now()) });
+    const found = await findSessionAuth(db, { keyHash: publishableKeyHash(key), appId, sessionId: claims.sid, userId: claims.sub, now: iso(clock.now()) });
     if (!found) return false;
     refusePaused(found.app);
     request.application = found.app;
