@@ -1,35 +1,28 @@
 import type { Db } from '../db.js';
 import { compiledQuery } from '../compiled.js';
-import type { RefreshTokenRow } from '../types.js';
+import type { QueryCreator } from 'kysely';
+import type { Database, RefreshTokenRow } from '../types.js';
 
 export const insertRefreshTokenQuery = compiledQuery(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at'], (db, v) =>
   db.insertInto('refresh_tokens').values({ ...v, rotated_at: null }),
 );
 
-export async function insertRefreshToken(db: Db, row: RefreshTokenRow): Promise<void> {
-  if (row.rotated_at !== null) throw new Error('a new refresh token is not rotated');
-  await insertRefreshTokenQuery(db, row);
-}
-
 /**
  * Marks the token rotated if it is live (not rotated, not expired). Only one caller can win: the
- * conditional UPDATE is the whole check. Returns the session id to the winner, undefined to the rest.
+ * conditional UPDATE is the whole check; it returns the session id to the winner, nothing to the rest.
  */
-export const claimRefreshTokenQuery = compiledQuery(['appId', 'tokenHash', 'now'], (db, v) =>
-  db
+export function claimRefreshTokenStatement(db: QueryCreator<Database>, v: { appId: string; tokenHash: string; now: string }) {
+  return db
     .updateTable('refresh_tokens')
     .set({ rotated_at: v.now })
     .where('token_hash', '=', v.tokenHash)
     .where('app_id', '=', v.appId)
     .where('rotated_at', 'is', null)
     .where('expires_at', '>', v.now)
-    .returning('session_id'),
-);
-
-export async function claimRefreshToken(db: Db, appId: string, tokenHash: string, now: string): Promise<string | undefined> {
-  const [row] = await claimRefreshTokenQuery(db, { appId, tokenHash, now });
-  return row?.session_id;
+    .returning('session_id');
 }
+
+export const claimRefreshTokenQuery = compiledQuery(['appId', 'tokenHash', 'now'], claimRefreshTokenStatement);
 
 /** The token row of this app (whatever its state), or undefined. */
 export async function findRefreshToken(db: Db, appId: string, tokenHash: string): Promise<RefreshTokenRow | undefined> {

@@ -5,7 +5,7 @@ import { isSqlite, sqliteTransaction, type Db } from '../db.js';
 import { rowLimit } from '../limit.js';
 import type { UserRow } from '../types.js';
 import { activeSigningKeyQuery } from './signing-keys.js';
-import { claimRefreshTokenQuery, insertRefreshTokenQuery } from './refresh-tokens.js';
+import { claimRefreshTokenQuery, claimRefreshTokenStatement, insertRefreshTokenQuery } from './refresh-tokens.js';
 import { extendLiveSessionQuery, insertSessionQuery } from './sessions.js';
 import { userByIdQuery } from './users.js';
 
@@ -53,16 +53,7 @@ const currentKid = (db: Db, appId: string) =>
  */
 const rotateOnPostgres = compiledQuery(['appId', 'tokenHash', 'newTokenHash', 'now', 'expiresAt'], (db, v) =>
   db
-    .with('claimed', (q) =>
-      q
-        .updateTable('refresh_tokens')
-        .set({ rotated_at: v.now })
-        .where('token_hash', '=', v.tokenHash)
-        .where('app_id', '=', v.appId)
-        .where('rotated_at', 'is', null)
-        .where('expires_at', '>', v.now)
-        .returning('session_id'),
-    )
+    .with('claimed', (q) => claimRefreshTokenStatement(q, v))
     .with('extended', (q) =>
       q
         .updateTable('sessions')

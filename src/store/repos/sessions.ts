@@ -6,11 +6,6 @@ export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'cre
   db.insertInto('sessions').values({ ...v, revoked_at: null }),
 );
 
-export async function insertSession(db: Db, row: SessionRow): Promise<void> {
-  if (row.revoked_at !== null) throw new Error('a new session is not revoked');
-  await insertSessionQuery(db, row);
-}
-
 /** The session if it belongs to the app, is not revoked and has not expired; else undefined. */
 export async function findLiveSession(db: Db, appId: string, sessionId: string, now: string): Promise<SessionRow | undefined> {
   return db
@@ -49,14 +44,9 @@ export async function revokeUserSessions(db: Db, appId: string, userId: string, 
   return rows.length;
 }
 
-/** Slides the session's end forward (each refresh keeps an active session alive for another 30 days). */
-export async function extendSession(db: Db, appId: string, sessionId: string, expiresAt: string): Promise<void> {
-  await db.updateTable('sessions').set({ expires_at: expiresAt }).where('id', '=', sessionId).where('app_id', '=', appId).execute();
-}
-
 /**
- * Slides a live session's end forward and returns its user, in one statement: undefined when the
- * session is not the app's, revoked or expired (refresh checks and extends in one round trip).
+ * Slides a live session's end forward and returns its user, in one statement: no row when the session
+ * is not the app's, revoked or expired (the refresh rotation's check and extension in one step).
  */
 export const extendLiveSessionQuery = compiledQuery(['appId', 'sessionId', 'now', 'expiresAt'], (db, v) =>
   db
@@ -69,7 +59,3 @@ export const extendLiveSessionQuery = compiledQuery(['appId', 'sessionId', 'now'
     .returning('user_id'),
 );
 
-export async function extendLiveSession(db: Db, appId: string, sessionId: string, now: string, expiresAt: string): Promise<string | undefined> {
-  const [row] = await extendLiveSessionQuery(db, { appId, sessionId, now, expiresAt });
-  return row?.user_id;
-}
