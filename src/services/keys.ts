@@ -78,7 +78,7 @@ export class KeyRing {
    * opened or rotated); without it the current key is read here.
    */
   async signAccessToken(appId: string, claims: AccessClaims, expiresAt?: Date, currentKid?: string): Promise<string> {
-    let kid = currentKid;
+    let kid = currentKid?.startsWith(`${appId}:`) ? currentKid : undefined;
     let key = kid === undefined ? undefined : this.privateKeys.get(kid);
     if (!key) {
       const row = kid === undefined ? await signingKeys.findActiveSigningKey(this.db, appId) : await signingKeys.findSigningKeyByKid(this.db, appId, kid);

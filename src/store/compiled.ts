@@ -35,7 +35,7 @@ export function compiledQuery<N extends string, R>(names: readonly N[], build: (
   }
 
   /** The compiled statement with these values, for the dialect of `db`. */
-  function bind(db: Db, values: Record<N, unknown>): CompiledQuery<R> {
+  function statement(db: Db, values: Record<N, unknown>): CompiledQuery<R> {
     const adapter = db.getExecutor().adapter;
     let compiled = byAdapter.get(adapter);
     if (!compiled) {
@@ -46,6 +46,6 @@ export function compiledQuery<N extends string, R>(names: readonly N[], build: (
     return { ...compiled.query, parameters } as CompiledQuery<R>;
   }
 
-  const run = (db: Db, values: Record<N, unknown>): Promise<R[]> => executeCompiled(db, bind(db, values));
-  return Object.assign(run, { bind });
+  const run = (db: Db, values: Record<N, unknown>): Promise<R[]> => executeCompiled(db, statement(db, values));
+  return Object.assign(run, { statement });
 }

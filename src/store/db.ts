@@ -32,8 +32,8 @@ const sqliteConnections = new WeakMap<object, SqliteConnectionState>();
  * - transactions start with BEGIN IMMEDIATE: they take the write lock up front and wait for it
  *   (busy_timeout). A deferred transaction that reads and then writes fails at once with SQLITE_BUSY when
  *   another process (the CLI beside the server, a second node on one file) wrote in between.
- * - it records whether Kysely holds the one connection, so runNowOnSqlite knows when a statement may run
- *   on it directly.
+ * - it records whether Kysely holds the one connection, so runNowOnSqlite and sqliteTransaction know when
+ *   they may run on it directly.
  */
 function sqliteDriver(dialect: SqliteDialect, state: SqliteConnectionState): SqliteDialect {
   const createDriver = dialect.createDriver.bind(dialect);
@@ -86,7 +86,8 @@ export type RunNow = <R>(query: CompiledQuery<R>) => R[];
  * COMMIT (ROLLBACK if it throws). The hot multi-statement writes (a new session, a refresh rotation) take
  * this instead of a Kysely transaction and its promises around every statement. When a transaction or a
  * query of Kysely holds the connection, it waits for it in Kysely's queue first; inside the caller's
- * transaction (`db` is one) the work joins it. Being synchronous, nothing interleaves with the work.
+ * transaction (`db` is one) the work joins it (no savepoint: a throw leaves the caller to roll back).
+ * Being synchronous, nothing interleaves with the work.
  */
 export async function sqliteTransaction<T>(db: Db, work: (run: RunNow) => T): Promise<T> {
   const state = sqliteConnections.get(db.getExecutor().adapter);
@@ -98,14 +99,19 @@ export async function sqliteTransaction<T>(db: Db, work: (run: RunNow) => T): Pr
 }
 
 function transactionNow<T>(state: SqliteConnectionState, work: (run: RunNow) => T, run: RunNow): T {
+  if (state.database.inTransaction) throw new Error('sqliteTransaction: the connection is already in a transaction');
   state.statements.prepare('begin immediate').run([]);
   try {
     const value = work(run);
     state.statements.prepare('commit').run([]);
     return value;
   } catch (error) {
-    // SQLite may have rolled back by itself (a full disk, an I/O error).
-    if (state.database.inTransaction) state.statements.prepare('rollback').run([]);
+    // SQLite may have rolled back by itself (a full disk, an I/O error); the work's error is the one to report.
+    try {
+      if (state.database.inTransaction) state.statements.prepare('rollback').run([]);
+    } catch {
+      // the original error below says what went wrong
+    }
     throw error;
   }
 }

@@ -80,21 +80,24 @@ const PUBLISHABLE_HASHES_KEPT = 1024;
 export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards {
   const { db, clock, keys } = deps;
 
-  // Publishable keys are public and arrive on every request of a busy app: their hashes are remembered
-  // (bounded). Secret keys are hashed each time, so no secret stays in memory beyond its request.
+  // Publishable keys are public and arrive on every request of a busy app: the hashes of keys that named
+  // an app are remembered (bounded; made-up keys are not kept). Secret keys are hashed each time, so no
+  // secret stays in memory beyond its request.
   const publishableHashes = new Map<string, string>();
   function publishableKeyHash(key: string): string {
-    let hash = publishableHashes.get(key);
-    if (hash === undefined) {
-      hash = sha256Hex(key);
-      if (publishableHashes.size >= PUBLISHABLE_HASHES_KEPT) publishableHashes.delete(publishableHashes.keys().next().value as string);
-      publishableHashes.set(key, hash);
-    }
-    return hash;
+    return publishableHashes.get(key) ?? sha256Hex(key);
+  }
+  function rememberPublishable(key: string, hash: string): void {
+    if (publishableHashes.has(key)) return;
+    if (publishableHashes.size >= PUBLISHABLE_HASHES_KEPT) publishableHashes.delete(publishableHashes.keys().next().value as string);
+    publishableHashes.set(key, hash);
   }
 
-  function appFromKey(key: string, kind: 'publishable' | 'secret'): Promise<Application | undefined> {
-    return applications.findApplicationByKeyHash(db, kind === 'publishable' ? publishableKeyHash(key) : sha256Hex(key), kind, iso(clock.now()));
+  async function appFromKey(key: string, kind: 'publishable' | 'secret'): Promise<Application | undefined> {
+    const hash = kind === 'publishable' ? publishableKeyHash(key) : sha256Hex(key);
+    const app = await applications.findApplicationByKeyHash(db, hash, kind, iso(clock.now()));
+    if (app && kind === 'publishable') rememberPublishable(key, hash);
+    return app;
   }
 
   async function resolvePublishable(request: FastifyRequest, queryKey?: string): Promise<Application | undefined> {
@@ -192,8 +195,10 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     if (!token || !appId) return false;
     const claims = await keys.verifyAccessToken(appId, token);
     if (!claims) return false;
-    const found = await findSessionAuth(db, { keyHash: publishableKeyHash(key), appId, sessionId: claims.sid, userId: claims.sub, now: iso(clock.now()) });
+    const keyHash = publishableKeyHash(key);
+    const found = await findSessionAuth(db, { keyHash, appId, sessionId: claims.sid, userId: claims.sub, now: iso(clock.now()) });
     if (!found) return false;
+    rememberPublishable(key, keyHash);
     refusePaused(found.app);
     request.application = found.app;
     request.appVia = 'publishable';

@@ -29,19 +29,10 @@ export function registerMetrics(app: Http, deps: Deps): void {
     registers: [registry],
   });
 
-  // The labelled children, kept per (method, route, status): prom-client otherwise sorts and joins the
-  // labels into a key on every observation. Bounded: route templates and methods are finite, statuses few.
-  const children = new Map<string, { count: Counter.Internal; latency: Histogram.Internal<string> }>();
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${request.method} ${reply.statusCode} ${route}`;
-    let child = children.get(key);
-    if (!child) {
-      child = { count: requests.labels(request.method, route, String(reply.statusCode)), latency: latency.labels(route) };
-      children.set(key, child);
-    }
-    child.count.inc();
-    child.latency.observe(reply.elapsedTime / 1000);
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    latency.observe({ route }, reply.elapsedTime / 1000);
     done();
   });
 

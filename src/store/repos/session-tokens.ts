@@ -1,23 +1,25 @@
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import { USER_COLUMNS, qualified } from '../columns.js';
 import { compiledQuery } from '../compiled.js';
 import { isSqlite, sqliteTransaction, type Db } from '../db.js';
-import { rowLimit } from '../limit.js';
-import type { UserRow } from '../types.js';
-import { activeSigningKeyQuery } from './signing-keys.js';
+import type { Database, UserRow } from '../types.js';
+import { activeKidQuery, activeKidStatement } from './signing-keys.js';
 import { claimRefreshTokenQuery, claimRefreshTokenStatement, insertRefreshTokenQuery } from './refresh-tokens.js';
 import { extendLiveSessionQuery, insertSessionQuery } from './sessions.js';
 import { userByIdQuery } from './users.js';
 
 /**
- * The two writes every session token takes, each in one transaction: opening a session (sign-in) and
- * rotating its refresh token (refresh). Both also answer the app's current signing kid, so the access
- * token is signed without another read. Three forms of the same statements:
+ * The two writes every session token takes, each atomic: opening a session (sign-in) and rotating its
+ * refresh token (refresh). Both also answer the app's current signing kid, so the access token is signed
+ * without another read. Two forms of the same statements:
  * - PostgreSQL: one statement (data-modifying CTEs; a statement is atomic on its own), one round trip
- *   instead of begin, the writes, commit and the reads;
- * - SQLite: one synchronous transaction on the connection (transactionNowOnSqlite) when it is free;
- * - otherwise (SQLite's connection held by another request, or the caller's transaction): the same
- *   compiled statements in a Kysely transaction.
+ *   instead of begin, the writes, commit and the reads. PostgreSQL-specific: a PostgreSQL-wire database
+ *   that refuses two modifications of one table in a statement (CockroachDB by default) needs the
+ *   transaction form;
+ * - SQLite: the compiled statements in one synchronous transaction (sqliteTransaction in store/db.ts,
+ *   which waits for Kysely's connection when Kysely holds it).
+ * The transaction lives here rather than in the service (STYLE.md's rule) because its form is the
+ * dialect's: services/sessions.ts sees one atomic call.
  */
 
 /** Values of a refresh rotation: the presented token's hash, the new token's hash, now and the new expiry. */
@@ -36,14 +38,25 @@ export interface Rotated {
   kid: string | undefined;
 }
 
-const currentKid = (db: Db, appId: string) =>
-  db
-    .selectFrom('signing_keys')
-    .select('kid')
-    .where('app_id', '=', appId)
-    .where('retired_at', 'is', null)
-    .orderBy('version', 'desc')
-    .limit(rowLimit(1));
+/** PostgreSQL: inserts a refresh token for the session the statement's `session` CTE wrote (none if it wrote none). */
+function issueTokenOf<DB extends Database & { session: { id: string } }>(q: QueryCreator<DB>, v: { tokenHash: string; appId: string; now: string; expiresAt: string }) {
+  return (q as unknown as QueryCreator<Database & { session: { id: string } }>)
+    .insertInto('refresh_tokens')
+    .columns(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at', 'rotated_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('session')
+        .select([
+          eb.val(v.tokenHash).as('token_hash'),
+          eb.val(v.appId).as('app_id'),
+          'session.id',
+          eb.val(v.now).as('created_at'),
+          eb.val(v.expiresAt).as('expires_at'),
+          sql<null>`null`.as('rotated_at'),
+        ]),
+    )
+    .returning('session_id');
+}
 
 /**
  * PostgreSQL: claims the presented token (unrotated, unexpired), slides its live session, stores the new
@@ -54,7 +67,7 @@ const currentKid = (db: Db, appId: string) =>
 const rotateOnPostgres = compiledQuery(['appId', 'tokenHash', 'newTokenHash', 'now', 'expiresAt'], (db, v) =>
   db
     .with('claimed', (q) => claimRefreshTokenStatement(q, v))
-    .with('extended', (q) =>
+    .with('session', (q) =>
       q
         .updateTable('sessions')
         .set({ expires_at: v.expiresAt })
@@ -64,30 +77,13 @@ const rotateOnPostgres = compiledQuery(['appId', 'tokenHash', 'newTokenHash', 'n
         .where('expires_at', '>', v.now)
         .returning(['id', 'user_id']),
     )
-    .with('issued', (q) =>
-      q
-        .insertInto('refresh_tokens')
-        .columns(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at', 'rotated_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('extended')
-            .select([
-              eb.val(v.newTokenHash).as('token_hash'),
-              eb.val(v.appId).as('app_id'),
-              'extended.id',
-              eb.val(v.now).as('created_at'),
-              eb.val(v.expiresAt).as('expires_at'),
-              sql<null>`null`.as('rotated_at'),
-            ]),
-        )
-        .returning('session_id'),
-    )
+    .with('issued', (q) => issueTokenOf(q, { tokenHash: v.newTokenHash, appId: v.appId, now: v.now, expiresAt: v.expiresAt }))
     .selectFrom('issued')
-    .innerJoin('extended', 'extended.id', 'issued.session_id')
-    .innerJoin('users', 'users.id', 'extended.user_id')
+    .innerJoin('session', 'session.id', 'issued.session_id')
+    .innerJoin('users', 'users.id', 'session.user_id')
     .select(qualified('users', USER_COLUMNS))
     .select('issued.session_id')
-    .select((eb) => currentKid(db, v.appId).as('kid'))
+    .select(() => activeKidStatement(db, v.appId).as('kid'))
     .where('users.app_id', '=', v.appId),
 );
 
@@ -105,15 +101,15 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
     return { sessionId, user, kid: kid ?? undefined };
   }
   return sqliteTransaction(db, (run) => {
-    const [claimed] = run(claimRefreshTokenQuery.bind(db, values));
+    const [claimed] = run(claimRefreshTokenQuery.statement(db, values));
     if (!claimed) return undefined;
     const sessionId = claimed.session_id;
-    const [session] = run(extendLiveSessionQuery.bind(db, { ...values, sessionId }));
+    const [session] = run(extendLiveSessionQuery.statement(db, { ...values, sessionId }));
     if (!session) return undefined;
-    run(insertRefreshTokenQuery.bind(db, newToken(values.appId, sessionId, values.newTokenHash, values.now, values.expiresAt)));
-    const [user] = run(userByIdQuery.bind(db, { appId: values.appId, userId: session.user_id }));
+    run(insertRefreshTokenQuery.statement(db, newToken(values.appId, sessionId, values.newTokenHash, values.now, values.expiresAt)));
+    const [user] = run(userByIdQuery.statement(db, { appId: values.appId, userId: session.user_id }));
     if (!user) return undefined;
-    return { sessionId, user, kid: run(activeSigningKeyQuery.bind(db, { appId: values.appId }))[0]?.kid };
+    return { sessionId, user, kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
   });
 }
 
@@ -138,33 +134,16 @@ export interface OpeningValues {
 /** PostgreSQL: the session, its refresh token and the signing kid read, in one statement. */
 const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'expiresAt'], (db, v) =>
   db
-    .with('opened', (q) =>
+    .with('session', (q) =>
       q
         .insertInto('sessions')
         .values({ id: v.sessionId, app_id: v.appId, user_id: v.userId, created_at: v.now, expires_at: v.expiresAt, revoked_at: null })
         .returning('id'),
     )
-    .with('issued', (q) =>
-      q
-        .insertInto('refresh_tokens')
-        .columns(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at', 'rotated_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('opened')
-            .select([
-              eb.val(v.tokenHash).as('token_hash'),
-              eb.val(v.appId).as('app_id'),
-              'opened.id',
-              eb.val(v.now).as('created_at'),
-              eb.val(v.expiresAt).as('expires_at'),
-              sql<null>`null`.as('rotated_at'),
-            ]),
-        )
-        .returning('session_id'),
-    )
+    .with('issued', (q) => issueTokenOf(q, v))
     .selectFrom('issued')
     .select('issued.session_id')
-    .select(() => currentKid(db, v.appId).as('kid')),
+    .select(() => activeKidStatement(db, v.appId).as('kid')),
 );
 
 /**
@@ -177,8 +156,8 @@ export async function openSession(db: Db, values: OpeningValues): Promise<{ kid:
     return { kid: row?.kid ?? undefined };
   }
   return sqliteTransaction(db, (run) => {
-    run(insertSessionQuery.bind(db, { id: values.sessionId, app_id: values.appId, user_id: values.userId, created_at: values.now, expires_at: values.expiresAt }));
-    run(insertRefreshTokenQuery.bind(db, newToken(values.appId, values.sessionId, values.tokenHash, values.now, values.expiresAt)));
-    return { kid: run(activeSigningKeyQuery.bind(db, { appId: values.appId }))[0]?.kid };
+    run(insertSessionQuery.statement(db, { id: values.sessionId, app_id: values.appId, user_id: values.userId, created_at: values.now, expires_at: values.expiresAt }));
+    run(insertRefreshTokenQuery.statement(db, newToken(values.appId, values.sessionId, values.tokenHash, values.now, values.expiresAt)));
+    return { kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
   });
 }

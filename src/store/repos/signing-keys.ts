@@ -2,14 +2,22 @@ import type { Db } from '../db.js';
 import { SIGNING_KEY_COLUMNS } from '../columns.js';
 import { rowLimit } from '../limit.js';
 import { compiledQuery } from '../compiled.js';
-import type { SigningKeyRow } from '../types.js';
+import type { QueryCreator } from 'kysely';
+import type { Database, SigningKeyRow } from '../types.js';
 
 export async function insertSigningKey(db: Db, row: SigningKeyRow): Promise<void> {
   await db.insertInto('signing_keys').values(row).execute();
 }
 
+/** The kid of the app's current signing key (the one not retired): one row or none. */
+export function activeKidStatement(db: QueryCreator<Database>, appId: string) {
+  return db.selectFrom('signing_keys').select('kid').where('app_id', '=', appId).where('retired_at', 'is', null).orderBy('version', 'desc').limit(rowLimit(1));
+}
+
+export const activeKidQuery = compiledQuery(['appId'], (db, v) => activeKidStatement(db, v.appId));
+
 /** The app's current signing key (the one not retired), or undefined. */
-export const activeSigningKeyQuery = compiledQuery(['appId'], (db, v) =>
+const activeSigningKeyQuery = compiledQuery(['appId'], (db, v) =>
   db.selectFrom('signing_keys').select(SIGNING_KEY_COLUMNS).where('app_id', '=', v.appId).where('retired_at', 'is', null).orderBy('version', 'desc').limit(rowLimit(1)),
 );
 
