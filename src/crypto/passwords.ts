@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
 
 // OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane.
@@ -6,13 +7,42 @@ export const PASSWORD_PARAMS = { algorithm: Algorithm.Argon2id, memoryCost: 19_4
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 256;
 
+/**
+ * Runs at most `slots` of the given tasks at once, the rest in arrival order (password hashing: see
+ * PASSWORD_HASH_SLOTS).
+ */
+export function limitConcurrency(slots: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running += 1;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
+  };
+}
+
+/**
+ * Password hashes computed at once: one per core plus one (so a thread never waits for the event loop to
+ * hand it the next hash), at most three, leaving one of libuv's four threads to the RS256 signature that
+ * follows every sign-in. Each argon2id computation holds 19 MiB; four at once on a 2-core machine were no
+ * faster than three and kept ~40 MB more after a sign-in load (bench/README.md, "Latest").
+ */
+export const PASSWORD_HASH_SLOTS = Math.min(availableParallelism() + 1, 3);
+const hashing = limitConcurrency(PASSWORD_HASH_SLOTS);
+
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, PASSWORD_PARAMS);
+  return hashing(() => hash(password, PASSWORD_PARAMS));
 }
 
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
   try {
-    return await verify(passwordHash, password);
+    return await hashing(() => verify(passwordHash, password));
   } catch {
     return false;
   }

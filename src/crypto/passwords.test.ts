@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { hashPassword, limitConcurrency, verifyPassword } from './passwords.js';
+
+describe('password hashing concurrency (issue 14)', () => {
+  it('runs at most `slots` tasks at once, every task once, a failure freeing its slot', async () => {
+    const limit = limitConcurrency(2);
+    let running = 0;
+    let most = 0;
+    const task = (i: number) =>
+      limit(async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        if (i === 3) throw new Error('task 3 fails');
+        return i;
+      });
+    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => task(i)));
+    expect(most).toBe(2);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([0, 1, 2, 'failed', 4, 5, 6, 7, 8, 9]);
+    expect(await limit(async () => 'after')).toBe('after');
+  });
+
+  it('hashes and verifies through the limit, concurrently', async () => {
+    const hashes = await Promise.all(['one password', 'two password', 'three password'].map((p) => hashPassword(p)));
+    const checks = await Promise.all([verifyPassword(hashes[0], 'one password'), verifyPassword(hashes[1], 'wrong'), verifyPassword(hashes[2], 'three password')]);
+    expect(checks).toEqual([true, false, true]);
+  });
+});
