@@ -29,11 +29,12 @@ export function limitConcurrency(slots: number) {
 
 /**
  * Password hashes computed at once: one per core plus one (so a thread never waits for the event loop to
- * hand it the next hash), at most three, leaving one of libuv's four threads to the RS256 signature that
- * follows every sign-in. Each argon2id computation holds 19 MiB; four at once on a 2-core machine were no
- * faster than three and kept ~40 MB more after a sign-in load (bench/README.md, "Latest").
+ * hand it the next hash), leaving one of libuv's threads (4 unless UV_THREADPOOL_SIZE says otherwise) to
+ * the RS256 signature that follows every sign-in. Each argon2id computation holds 19 MiB; four at once on
+ * a 2-core machine were no faster than three and kept ~40 MB more after a sign-in load (bench/README.md).
  */
-export const PASSWORD_HASH_SLOTS = Math.min(availableParallelism() + 1, 3);
+const THREAD_POOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+export const PASSWORD_HASH_SLOTS = Math.max(1, Math.min(availableParallelism() + 1, THREAD_POOL_SIZE - 1));
 const hashing = limitConcurrency(PASSWORD_HASH_SLOTS);
 
 export function hashPassword(password: string): Promise<string> {
