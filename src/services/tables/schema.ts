@@ -153,7 +153,6 @@ export async function addColumn(deps: TablesDeps, appId: string, tableId: string
       const position = input.position ?? Math.max(-1, ...table.columns.map((c) => c.position)) + 1;
       const row = { id: newUuid(), table_id: table.id, name: input.name, type: input.type, required: input.required ? 1 : 0, default_value: defaultValue, position, created_at: now };
       await repo.insertCustomColumn(trx, row);
-      await repo.markSchemaChanged(trx, appId, table.id, now);
       await rowsRepo.addDataColumn(trx, deps.store.dialect, table.id, row);
       if (defaultValue !== null && rows > 0) {
         await rowsRepo.fillNulls(trx, table.id, row.id, encodeValue(deps.store.dialect, input.type, JSON.parse(defaultValue)));
@@ -232,7 +231,6 @@ export async function deleteColumn(deps: TablesDeps, appId: string, tableId: str
     await rowsRepo.dropDataColumn(trx, table.id, column.id);
     await repo.deleteCustomColumn(trx, table.id, column.id);
     await repo.addColumnCount(trx, appId, table.id, -1, MAX_COLUMNS_PER_TABLE, now);
-    await repo.markSchemaChanged(trx, appId, table.id, now);
   });
   deps.tableMetadata.forget(appId, tableId);
 }

@@ -127,11 +127,15 @@ export async function deleteCustomTable(db: Db, appId: string, tableId: string):
   await db.deleteFrom('custom_tables').where('id', '=', tableId).where('app_id', '=', appId).execute();
 }
 
-/** Adds `delta` to the column count when the result stays within `max`: one conditional write. False when it would not. */
+/**
+ * Adds `delta` to the column count when the result stays within `max`: one conditional write. False when it
+ * would not. A column added or dropped is a schema change: the same write bumps the schema version (see
+ * markSchemaChanged).
+ */
 export async function addColumnCount(db: Db, appId: string, tableId: string, delta: number, max: number, now: string): Promise<boolean> {
   const result = await db
     .updateTable('custom_tables')
-    .set((eb) => ({ column_count: eb('column_count', '+', delta), updated_at: now }))
+    .set((eb) => ({ column_count: eb('column_count', '+', delta), updated_at: now, schema_version: eb('schema_version', '+', 1) }))
     .where('id', '=', tableId)
     .where('app_id', '=', appId)
     .where((eb) => eb(eb('column_count', '+', delta), '<=', max))
