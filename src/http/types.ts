@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { PresumedKey } from './plugins/guards.js';
 import type { Application } from '../store/repos/applications.js';
 import type { SessionUser } from '../store/repos/session-auth.js';
 
@@ -25,6 +26,8 @@ declare module 'fastify' {
     appVia?: 'publishable' | 'secret' | 'host';
     /** Set by the session guard. */
     session?: SessionContext;
+    /** Set by a presuming guard instead of `application`: the route confirms the key (guards.presumed). */
+    presumedKey?: PresumedKey;
     /** Set by the session guard when its joined query already read the user (GET /v1/me answers it). */
     sessionUser?: SessionUser;
   }

@@ -56,19 +56,27 @@ async function issueAccess(deps: SessionDeps, appId: string, kid: string | undef
  * Rotates a refresh token: the old one dies, a new one and a fresh access token are issued. A token
  * already rotated answers 401; presented more than REUSE_GRACE_SECONDS after its rotation it also
  * revokes the whole session (the token was stolen, or the client is broken: either way the family ends).
+ *
+ * With `presumedKeyHash` (the route presumes the request's publishable key names `appId`; KeyGate) the
+ * rotation writes nothing unless that key is live, and any miss answers undefined without telling why:
+ * the route then runs the guard and calls again without it, which answers the miss exactly.
  */
-export async function refreshSession(deps: SessionDeps, appId: string, presented: string): Promise<SessionTokens> {
+export async function refreshSession(deps: SessionDeps, appId: string, presented: string): Promise<SessionTokens>;
+export async function refreshSession(deps: SessionDeps, appId: string, presented: string, presumedKeyHash: string): Promise<SessionTokens | undefined>;
+export async function refreshSession(deps: SessionDeps, appId: string, presented: string, presumedKeyHash?: string): Promise<SessionTokens | undefined> {
   const tokenHash = sha256Hex(presented);
   const now = deps.clock.now();
   const newToken = newOpaqueToken('rt_');
   const rotated = await sessionTokens.rotateRefreshToken(deps.db, {
     appId,
+    keyHash: presumedKeyHash ?? null,
     tokenHash,
     newTokenHash: sha256Hex(newToken),
     now: iso(now),
     expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
   });
   if (!rotated) {
+    if (presumedKeyHash !== undefined) return undefined;
     const row = await refreshTokens.findRefreshToken(deps.db, appId, tokenHash);
     if (row?.rotated_at && now.getTime() - new Date(row.rotated_at).getTime() > REUSE_GRACE_SECONDS * 1000) {
       await sessions.revokeSession(deps.db, appId, row.session_id, iso(now));

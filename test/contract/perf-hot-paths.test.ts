@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
@@ -11,11 +12,12 @@ let a: TestServer;
 let b: TestServer;
 let app: TestApp;
 let other: TestApp;
-const shared = { PUBLIC_BASE_URL: 'https://auth.example.test' };
+// One issuer and one master key: the nodes of one deployment (either signs tokens the other verifies).
+const shared = { PUBLIC_BASE_URL: 'https://auth.example.test', MASTER_KEY: randomBytes(32).toString('base64') };
 
 beforeAll(async () => {
   a = await startServer(shared);
-  b = await startServer({ ...shared, DATABASE_URL: a.databaseUrl, ...(a.env.MASTER_KEY ? { MASTER_KEY: a.env.MASTER_KEY } : {}) });
+  b = await startServer({ ...shared, DATABASE_URL: a.databaseUrl });
   app = await createApp(a, { args: ['--allowed-origin', 'http://localhost:3000'] });
   other = await createApp(a);
 });
@@ -120,5 +122,69 @@ describe('app isolation on the joined session path', () => {
     const refused = await api(a, 'POST', '/v1/sessions/logout', { publishableKey: app.publishable_key, headers: { ...headers, origin: 'https://evil.example' } });
     expect(refused.status).toBe(403);
     expect((await me(a, user.access_token)).status).toBe(200);
+  });
+});
+
+// A node that has seen a publishable key name an app skips the key lookup on refresh: the rotation's own
+// statement confirms the key and writes nothing unless it is live and the tenant not paused
+// (guards.presumed). Every refusal must stay as it was, and a refused refresh must consume nothing.
+describe('refresh with a publishable key a node has used before: the key is still checked every time', () => {
+  const refresh = (server: TestServer, key: string, token: string) => api(server, 'POST', '/v1/tokens/session', { publishableKey: key, body: { refresh_token: token } });
+
+  /** A signed-in user of an app of its own tenant, refreshed once on each node (each has seen the key). */
+  async function refreshedOnBothNodes() {
+    const own = await createApp(a);
+    let token = (await signedIn(own)).refresh_token;
+    for (const server of [a, b]) {
+      const res = await refresh(server, own.publishable_key, token);
+      expect(res.status).toBe(200);
+      token = res.body.refresh_token;
+    }
+    return { own, token };
+  }
+
+  it('an expired key: 401 on both nodes and the token is not consumed; live again, it rotates once', async () => {
+    const { own, token } = await refreshedOnBothNodes();
+    await execDatabase(a.databaseUrl, `update api_keys set expires_at = '2000-01-01T00:00:00.000Z' where app_id = '${own.app_id}' and kind = 'publishable'`);
+    for (const server of [a, b, a]) {
+      const res = await refresh(server, own.publishable_key, token);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ detail: 'invalid publishable key' });
+    }
+    await execDatabase(a.databaseUrl, `update api_keys set expires_at = null where app_id = '${own.app_id}' and kind = 'publishable'`);
+    const back = await refresh(b, own.publishable_key, token);
+    expect(back.status).toBe(200);
+    expect((await me(a, back.body.access_token, own.publishable_key)).status).toBe(200);
+    expect((await refresh(a, own.publishable_key, token)).status).toBe(401);
+  });
+
+  it('a paused tenant: 402 on both nodes and the token is not consumed; after a credit it rotates', async () => {
+    const { own, token } = await refreshedOnBothNodes();
+    const credit = async (amount: string) => {
+      const result = await a.cli(['billing', 'credit', '--tenant', own.tenant_id, '--amount-usd', amount, '--note', 'test', '--json']);
+      expect(result.code, result.stderr).toBe(0);
+    };
+    await credit('-1');
+    for (const server of [a, b]) {
+      const res = await refresh(server, own.publishable_key, token);
+      expect(res.status).toBe(402);
+      expect(Object.keys(res.body)).toEqual(['detail']);
+    }
+    await credit('1');
+    const back = await refresh(a, own.publishable_key, token);
+    expect(back.status).toBe(200);
+    expect(back.body.session_id).toBeTypeOf('string');
+  });
+
+  it("another app's used key: 401 for the token, which still rotates with its own key", async () => {
+    const { own, token } = await refreshedOnBothNodes();
+    const user = await signedIn();
+    for (const server of [a, b]) expect((await me(server, user.access_token)).status).toBe(200);
+    for (const server of [a, b]) {
+      const res = await refresh(server, app.publishable_key, token);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ detail: 'invalid or expired refresh token' });
+    }
+    expect((await refresh(b, own.publishable_key, token)).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execDatabase } from '../helpers/db.js';
 import { createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, call, insertRow, makeTable, query, sessionUser, type Caller } from '../helpers/tables.js';
@@ -136,5 +137,65 @@ describe('10 tables: a node that holds a table\'s metadata still answers 404 to 
     }
     // The owner's copy is untouched by the intruder's 404s.
     expect(data(await query(b, secret, table.table_id, {}))).toEqual([{ title: 'private' }, { title: 'private too' }]);
+  });
+});
+
+// On PostgreSQL a node that has seen a secret key name an app skips the key lookup on a query and the
+// page's own statement confirms the key instead (guards.presumed). Every refusal must stay as it was.
+describe('10 a secret key a node has used before is still checked on every query', () => {
+  const expireSecretKey = (appId: string, expiresAt: string | null) =>
+    execDatabase(a.databaseUrl, `update api_keys set expires_at = ${expiresAt === null ? 'null' : `'${expiresAt}'`} where app_id = '${appId}' and kind = 'secret'`);
+  const credit = async (tenantId: string, amount: string) => {
+    const result = await a.cli(['billing', 'credit', '--tenant', tenantId, '--amount-usd', amount, '--note', 'test', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+  };
+
+  /** An app of its own tenant with a one-row table, queried on both nodes (each has seen the key). */
+  async function usedOnBothNodes() {
+    const own = await createApp(a, { name: 'Keys' });
+    const key = asSecret(own);
+    const table = await makeTable(a, key, [{ name: 'title', type: 'text' }]);
+    await insertRow(a, key, table.table_id, { title: 'x' });
+    for (const server of [a, b]) expect((await query(server, key, table.table_id, {})).status).toBe(200);
+    return { own, key, table };
+  }
+
+  it('expired: 401 on both nodes, also for a bad filter or an unknown table; live again: the rows', async () => {
+    const { own, key, table } = await usedOnBothNodes();
+    await expireSecretKey(own.app_id, '2000-01-01T00:00:00.000Z');
+    for (const server of [a, b]) {
+      for (const [tableId, body] of [
+        [table.table_id, {}],
+        [table.table_id, { filter: { field: 'nope', op: 'eq', value: 1 } }],
+        [randomUUID(), {}],
+      ] as const) {
+        const res = await query(server, key, tableId, body);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ detail: 'invalid secret key' });
+      }
+    }
+    await expireSecretKey(own.app_id, null);
+    const back = await query(b, key, table.table_id, {});
+    expect(back.status).toBe(200);
+    expect(data(back)).toEqual([{ title: 'x' }]);
+  });
+
+  it("a paused tenant: 402 on both nodes; after a credit, the rows; another app's table: 404 with the used key", async () => {
+    const { own, key, table } = await usedOnBothNodes();
+    await credit(own.tenant_id, '-1');
+    for (const server of [a, b]) {
+      const res = await query(server, key, table.table_id, {});
+      expect(res.status).toBe(402);
+      expect(Object.keys(res.body)).toEqual(['detail']);
+    }
+    await credit(own.tenant_id, '1');
+    for (const server of [a, b]) expect(data(await query(server, key, table.table_id, {}))).toEqual([{ title: 'x' }]);
+    const theirs = await makeTable(a, secret, [{ name: 'title', type: 'text' }]);
+    await insertRow(a, secret, theirs.table_id, { title: 'secret' });
+    for (const server of [a, b]) {
+      const res = await query(server, key, theirs.table_id, {});
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ detail: 'table not found' });
+    }
   });
 });

@@ -62,6 +62,35 @@ export interface Guards {
   resolvePublishable(request: FastifyRequest, queryKey?: string): Promise<Application | undefined>;
   /** Checks the access token (Bearer or cookie) against the request's app; sets request.session. */
   authenticateSession(request: FastifyRequest): Promise<void>;
+  /**
+   * `publishable`, unless this node has seen the request's publishable key name an app: then it only sets
+   * request.presumedKey, and the route runs through `presumed`.
+   */
+  presumingPublishable(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** `secretOrSession`, unless this node has seen the request's secret key name an app (as presumingPublishable). */
+  presumingSecretOrSession(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Runs the guard a presuming guard skipped (401 or 402 as it would have), setting request.application. */
+  confirmPresumed(request: FastifyRequest): Promise<void>;
+  /**
+   * The work of a route behind a presuming guard. With a presumed key, `gated` does the work with the key
+   * checked inside its own statement (KeyGate in store/repos/applications.ts) and answers undefined when
+   * that statement found nothing to do (the key not live, the tenant paused, or the route's own miss).
+   * Then, or when `gated` throws, the skipped guard runs (its 401 or 402 win, as they would have come
+   * first); if it passes, the failure is thrown again, or `checked` does the work the ordinary way and
+   * tells the miss exactly. Without a presumed key, `checked` runs alone.
+   */
+  presumed<T>(request: FastifyRequest, gated: (key: PresumedKey) => Promise<T | undefined>, checked: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * A key a presuming guard let through without a lookup: this node has seen it name `appId` (exact
+ * forever: a key never changes apps), but whether it is still live and its tenant unpaused is not known
+ * until the route's statement checks it.
+ */
+export interface PresumedKey {
+  appId: string;
+  keyHash: string;
+  kind: 'publishable' | 'secret';
 }
 
 /**
@@ -74,29 +103,34 @@ export function refusePaused(app: Pick<Application, 'paused'> | undefined): void
   }
 }
 
-/** Publishable-key hashes remembered by the guards (a map lookup instead of a SHA-256 per request). */
-const PUBLISHABLE_HASHES_KEPT = 1024;
+/** Keys remembered by the guards, of each kind: the keys that named an app, bounded. */
+const KEYS_KEPT = 1024;
+
+/** A bounded map: the oldest entry goes first. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  if (map.has(key)) return;
+  if (map.size >= KEYS_KEPT) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+}
 
 export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards {
   const { db, clock, keys } = deps;
 
-  // Publishable keys are public and arrive on every request of a busy app: the hashes of keys that named
-  // an app are remembered (bounded; made-up keys are not kept). Secret keys are hashed each time, so no
-  // secret stays in memory beyond its request.
-  const publishableHashes = new Map<string, string>();
+  // Keys that named an app are remembered with it (bounded; made-up keys are not kept), so a presuming
+  // guard can skip the lookup and a publishable key's SHA-256 is not taken again. Publishable keys are
+  // public and kept as sent; secret keys only by their hash (as the database keeps them), so they are
+  // hashed on every request and no secret stays in memory beyond its request.
+  const publishableKeys = new Map<string, { hash: string; appId: string }>();
+  const secretKeyApps = new Map<string, string>();
   function publishableKeyHash(key: string): string {
-    return publishableHashes.get(key) ?? sha256Hex(key);
-  }
-  function rememberPublishable(key: string, hash: string): void {
-    if (publishableHashes.has(key)) return;
-    if (publishableHashes.size >= PUBLISHABLE_HASHES_KEPT) publishableHashes.delete(publishableHashes.keys().next().value as string);
-    publishableHashes.set(key, hash);
+    return publishableKeys.get(key)?.hash ?? sha256Hex(key);
   }
 
   async function appFromKey(key: string, kind: 'publishable' | 'secret'): Promise<Application | undefined> {
     const hash = kind === 'publishable' ? publishableKeyHash(key) : sha256Hex(key);
     const app = await applications.findApplicationByKeyHash(db, hash, kind, iso(clock.now()));
-    if (app && kind === 'publishable') rememberPublishable(key, hash);
+    if (app && kind === 'publishable') remember(publishableKeys, key, { hash, appId: app.id });
+    if (app && kind === 'secret') remember(secretKeyApps, hash, app.id);
     return app;
   }
 
@@ -198,7 +232,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     const keyHash = publishableKeyHash(key);
     const found = await findSessionAuth(db, { keyHash, appId, sessionId: claims.sid, userId: claims.sub, now: iso(clock.now()) });
     if (!found) return false;
-    rememberPublishable(key, keyHash);
+    remember(publishableKeys, key, { hash: keyHash, appId: found.app.id });
     refusePaused(found.app);
     request.application = found.app;
     request.appVia = 'publishable';
@@ -221,5 +255,56 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     return publishableSession(request);
   }
 
-  return { publishable, secret, billing, publishableSession, secretOrSession, resolvePublishable, authenticateSession };
+  async function presumingPublishable(request: FastifyRequest): Promise<void> {
+    const key = request.headers['x-publishable-key'];
+    const known = request.application || typeof key !== 'string' ? undefined : publishableKeys.get(key);
+    if (!known) return publishable(request);
+    request.presumedKey = { appId: known.appId, keyHash: known.hash, kind: 'publishable' };
+  }
+
+  async function presumingSecretOrSession(request: FastifyRequest): Promise<void> {
+    const token = bearer(request);
+    if (!token?.startsWith('sk_')) return publishableSession(request);
+    const keyHash = sha256Hex(token);
+    const appId = secretKeyApps.get(keyHash);
+    if (!appId) return secret(request);
+    request.presumedKey = { appId, keyHash, kind: 'secret' };
+    request.appVia = 'secret';
+  }
+
+  async function confirmPresumed(request: FastifyRequest): Promise<void> {
+    const presumed = request.presumedKey;
+    if (!presumed) return;
+    request.presumedKey = undefined;
+    await (presumed.kind === 'secret' ? secret(request) : publishable(request));
+  }
+
+  async function presumed<T>(request: FastifyRequest, gated: (key: PresumedKey) => Promise<T | undefined>, checked: () => Promise<T>): Promise<T> {
+    const key = request.presumedKey;
+    if (!key) return checked();
+    let failure: { error: unknown } | undefined;
+    try {
+      const done = await gated(key);
+      if (done !== undefined) return done;
+    } catch (error) {
+      failure = { error };
+    }
+    await confirmPresumed(request);
+    if (failure) throw failure.error;
+    return checked();
+  }
+
+  return {
+    publishable,
+    secret,
+    billing,
+    publishableSession,
+    secretOrSession,
+    resolvePublishable,
+    authenticateSession,
+    presumingPublishable,
+    presumingSecretOrSession,
+    confirmPresumed,
+    presumed,
+  };
 }

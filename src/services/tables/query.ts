@@ -1,3 +1,4 @@
+import { iso } from '../../clock.js';
 import { badRequest, notFound } from '../../errors.js';
 import { columnIdent, type StoredRow } from '../../store/repos/custom-rows.js';
 import * as rowsRepo from '../../store/repos/custom-rows-query.js';
@@ -85,11 +86,18 @@ type Page = { rows: RowRecord[]; next_cursor: string | null };
 /**
  * A page of rows matching every condition, in sort order, with the cursor of the next page. On PostgreSQL
  * the table's metadata comes from this node's copy, checked by the page's own statement (withCachedTable).
+ * With `presumedSecretKeyHash` (guards.presumed) that statement also confirms the key: undefined when it
+ * finds nothing (the key not live, the tenant paused, or no such table), and the route runs the guard.
+ * Only PostgreSQL's checked statement carries the key; elsewhere the answer is undefined at once.
  */
-export async function queryRows(deps: TablesDeps, appId: string, tableId: string, caller: Caller, input: QueryInput): Promise<Page> {
+export async function queryRows(deps: TablesDeps, appId: string, tableId: string, caller: Caller, input: QueryInput): Promise<Page>;
+export async function queryRows(deps: TablesDeps, appId: string, tableId: string, caller: Caller, input: QueryInput, presumedSecretKeyHash: string): Promise<Page | undefined>;
+export async function queryRows(deps: TablesDeps, appId: string, tableId: string, caller: Caller, input: QueryInput, presumedSecretKeyHash?: string): Promise<Page | undefined> {
   if (cachesTableMetadata(deps.store.dialect)) {
-    return withCachedTable(deps, appId, tableId, (table) => queryPage(deps, appId, table, caller, input, { appId, schemaVersion: table.schemaVersion }));
+    const secretKey = presumedSecretKeyHash === undefined ? undefined : { hash: presumedSecretKeyHash, now: iso(deps.clock.now()) };
+    return withCachedTable(deps, appId, tableId, (table) => queryPage(deps, appId, table, caller, input, { appId, schemaVersion: table.schemaVersion, secretKey }));
   }
+  if (presumedSecretKeyHash !== undefined) return undefined;
   const table = await requireTable(deps, deps.db, appId, tableId);
   try {
     return (await queryPage(deps, appId, table, caller, input)) as Page;
@@ -100,8 +108,11 @@ export async function queryRows(deps: TablesDeps, appId: string, tableId: string
   }
 }
 
-/** The page; with `check`, each statement checks the table's schema version: STALE when it has moved on. */
-async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, caller: Caller, input: QueryInput, check?: SchemaCheck): Promise<Page | typeof STALE> {
+/**
+ * The page; with `check`, each statement checks the table's schema version: STALE when it has moved on;
+ * undefined when a statement that confirms a presumed key (check.secretKey) finds nothing.
+ */
+async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, caller: Caller, input: QueryInput, check?: SchemaCheck): Promise<Page | typeof STALE | undefined> {
   const filters = input.filter === undefined ? [] : Array.isArray(input.filter) ? input.filter : [input.filter];
   const conditions = filters.map((f) => compile(deps, table, caller, f));
   const sortField = resolveField(table, caller, input.sort?.field ?? 'created_at');
@@ -125,6 +136,7 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
     const segment: Segment = { sort: sortField.ref, dir, part: parts[i]!, after, limit: limit + 1 - found.length };
     if (check) {
       const { schemaVersion, rows } = await rowsRepo.queryCheckedRows(deps.db, dialect, table.id, check, conditions, userId, segment);
+      if (schemaVersion === undefined && check.secretKey) return undefined;
       if (schemaVersion !== check.schemaVersion) return STALE;
       for (const row of rows) found.push(row);
     } else {

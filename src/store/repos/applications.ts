@@ -1,7 +1,8 @@
+import { sql, type ExpressionBuilder } from 'kysely';
 import { compiledQuery } from '../compiled.js';
 import { APPLICATION_COLUMNS, qualified } from '../columns.js';
 import type { Db } from '../db.js';
-import type { ApplicationRow, ApplicationUpdate, NewApplication } from '../types.js';
+import type { ApplicationRow, ApplicationUpdate, Database, NewApplication } from '../types.js';
 
 export interface Application {
   id: string;
@@ -107,4 +108,52 @@ const appByKeyQuery = compiledQuery(['keyHash', 'kind', 'now'], (db, v) =>
 export async function findApplicationByKeyHash(db: Db, keyHash: string, kind: 'publishable' | 'secret', now: string): Promise<Application | undefined> {
   const [row] = await appByKeyQuery(db, { keyHash, kind, now });
   return row && toApplication(row);
+}
+
+/**
+ * A key the route presumes names an app (the guard has seen it do so: a key never changes apps), to be
+ * confirmed by the route's own statement: still live (unexpired, of this kind, of this app) and the
+ * tenant not paused. `keyHash` null: the guard already checked the request, the statement checks nothing.
+ */
+export interface KeyGate {
+  appId: string;
+  keyHash: string | null;
+  now: string;
+}
+
+/**
+ * The condition a statement gated by a presumed key carries (see KeyGate): true when `keyHash` is null or
+ * names a live key of `kind` for the app whose tenant is not paused. One indexed lookup inside the
+ * statement instead of the guard's own round trip.
+ */
+export function liveKeyGate<DB extends Database, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, v: KeyGate, kind: 'publishable' | 'secret') {
+  const e = eb as unknown as ExpressionBuilder<Database, never>;
+  return e.or([
+    e(sql`cast(${v.keyHash} as text)`, 'is', null),
+    e.exists(
+      e
+        .selectFrom('api_keys')
+        .innerJoin('applications', 'applications.id', 'api_keys.app_id')
+        .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
+        .select(sql`1`.as('live'))
+        .where('api_keys.key_hash', '=', v.keyHash as string)
+        .where('api_keys.kind', '=', kind)
+        .where('api_keys.app_id', '=', v.appId)
+        .where((k) => k.or([k('api_keys.expires_at', 'is', null), k('api_keys.expires_at', '>', v.now)]))
+        .where((k) => k.or([k('billing_accounts.paused', 'is', null), k('billing_accounts.paused', '=', 0)])),
+    ),
+  ]);
+}
+
+/**
+ * liveKeyGate as SQL text for a statement written by hand (custom-rows-query.ts); `param` adds a bound
+ * value and answers its placeholder. The app id is the statement's own expression `appIdSql`.
+ */
+export function liveKeyGateSql(param: (value: unknown) => string, keyHash: string, now: string, kind: 'publishable' | 'secret', appIdSql: string): string {
+  return (
+    'exists (select 1 from api_keys k inner join applications a on a.id = k.app_id' +
+    ' left join billing_accounts b on b.tenant_id = a.tenant_id' +
+    ` where k.key_hash = ${param(keyHash)} and k.kind = '${kind}' and k.app_id = ${appIdSql}` +
+    ` and (k.expires_at is null or k.expires_at > ${param(now)}) and (b.paused is null or b.paused = 0))`
+  );
 }

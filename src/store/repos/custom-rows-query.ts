@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely';
 import { rowLimitText } from '../limit.js';
 import { executeCompiled, type Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
+import { liveKeyGateSql } from './applications.js';
 import { columnIdent, tableIdent, type StoredRow } from './custom-rows.js';
 
 // The keyset SELECT of POST .../rows/query. A request runs one or two of them, so the SQL text is written
@@ -91,24 +92,31 @@ export function segmentQuery(dialect: DialectName, tableId: string, conditions: 
   return CompiledQuery.raw(pageSql(p, tableId, conditions, userId, segment).text, p.values) as CompiledQuery<StoredRow>;
 }
 
-/** Whose metadata a page was built from: the app (the tenant key) and the table's schema version it read. */
+/**
+ * Whose metadata a page was built from: the app (the tenant key) and the table's schema version it read;
+ * with `secretKey`, the statement also confirms the secret key the route presumes (KeyGate).
+ */
 export interface SchemaCheck {
   appId: string;
   schemaVersion: number;
+  secretKey?: { hash: string; now: string };
 }
 
 /**
  * The segment's SELECT, checked against the table's schema version in the same statement (one snapshot):
  * the table's metadata row, left-joined to the page only when its version is the expected one. It answers
  * one row with the version and a null row_id when the version differs or the page is empty, nothing when
- * the app has no such table, else the page's rows, each with the version.
+ * the app has no such table (or the presumed secret key is not live), else the page's rows, each with the
+ * version.
  */
 export function checkedSegmentQuery(dialect: DialectName, tableId: string, check: SchemaCheck, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<CheckedRow> {
   const p = new Parameters(dialect);
   const page = pageSql(p, tableId, conditions, userId, segment);
   const text =
     `select m.schema_version, d.* from custom_tables m left join (${page.text}) d on m.schema_version = ${p.add(check.schemaVersion)}` +
-    ` where m.id = ${p.add(tableId)} and m.app_id = ${p.add(check.appId)} order by ${page.orderBy('d.')}`;
+    ` where m.id = ${p.add(tableId)} and m.app_id = ${p.add(check.appId)}` +
+    (check.secretKey ? ` and ${liveKeyGateSql((value) => p.add(value), check.secretKey.hash, check.secretKey.now, 'secret', 'm.app_id')}` : '') +
+    ` order by ${page.orderBy('d.')}`;
   return CompiledQuery.raw(text, p.values) as CompiledQuery<CheckedRow>;
 }
 
@@ -121,7 +129,8 @@ export async function queryRows(db: Db, dialect: DialectName, tableId: string, c
 }
 
 /**
- * A page of one segment and the schema version it was read under (undefined: the app has no such table).
+ * A page of one segment and the schema version it was read under (undefined: the app has no such table,
+ * or the presumed secret key of `check` is not live).
  * When the version is not `check.schemaVersion`, `rows` is empty and the caller's metadata is stale.
  */
 export async function queryCheckedRows(

@@ -2,16 +2,18 @@ import type { Db } from '../db.js';
 import { compiledQuery } from '../compiled.js';
 import type { QueryCreator } from 'kysely';
 import type { Database, RefreshTokenRow } from '../types.js';
+import { liveKeyGate, type KeyGate } from './applications.js';
 
 export const insertRefreshTokenQuery = compiledQuery(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at'], (db, v) =>
   db.insertInto('refresh_tokens').values({ ...v, rotated_at: null }),
 );
 
 /**
- * Marks the token rotated if it is live (not rotated, not expired). Only one caller can win: the
- * conditional UPDATE is the whole check; it returns the session id to the winner, nothing to the rest.
+ * Marks the token rotated if it is live (not rotated, not expired) and the publishable key the route
+ * presumed is live (KeyGate; nothing is written otherwise). Only one caller can win: the conditional
+ * UPDATE is the whole check; it returns the session id to the winner, nothing to the rest.
  */
-export function claimRefreshTokenStatement(db: QueryCreator<Database>, v: { appId: string; tokenHash: string; now: string }) {
+export function claimRefreshTokenStatement(db: QueryCreator<Database>, v: KeyGate & { tokenHash: string }) {
   return db
     .updateTable('refresh_tokens')
     .set({ rotated_at: v.now })
@@ -19,10 +21,11 @@ export function claimRefreshTokenStatement(db: QueryCreator<Database>, v: { appI
     .where('app_id', '=', v.appId)
     .where('rotated_at', 'is', null)
     .where('expires_at', '>', v.now)
+    .where((eb) => liveKeyGate(eb, v, 'publishable'))
     .returning('session_id');
 }
 
-export const claimRefreshTokenQuery = compiledQuery(['appId', 'tokenHash', 'now'], claimRefreshTokenStatement);
+export const claimRefreshTokenQuery = compiledQuery(['appId', 'tokenHash', 'now', 'keyHash'], claimRefreshTokenStatement);
 
 /** The token row of this app (whatever its state), or undefined. */
 export async function findRefreshToken(db: Db, appId: string, tokenHash: string): Promise<RefreshTokenRow | undefined> {

@@ -22,9 +22,14 @@ import { userByIdQuery } from './users.js';
  * dialect's: services/sessions.ts sees one atomic call.
  */
 
-/** Values of a refresh rotation: the presented token's hash, the new token's hash, now and the new expiry. */
+/**
+ * Values of a refresh rotation: the presented token's hash, the new token's hash, now and the new expiry;
+ * `keyHash`, the publishable key the route presumes (KeyGate: nothing is written unless it is live), or
+ * null when the guard checked it.
+ */
 export interface RotationValues {
   appId: string;
+  keyHash: string | null;
   tokenHash: string;
   newTokenHash: string;
   now: string;
@@ -64,7 +69,7 @@ function issueTokenOf<DB extends Database & { session: { id: string } }>(q: Quer
  * not live; what was written stays written, as in the transaction form (the claim is what makes a second
  * presentation of the token lose).
  */
-const rotateOnPostgres = compiledQuery(['appId', 'tokenHash', 'newTokenHash', 'now', 'expiresAt'], (db, v) =>
+const rotateOnPostgres = compiledQuery(['appId', 'keyHash', 'tokenHash', 'newTokenHash', 'now', 'expiresAt'], (db, v) =>
   db
     .with('claimed', (q) => claimRefreshTokenStatement(q, v))
     .with('session', (q) =>
@@ -90,8 +95,9 @@ const rotateOnPostgres = compiledQuery(['appId', 'tokenHash', 'newTokenHash', 'n
 /**
  * Rotates a live refresh token of the app: the presented one is marked rotated, its session slides to
  * `expiresAt`, the new one is stored; answers the session, its user and the signing kid. Undefined when
- * the presented token is not the app's, already rotated or expired, or its session is not live (what was
- * written stays written: the claim is what makes a second presentation of the token lose).
+ * the presumed key is not live (nothing written), the presented token is not the app's, already rotated or
+ * expired, or its session is not live (what was written stays written: the claim is what makes a second
+ * presentation of the token lose).
  */
 export async function rotateRefreshToken(db: Db, values: RotationValues): Promise<Rotated | undefined> {
   if (!isSqlite(db)) {

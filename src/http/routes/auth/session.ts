@@ -57,7 +57,8 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/tokens/session',
     {
-      preHandler: guards.publishable,
+      // The rotation's own statement confirms a key this node has seen before (no lookup of its own).
+      preHandler: guards.presumingPublishable,
       schema: {
         tags: ['sessions'],
         summary: 'Rotate a refresh token: new access and refresh tokens',
@@ -68,13 +69,30 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request, reply) => {
-      const application = request.application!;
-      await deps.limiter.consume('refresh_ip', `${application.id}:${rateLimitIp(request.ip)}`);
       const fromBody = request.body?.refresh_token;
-      const token = fromBody ?? request.cookies[REFRESH_COOKIE];
-      if (!token) throw unauthorized('missing refresh token', 'invalid_token');
-      if (!fromBody) checkCookieOrigin(request, application);
-      const tokens = await refreshSession(deps, application.id, token);
+      // A cookie needs the app's allowed origins (CSRF): only a token in the body goes on a presumed key.
+      if (fromBody === undefined) await guards.confirmPresumed(request);
+      let limited = false;
+      const limit = async (appId: string) => {
+        if (limited) return;
+        limited = true;
+        await deps.limiter.consume('refresh_ip', `${appId}:${rateLimitIp(request.ip)}`);
+      };
+      const tokens = await guards.presumed(
+        request,
+        async (key) => {
+          await limit(key.appId);
+          return refreshSession(deps, key.appId, fromBody!, key.keyHash);
+        },
+        async () => {
+          const application = request.application!;
+          await limit(application.id);
+          const token = fromBody ?? request.cookies[REFRESH_COOKIE];
+          if (!token) throw unauthorized('missing refresh token', 'invalid_token');
+          if (!fromBody) checkCookieOrigin(request, application);
+          return refreshSession(deps, application.id, token);
+        },
+      );
       if (!fromBody) setAuthCookies(reply, deps.config, tokens);
       return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
     },
