@@ -16,7 +16,7 @@ import { docsUiRoutes } from './http/routes/docs-ui.js';
 import { registerRoutes } from './http/routes/index.js';
 import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
-import { accessLogger } from './logger.js';
+import { accessLine, requestLoggerFactory } from './logger.js';
 
 const AJV_OPTIONS = { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false, strictNumbers: true } as const;
 
@@ -60,6 +60,8 @@ export async function buildApp(deps: Deps): Promise<Http> {
     loggerInstance: deps.log,
     // One line per request, written when it completes (below), instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is made on its first use: most requests log only the access line below.
+    childLoggerFactory: requestLoggerFactory as never,
     genReqId,
     trustProxy: deps.config.trustProxy as boolean | string[],
     bodyLimit: 1024 * 1024,
@@ -78,9 +80,9 @@ export async function buildApp(deps: Deps): Promise<Http> {
     reply.header('x-request-id', request.id);
     done();
   });
-  const access = accessLogger(deps.log);
+  const access = accessLine(deps.log);
   app.addHook('onResponse', (request, reply, done) => {
-    access.info({ reqId: request.id, req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    access(request, reply.statusCode, reply.elapsedTime);
     done();
   });
   // A body-less POST validates as an empty object, so schemas name the missing fields.

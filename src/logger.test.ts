@@ -1,0 +1,86 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { accessLine, createLogger, requestLoggerFactory, type Logger } from './logger.js';
+
+function capture(level = 'info') {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const log = createLogger(level, stream);
+  let children = 0;
+  const child = log.child;
+  log.child = function (this: Logger, bindings, options) {
+    children += 1;
+    return child.call(this, bindings, options);
+  } as Logger['child'];
+  return { log, lines, children: () => children };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('requestLoggerFactory: request.log made on first use', () => {
+  it('makes no child until something is logged, then one child that binds reqId', async () => {
+    const { log, lines, children } = capture();
+    const request = requestLoggerFactory(log, { reqId: 'r-1' }, {});
+    expect(children()).toBe(0);
+    expect(request.level).toBe('info');
+    expect(request.isLevelEnabled('debug')).toBe(false);
+    request.warn({ code: 'x' }, 'first');
+    request.error('second %s', 'line');
+    request.debug('not written at info');
+    await flush();
+    expect(children()).toBe(1);
+    expect(lines.map((l) => [l.reqId, l.level, l.msg, l.code])).toEqual([
+      ['r-1', 40, 'first', 'x'],
+      ['r-1', 50, 'second line', undefined],
+    ]);
+  });
+
+  it('keeps the redaction of the process logger, and its children bind both', async () => {
+    const { log, lines } = capture();
+    const request = requestLoggerFactory(log, { reqId: 'r-2' }, {});
+    request.child({ step: 'mail' }).info({ user: { password: 'hunter2' } }, 'nested');
+    await flush();
+    expect(lines[0]).toMatchObject({ reqId: 'r-2', step: 'mail', msg: 'nested', user: { password: '[redacted]' } });
+  });
+
+  it('a route-level log level given by Fastify applies', async () => {
+    const { log, lines } = capture('info');
+    const request = requestLoggerFactory(log, { reqId: 'r-3' }, { level: 'debug' });
+    expect(request.level).toBe('debug');
+    request.debug('now written');
+    await flush();
+    expect(lines.map((l) => l.msg)).toEqual(['now written']);
+  });
+});
+
+describe('accessLine: the access line built directly', () => {
+  it('is the line pino writes for the same request through the serializers, field for field', async () => {
+    const { log, lines } = capture();
+    const requests = [
+      { id: 'r-9', method: 'POST', url: '/v1/auth/links/consume?token=abc&x="1"', hostname: 'h.example', ip: '10.0.0.1' },
+      { id: 'r-10', method: 'GET', url: '/v1/health', hostname: undefined, ip: '::1' },
+    ];
+    for (const request of requests) {
+      accessLine(log)(request, 201, 1.2345);
+      log.info({ reqId: request.id, req: request, res: { statusCode: 201 }, responseTime: 1.2345 }, 'request completed');
+    }
+    await flush();
+    const withoutTime = ({ time, ...rest }: Record<string, unknown>) => (expect(time).toBeTypeOf('number'), rest);
+    expect(withoutTime(lines[0]!)).toEqual(withoutTime(lines[1]!));
+    expect(withoutTime(lines[2]!)).toEqual(withoutTime(lines[3]!));
+    expect(lines[0]).toMatchObject({ level: 30, reqId: 'r-9', req: { url: '/v1/auth/links/consume?token=[redacted]&x="1"' }, res: { statusCode: 201 } });
+    expect(lines[2]!.req).toEqual({ method: 'GET', url: '/v1/health', ip: '::1' });
+  });
+
+  it('writes nothing when info is off', async () => {
+    const { log, lines } = capture('warn');
+    accessLine(log)({ id: 'r-11', method: 'GET', url: '/', ip: '::1' }, 200, 1);
+    await flush();
+    expect(lines).toEqual([]);
+  });
+});
