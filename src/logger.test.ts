@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { accessLine, createLogger, requestLoggerFactory, type Logger } from './logger.js';
+import { accessLine, createLogger, requestLoggerFactory, scrubUrl, type Logger } from './logger.js';
 
 function capture(level = 'info') {
   const lines: Record<string, unknown>[] = [];
@@ -82,5 +82,16 @@ describe('accessLine: the access line built directly', () => {
     accessLine(log)({ id: 'r-11', method: 'GET', url: '/', ip: '::1' }, 200, 1);
     await flush();
     expect(lines).toEqual([]);
+  });
+});
+
+describe('scrubUrl', () => {
+  it('redacts the value of every secret-carrying parameter, however its name is written', () => {
+    expect(scrubUrl('/v1/health')).toBe('/v1/health');
+    expect(scrubUrl('/v1/x?token=abc&keep=1&code=123456')).toBe('/v1/x?token=[redacted]&keep=1&code=[redacted]');
+    expect(scrubUrl('/v1/x?%74oken=abc&Refresh_Token=rt_1&st%61te=s&x=%74oken')).toBe('/v1/x?%74oken=[redacted]&Refresh_Token=[redacted]&st%61te=[redacted]&x=%74oken');
+    expect(scrubUrl('/v1/x?__sso_token=t&publishable_key=pk_1&tokens=keep')).toBe('/v1/x?__sso_token=[redacted]&publishable_key=[redacted]&tokens=keep');
+    expect(scrubUrl('/v1/x?token=a#frag')).toBe('/v1/x?token=[redacted]#frag');
+    expect(scrubUrl('/v1/x?%E0%A4%A=1&token=z&&=&token')).toBe('/v1/x?%E0%A4%A=1&token=[redacted]&&=&token');
   });
 });

@@ -1,10 +1,30 @@
 import { pino, type Bindings, type ChildLoggerOptions, type Level, type LevelWithSilentOrString, type Logger } from 'pino';
 
 // Query parameters that carry one-time secrets (email links, SSO hops, OAuth codes) never reach a log line.
-const SECRET_PARAMS = /([?&](?:token|__sso_token|code|state|refresh_token|publishable_key)=)[^&#]*/gi;
+const SECRET_PARAMS = new Set(['token', '__sso_token', 'code', 'state', 'refresh_token', 'publishable_key']);
 
+/** A parameter's name as the query parser reads it (`%74oken` is `token`), lower-cased. */
+function paramName(raw: string): string {
+  if (!raw.includes('%') && !raw.includes('+')) return raw.toLowerCase();
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
+}
+
+/** The URL with the value of every secret-carrying query parameter replaced by `[redacted]`. */
 export function scrubUrl(url: string): string {
-  return url.replace(SECRET_PARAMS, '$1[redacted]');
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const hash = url.indexOf('#', query);
+  const end = hash < 0 ? url.length : hash;
+  const pairs = url.slice(query + 1, end).split('&');
+  for (let i = 0; i < pairs.length; i++) {
+    const eq = pairs[i]!.indexOf('=');
+    if (eq >= 0 && SECRET_PARAMS.has(paramName(pairs[i]!.slice(0, eq)))) pairs[i] = `${pairs[i]!.slice(0, eq)}=[redacted]`;
+  }
+  return `${url.slice(0, query + 1)}${pairs.join('&')}${url.slice(end)}`;
 }
 
 /** How long a log line may wait in the buffer when traffic is too light to fill a write. */
@@ -20,7 +40,8 @@ export const LOG_FLUSH_MS = 200;
 export const asyncStdout = () => pino.destination({ dest: 1, sync: false, maxWrite: 4096, minLength: 4000, periodicFlush: LOG_FLUSH_MS });
 
 /**
- * The process logger: JSON lines, secrets redacted by path. Request lines carry the request id
+ * The process logger: JSON lines, secrets redacted by path. accessLine writes pino's line format itself:
+ * a `formatters`, `messageKey`, `timestamp` or `mixin` option here must be mirrored there. Request lines carry the request id
  * (Fastify's child loggers add `reqId`).
  */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {

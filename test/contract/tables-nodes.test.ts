@@ -180,6 +180,29 @@ describe('10 a secret key a node has used before is still checked on every query
     expect(data(back)).toEqual([{ title: 'x' }]);
   });
 
+  it('expired: 401 also for a cursor that reads nothing (into the nulls of a column required since)', async () => {
+    const { own, key, table } = await usedOnBothNodes();
+    const n = await call(a, key, 'POST', `/v1/tables/${table.table_id}/columns`, { name: 'n', type: 'int' });
+    expect(n.status).toBe(201);
+    for (const value of [1, null, null]) await insertRow(a, key, table.table_id, { title: 't', n: value });
+    const sort = { field: 'n', dir: 'asc' };
+    const first = await query(b, key, table.table_id, { sort, limit: 2 });
+    const second = await query(b, key, table.table_id, { sort, limit: 2, cursor: first.body.next_cursor });
+    expect(second.body.rows.map((r: { data: { n?: unknown } }) => r.data.n ?? null)).toEqual([null, null]);
+    const third = await query(b, key, table.table_id, { sort, limit: 1, cursor: first.body.next_cursor });
+    expect(third.body.next_cursor).toEqual(expect.any(String));
+    const required = await call(a, key, 'PATCH', `/v1/tables/${table.table_id}/columns/${column(n.body, 'n')}`, { required: true, default_value: 0 });
+    expect(required.status, JSON.stringify(required.body)).toBe(200);
+    const live = await query(b, key, table.table_id, { sort, limit: 1, cursor: third.body.next_cursor });
+    expect(live.status).toBe(200);
+    await expireSecretKey(own.app_id, '2000-01-01T00:00:00.000Z');
+    for (const server of [a, b]) {
+      const res = await query(server, key, table.table_id, { sort, limit: 1, cursor: third.body.next_cursor });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ detail: 'invalid secret key' });
+    }
+  });
+
   it("a paused tenant: 402 on both nodes; after a credit, the rows; another app's table: 404 with the used key", async () => {
     const { own, key, table } = await usedOnBothNodes();
     await credit(own.tenant_id, '-1');

@@ -268,6 +268,8 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     const keyHash = sha256Hex(token);
     const appId = secretKeyApps.get(keyHash);
     if (!appId) return secret(request);
+    // An app the CORS check resolved (from a publishable key or the Host) is not this request's app.
+    request.application = undefined;
     request.presumedKey = { appId, keyHash, kind: 'secret' };
     request.appVia = 'secret';
   }

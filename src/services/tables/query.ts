@@ -130,18 +130,31 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
   if (start < 0) throw badRequest('cursor is invalid, or belongs to another query');
   const found: StoredRow[] = [];
   const userId = caller.kind === 'user' ? caller.userId : undefined;
+  /** Reads a segment into `found`; with `check`, answers STALE or undefined as queryPage does. */
+  const read = async (segment: Segment): Promise<typeof STALE | undefined | true> => {
+    if (!check) {
+      for (const row of await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment)) found.push(row);
+      return true;
+    }
+    const { schemaVersion, rows } = await rowsRepo.queryCheckedRows(deps.db, dialect, table.id, check, conditions, userId, segment);
+    if (schemaVersion === undefined && check.secretKey) return undefined;
+    if (schemaVersion !== check.schemaVersion) return STALE;
+    for (const row of rows) found.push(row);
+    return true;
+  };
+  let reads = 0;
   for (let i = start; i < parts.length && found.length <= limit; i++) {
     if (parts[i] === 'nulls' && sortField.required) continue;
     const after = i === start && position ? { value: encodeValue(dialect, sortField.type, position.value), rowId: position.rowId } : undefined;
-    const segment: Segment = { sort: sortField.ref, dir, part: parts[i]!, after, limit: limit + 1 - found.length };
-    if (check) {
-      const { schemaVersion, rows } = await rowsRepo.queryCheckedRows(deps.db, dialect, table.id, check, conditions, userId, segment);
-      if (schemaVersion === undefined && check.secretKey) return undefined;
-      if (schemaVersion !== check.schemaVersion) return STALE;
-      for (const row of rows) found.push(row);
-    } else {
-      for (const row of await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment)) found.push(row);
-    }
+    const done = await read({ sort: sortField.ref, dir, part: parts[i]!, after, limit: limit + 1 - found.length });
+    if (done !== true) return done;
+    reads++;
+  }
+  // A cursor into the null segment of a column required since reads nothing: the checks of `check` (the
+  // schema version, a presumed key) still run, on an empty read.
+  if (check && reads === 0) {
+    const done = await read({ sort: sortField.ref, dir, part: 'values', limit: 0 });
+    if (done !== true) return done;
   }
   const page = found.slice(0, limit);
   let next: string | null = null;
