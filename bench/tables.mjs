@@ -12,6 +12,7 @@
 // A benchmark, not a test: nothing here asserts on timings. Figures go to bench/README.md.
 //
 //   npm run build && node bench/tables.mjs [--db sqlite|postgres] [--rows 100000] [--duration 10] [--insert-seconds 10] [--deep-pages 100]
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -148,12 +149,18 @@ async function main() {
       const text = { first: firstSql((n) => `$${n}`), deep: deepSql((n) => `$${n}`) };
       query = async (kind, args) => (await pool.query(text[kind], args)).rows;
       explain = async (kind, args) => (await pool.query(`explain (analyze, costs off) ${text[kind]}`, args)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      // As the server sends it: the page inside its table's schema-version check (src/store/repos/custom-rows-query.ts).
+      // As the server sends it: the page inside its table's schema-version check and, for a secret key the
+      // node has seen before, the key's check (src/store/repos/custom-rows-query.ts, liveKeyGateSql).
       const version = (await pool.query('select schema_version from custom_tables where id = $1', [table.table_id])).rows[0].schema_version;
+      const keyHash = createHash('sha256').update(app.secret_key).digest('hex');
       explainChecked = async (kind, args) => {
         const n = args.length;
-        const checked = `select m.schema_version, d.* from custom_tables m left join (${text[kind]}) d on m.schema_version = $${n + 1} where m.id = $${n + 2} and m.app_id = $${n + 3} order by d.${col.due} desc, d.row_id desc`;
-        return (await pool.query(`explain (analyze, costs off) ${checked}`, [...args, version, table.table_id, app.app_id])).rows.map((r) => r['QUERY PLAN']).join('\n');
+        const gate =
+          `exists (select 1 from api_keys k inner join applications a on a.id = k.app_id left join billing_accounts b on b.tenant_id = a.tenant_id` +
+          ` where k.key_hash = $${n + 4} and k.kind = 'secret' and k.app_id = m.app_id and (k.expires_at is null or k.expires_at > $${n + 5}) and (b.paused is null or b.paused = 0))`;
+        const checked = `select m.schema_version, d.* from custom_tables m left join (${text[kind]}) d on m.schema_version = $${n + 1} where m.id = $${n + 2} and m.app_id = $${n + 3} and ${gate} order by d.${col.due} desc, d.row_id desc`;
+        const values = [...args, version, table.table_id, app.app_id, keyHash, new Date().toISOString()];
+        return (await pool.query(`explain (analyze, costs off) ${checked}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
       };
       closeDb = () => pool.end();
     }
