@@ -22,6 +22,7 @@ import pg from 'pg';
 import { call } from './lib/fixtures.mjs';
 import { spawnListening } from './lib/ceilings.mjs';
 import { startServer } from './lib/server.mjs';
+import { checkedSegmentQuery } from '../dist/src/store/repos/custom-rows-query.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -151,16 +152,18 @@ async function main() {
       query = async (kind, args) => (await pool.query(text[kind], args)).rows;
       explain = async (kind, args) => (await pool.query(`explain (analyze, costs off) ${text[kind]}`, args)).rows.map((r) => r['QUERY PLAN']).join('\n');
       // As the server sends it: the page inside its table's schema-version check and, for a secret key the
-      // node has seen before, the key's check (src/store/repos/custom-rows-query.ts, liveKeyGateSql).
+      // node has seen before, the key's check (src/store/repos/custom-rows-query.ts, checkedSegmentQuery).
       const version = (await pool.query('select schema_version from custom_tables where id = $1', [table.table_id])).rows[0].schema_version;
       const keyHash = createHash('sha256').update(app.secret_key).digest('hex');
+      // The server's own builder (dist/).
+      const columnId = Object.fromEntries(table.columns.map((c) => [c.name, c.column_id]));
       const checked = (kind, args) => {
-        const n = args.length;
-        const gate =
-          `exists (select 1 from api_keys k inner join applications a on a.id = k.app_id left join billing_accounts b on b.tenant_id = a.tenant_id` +
-          ` where k.key_hash = $${n + 4} and k.kind = 'secret' and k.app_id = m.app_id and (k.expires_at is null or k.expires_at > $${n + 5}) and (b.paused is null or b.paused = 0))`;
-        const sql = `select m.schema_version, d.* from custom_tables m left join (${text[kind]}) d on m.schema_version = $${n + 1} where m.id = $${n + 2} and m.app_id = $${n + 3} and ${gate} order by d.${col.due} desc, d.row_id desc`;
-        return { text: sql, values: [...args, version, table.table_id, app.app_id, keyHash, new Date().toISOString()] };
+        const check = { appId: app.app_id, schemaVersion: Number(version), secretKey: { hash: keyHash, now: new Date().toISOString() } };
+        const conditions = [{ op: 'gte', field: { kind: 'column', columnId: columnId.score }, value: args[0] }];
+        const sort = { kind: 'column', columnId: columnId.due };
+        const segment = kind === 'first' ? { sort, dir: 'desc', part: 'all', limit: 51 } : { sort, dir: 'desc', part: 'values', after: { value: args[1], rowId: args[2] }, limit: 51 };
+        const query = checkedSegmentQuery('postgres', table.table_id, check, conditions, undefined, segment);
+        return { text: query.sql, values: query.parameters };
       };
       explainChecked = async (kind, args) => {
         const { text, values } = checked(kind, args);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type TestApp } from '../helpers/fixtures.js';
+import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { asSecret, call, insertRow, makeTable, query, queryAll, type Caller } from '../helpers/tables.js';
+import { asSecret, call, insertRow, makeTable, query, queryAll, sessionUser, type Caller } from '../helpers/tables.js';
 
 // contract.md section 10: POST .../rows/query (every op, both sort directions, AND-lists, cursors).
 
@@ -251,5 +251,78 @@ describe('10 query: cursors are opaque, tamper-evident and keyset-based', () => 
       expect(new Set(seen).size).toBe(seen.length);
       for (const id of existing) expect(seen).toContain(id);
     }
+  });
+});
+
+describe('10 query: a page shows each row as reading it does', () => {
+  it('every type and its edge values, nulls absent, user_id set and not', async () => {
+    const user = await sessionUser(server, app);
+    const table = await makeTable(server, secret, [
+      { name: 'i', type: 'int' },
+      { name: 'f', type: 'float' },
+      { name: 'b', type: 'bool' },
+      { name: 't', type: 'text' },
+      { name: 'd', type: 'date' },
+      { name: 'j', type: 'json' },
+    ]);
+    const rows = [
+      { i: Number.MAX_SAFE_INTEGER, f: 1e21, b: false, t: 'quote " backslash \\ tab \t nl \n nul-ish \u0001 \u001f', d: '0001-01-01', j: { z: 1, a: [1.5, 'x', null, { b: true }], '': 'empty' } },
+      { i: -Number.MAX_SAFE_INTEGER, f: 0.1, b: true, t: 'émoji 🙂 \u2028 ascii', d: '9999-12-31T23:59:59.999Z', j: 'a string' },
+      { i: 0, f: -1.5e-7, t: '', d: '2026-02-03T04:05:06.7+01:00', j: null },
+      { f: 5e-324, j: [] },
+      { j: 0 },
+      {},
+    ];
+    const made = [];
+    for (const data of rows) made.push(await insertRow(server, secret, table.table_id, data));
+    made.push(await insertRow(server, secret, table.table_id, { t: 'mine', j: { nested: { deeper: [{}] } } }, { user_id: user.userId }));
+    // -0 cannot be written by JSON.stringify: sent as it is, it reads back as 0 on every path.
+    const negativeZero = await api(server, 'POST', `/v1/tables/${table.table_id}/rows`, {
+      bearer: secret.bearer,
+      headers: { 'content-type': 'application/json' },
+      rawBody: '{"data":{"f":-0}}',
+    });
+    expect(negativeZero.status).toBe(201);
+    made.push(negativeZero.body);
+
+    const page = await query(server, secret, table.table_id, { limit: 200 });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(page.body.next_cursor).toBeNull();
+    expect(page.body.rows).toHaveLength(made.length);
+    // Rows made in the same millisecond follow row_id order: each is found by its id.
+    const paged = made.map((row) => page.body.rows.find((r: { row_id: string }) => r.row_id === row.row_id));
+    for (const [n, row] of made.entries()) {
+      const read = await call(server, secret, 'GET', `/v1/tables/${table.table_id}/rows/${row.row_id}`);
+      expect(read.status).toBe(200);
+      expect(paged[n], `row ${n}`).toStrictEqual(read.body);
+      expect(Object.keys(paged[n].data), `row ${n}: data in column order`).toEqual(Object.keys(read.body.data));
+      expect(Object.keys(paged[n]), `row ${n}: fields`).toEqual(['row_id', 'data', 'user_id', 'created_at', 'updated_at']);
+    }
+    expect(paged[0].data).toStrictEqual({ ...rows[0], d: '0001-01-01T00:00:00.000Z' });
+    expect(paged[2].data).toStrictEqual({ i: 0, f: -1.5e-7, t: '', d: '2026-02-03T03:05:06.700Z' });
+    expect(Object.is(paged[made.length - 1].data.f, 0)).toBe(true);
+    expect(paged[6].user_id).toBe(user.userId);
+
+    // The session user's page: only their row, the same record.
+    const own = await query(server, user, table.table_id, {});
+    expect(own.status).toBe(200);
+    expect(own.body.rows).toStrictEqual([paged[6]]);
+  });
+
+  it('a table of 100 columns, after a rename: each value under its name, nulls absent', async () => {
+    const columns = Array.from({ length: 100 }, (_, n) => ({ name: `c${n}`, type: n % 2 ? 'int' : 'text' }));
+    const table = await makeTable(server, secret, columns);
+    const pick = [0, 48, 49, 50, 51, 98, 99];
+    const data = Object.fromEntries(pick.map((n) => [`c${n}`, n % 2 ? n : `v${n}`]));
+    const row = await insertRow(server, secret, table.table_id, data);
+    const sparse = await insertRow(server, secret, table.table_id, { c50: 'only' });
+    const renamed = await call(server, secret, 'PATCH', `/v1/tables/${table.table_id}/columns/${table.columns[50]!.column_id}`, { name: 'fifty' });
+    expect(renamed.status).toBe(200);
+    const page = await query(server, secret, table.table_id, { sort: { field: 'fifty', dir: 'desc' } });
+    expect(page.status).toBe(200);
+    const { c50, ...rest } = data;
+    expect(page.body.rows.map((r: { data: unknown }) => r.data)).toStrictEqual([{ ...rest, fifty: c50 }, { fifty: 'only' }]);
+    expect(page.body.rows.map((r: { row_id: string }) => r.row_id)).toEqual([row.row_id, sparse.row_id]);
   });
 });
