@@ -44,26 +44,21 @@ type Query = (...args: unknown[]) => unknown;
 type ParsedStatements = { connection: { parsedStatements: Record<string, string> } };
 
 /** A connection's named statements for marked texts (text → name, oldest use first). */
-export class ConnectionStatements {
+class ConnectionStatements {
   private readonly names = new Map<string, string>();
   private counter = 0;
 
   constructor(
     private readonly query: Query,
     private readonly client: ParsedStatements,
-    private readonly max = STATEMENTS_PER_CONNECTION,
   ) {}
-
-  get size(): number {
-    return this.names.size;
-  }
 
   nameOf(text: string): string {
     let name = this.names.get(text);
     if (name !== undefined) {
       this.names.delete(text);
     } else {
-      if (this.names.size >= this.max) this.drop(this.names.keys().next().value!);
+      if (this.names.size >= STATEMENTS_PER_CONNECTION) this.drop(this.names.keys().next().value!);
       name = `gh_c${++this.counter}`;
     }
     this.names.set(text, name);
