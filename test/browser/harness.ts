@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { startAuthServer, type AuthEnv } from '../helpers/accounts.js';
@@ -105,8 +106,8 @@ export async function startSites(): Promise<Sites> {
     response.writeHead(html ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
     response.end(html ?? 'not found');
   });
-  const evilPort = await freePort();
-  await new Promise<void>((done) => evil.listen(evilPort, '127.0.0.1', done));
+  await new Promise<void>((done) => evil.listen(0, '127.0.0.1', done));
+  const evilPort = (evil.address() as AddressInfo).port;
 
   const browser = await chromium.launch({
     executablePath: findChromium(),

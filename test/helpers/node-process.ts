@@ -1,13 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createPostgresDatabase, TEST_DB } from './db.js';
-import { BASE_ENV, cleanEnv, freePort, runCli, settled, type TestServer } from './server.js';
-
-const BIN = join(resolve(import.meta.dirname, '../..'), 'bin/gatehouse.js');
+import { BASE_ENV, runCli, spawnServe, settled, type TestServer } from './server.js';
 
 /** A database and working directory that outlive server processes, so a test can kill and restart nodes on them. */
 export interface Deployment {
@@ -63,25 +61,10 @@ export async function createDeployment(options: { postgresUrl?: string; env?: Re
 
 /** Starts `gatehouse serve` on the deployment with a free port; resolves once /v1/health answers 200. */
 export async function startNode(deployment: Deployment, extraEnv: Record<string, string> = {}): Promise<NodeProcess> {
-  const port = await freePort();
-  const env = { ...deployment.env, PORT: String(port), ...extraEnv };
-  let output = '';
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: deployment.dir, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const env = { ...deployment.env, ...extraEnv };
+  const { child, port, output, exited } = await spawnServe(env, deployment.dir, 60_000);
+  env.PORT = String(port);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
-    try {
-      if ((await fetch(`${url}/v1/health`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
   return {
     child,
     exited,
@@ -90,8 +73,8 @@ export async function startNode(deployment: Deployment, extraEnv: Record<string,
     dir: deployment.dir,
     env,
     databaseUrl: deployment.databaseUrl,
-    output: () => output,
-    logs: () => settled(() => output),
+    output,
+    logs: () => settled(output),
     cli: (args, more = {}) => runCli(args, { ...env, ...more }, deployment.dir),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import { expect } from 'vitest';
 import { api, createApp, type TestApp } from './fixtures.js';
-import { freePort, startServer, type TestServer } from './server.js';
+import { startServer, type TestServer } from './server.js';
 
 // Object storage tests run every case on both blob stores: files on disk, and a real S3-compatible
 // server (s3rver, started here on loopback) reached through @aws-sdk/client-s3.
@@ -44,9 +44,9 @@ export async function startObjectServer(kind: StoreKind, env: Record<string, str
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-s3-'));
-  const port = await freePort();
-  const s3 = new S3rver({ address: '127.0.0.1', port, directory: dir, silent: true, configureBuckets: [{ name: S3_BUCKET }] });
-  await s3.run();
+  // Port 0: the server binds a port of its own at once (a probed port could be taken before it binds).
+  const s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: dir, silent: true, configureBuckets: [{ name: S3_BUCKET }] });
+  const { port } = (await s3.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${port}`;
   const server = await startServer({
     BLOB_STORE: `s3://${S3_BUCKET}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1&force_path_style=true`,

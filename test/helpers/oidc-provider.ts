@@ -1,8 +1,7 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK, type JWTPayload } from 'jose';
 import Provider from 'oidc-provider';
-import { freePort } from './server.js';
 
 // A real OpenID Connect provider (oidc-provider, the certified Node implementation) on loopback, playing
 // Google (query response mode, client_secret_basic) or Apple (form_post, client_secret_post whose
@@ -10,7 +9,9 @@ import { freePort } from './server.js';
 // through its own interaction pages (dev interactions: any login name, any password; then consent).
 //
 // The issuer URL must be known before Gatehouse starts (GOOGLE_ISSUER) and the redirect URI (Gatehouse's
-// URL) before the provider starts: createIssuer reserves the port, start() builds and listens.
+// URL) before the provider starts: createIssuer listens at once (until start(), every request gets 503),
+// start() builds the provider and hands it the requests. Listening from the start keeps the port: a port
+// probed free and released could be taken by another socket before the provider bound it.
 
 export interface ProviderAccount {
   email?: string;
@@ -61,7 +62,14 @@ export function newAppleKey(teamId = 'TEAM123456', keyId = `KEY${randomBytes(4).
 }
 
 export async function createIssuer(kind: 'google' | 'apple', clients: IssuerClient[]): Promise<TestIssuer> {
-  const port = await freePort();
+  let handle: RequestListener = (_req, res) => res.writeHead(503).end();
+  const server = createServer((req, res) => handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
   const issuer = `http://127.0.0.1:${port}`;
   const accounts = new Map<string, ProviderAccount>();
   const clientSecretsSeen: string[] = [];
@@ -69,7 +77,7 @@ export async function createIssuer(kind: 'google' | 'apple', clients: IssuerClie
   const kid = `${kind}-key-1`;
   const privateJwk: JWK = { ...(await exportJWK(signing.privateKey)), kid, alg: 'RS256', use: 'sig' };
   let pendingTamper: IdTokenTamper | undefined;
-  let server: Server | undefined;
+  let stopped = false;
 
   async function retamper(idToken: string, tamper: IdTokenTamper): Promise<string> {
     const claims = tamper.claims ? tamper.claims(decodeJwt(idToken)) : decodeJwt(idToken);
@@ -138,11 +146,7 @@ export async function createIssuer(kind: 'google' | 'apple', clients: IssuerClie
       }
     });
 
-    server = createServer(provider.callback());
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
-      server!.listen(port, '127.0.0.1', () => resolve());
-    });
+    handle = provider.callback();
   }
 
   return {
@@ -156,11 +160,11 @@ export async function createIssuer(kind: 'google' | 'apple', clients: IssuerClie
       pendingTamper = tamper;
     },
     stop: async () => {
-      if (!server) return;
-      const closing = new Promise((resolve) => server!.close(resolve));
+      if (stopped) return;
+      stopped = true;
+      const closing = new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
       await closing;
-      server = undefined;
     },
   };
 }

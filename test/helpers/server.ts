@@ -53,6 +53,52 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface Spawned {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Spawns `gatehouse serve` in `cwd` and resolves once it printed its banner (so it is this process that
+ * listens) and /v1/health answers 200. Without PORT in `env` it takes a free port; a port probed free
+ * and released can be taken by another socket (an outgoing one included) before the server binds it,
+ * so a start that fails with EADDRINUSE is tried again on another port.
+ */
+export async function spawnServe(env: Record<string, string>, cwd: string, timeoutMs: number): Promise<Spawned> {
+  for (let attempt = 1; ; attempt++) {
+    const port = env.PORT ? Number(env.PORT) : await freePort();
+    let text = '';
+    const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: { ...cleanEnv(), ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk) => (text += chunk));
+    child.stderr!.on('data', (chunk) => (text += chunk));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+    const output = () => text;
+    const banner = `Gatehouse is listening on http://${env.HOST ?? '127.0.0.1'}:${port} `;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        await exited;
+        if (!env.PORT && attempt < 5 && text.includes('EADDRINUSE')) break;
+        throw new Error(`server exited early (${child.exitCode ?? child.signalCode}):\n${text}`);
+      }
+      if (text.includes(banner)) {
+        try {
+          if ((await fetch(`http://127.0.0.1:${port}/v1/health`)).ok) return { child, port, output, exited };
+        } catch {
+          // not answering yet
+        }
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`server did not start:\n${text}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 /** The environment a test server gets unless the test says otherwise: fast, order-independent. */
 export const BASE_ENV: Record<string, string> = {
   RATE_LIMITS: 'off',
@@ -88,10 +134,9 @@ export function runCli(args: string[], env: Record<string, string>, cwd: string)
  */
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
-  const port = await freePort();
   let dropDatabase = async () => {};
   let databaseUrl = `sqlite:${join(dir, 'data/gatehouse.db')}`;
-  const serverEnv: Record<string, string> = { ...BASE_ENV, PORT: String(port), HOST: '127.0.0.1' };
+  const serverEnv: Record<string, string> = { ...BASE_ENV, HOST: '127.0.0.1' };
   if (TEST_DB === 'postgres') {
     const database = await createPostgresDatabase();
     databaseUrl = database.url;
@@ -102,29 +147,9 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   if (process.env.TEST_REDIS_URL) serverEnv.REDIS_URL = process.env.TEST_REDIS_URL;
   Object.assign(serverEnv, env);
 
-  let output = '';
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: dir,
-    env: { ...cleanEnv(), ...serverEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
-
+  const { child, port, output, exited } = await spawnServe(serverEnv, dir, 30_000);
+  serverEnv.PORT = String(port);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
-    try {
-      const response = await fetch(`${url}/v1/health`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 
   return {
     url,
@@ -132,8 +157,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     dir,
     env: serverEnv,
     databaseUrl,
-    output: () => output,
-    logs: () => settled(() => output),
+    output,
+    logs: () => settled(output),
     cli: (args, extraEnv = {}) => runCli(args, { ...serverEnv, ...extraEnv }, dir),
     stop: async () => {
       if (child.exitCode === null) {
