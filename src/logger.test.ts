@@ -1,6 +1,9 @@
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { accessLine, createLogger, requestLoggerFactory, scrubUrl, type Logger } from './logger.js';
+import { accessLine, batchedStdout, createLogger, requestLoggerFactory, scrubUrl, type Logger } from './logger.js';
 
 function capture(level = 'info') {
   const lines: Record<string, unknown>[] = [];
@@ -93,5 +96,35 @@ describe('scrubUrl', () => {
     expect(scrubUrl('/v1/x?__sso_token=t&publishable_key=pk_1&tokens=keep')).toBe('/v1/x?__sso_token=[redacted]&publishable_key=[redacted]&tokens=keep');
     expect(scrubUrl('/v1/x?token=a#frag')).toBe('/v1/x?token=[redacted]#frag');
     expect(scrubUrl('/v1/x?%E0%A4%A=1&token=z&&=&token')).toBe('/v1/x?%E0%A4%A=1&token=[redacted]&&=&token');
+  });
+});
+
+describe('batchedStdout: the process log destination', () => {
+  it('writes as lines come, in whole-line batches of at most 4096 bytes: however fast they come, at most one batch waits', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-'));
+    const stream = batchedStdout(openSync(join(dir, 'out.log'), 'a'));
+    try {
+      const writes: number[] = [];
+      stream.on('write', (bytes: number) => writes.push(bytes));
+      // A loaded server logs many lines per turn of the event loop; none of them may wait for a later turn.
+      const line = (i: number) => `${JSON.stringify({ level: 30, n: i, msg: 'request completed', pad: 'x'.repeat(60) })}\n`;
+      let total = 0;
+      for (let i = 0; i < 10_000; i++) {
+        stream.write(line(i));
+        total += line(i).length;
+      }
+      const written = readFileSync(join(dir, 'out.log'), 'utf8');
+      const waiting = total - written.length;
+      expect(waiting).toBeGreaterThanOrEqual(0);
+      expect(waiting).toBeLessThanOrEqual(4096);
+      expect(written.endsWith('\n')).toBe(true);
+      expect(Math.max(...writes)).toBeLessThanOrEqual(4096);
+      stream.flushSync();
+      const lines = readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean);
+      expect(lines.map((text) => JSON.parse(text).n)).toEqual(Array.from({ length: 10_000 }, (_, i) => i));
+    } finally {
+      stream.destroy(); // closes the file
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

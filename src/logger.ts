@@ -31,13 +31,29 @@ export function scrubUrl(url: string): string {
 export const LOG_FLUSH_MS = 200;
 
 /**
- * Standard output without blocking the event loop: lines are queued and written by libuv in batches of
- * about 4 KB (whole lines, at most PIPE_BUF = 4096 bytes per write, so several workers' lines never
- * interleave on a pipe), and whatever is queued is written at least every LOG_FLUSH_MS. One write per
- * line cost a thread-pool round trip per request, more CPU than the rest of a /v1/health answer
- * (bench/README.md). pino flushes what is queued when the process exits (shutdown included).
+ * Standard output in batches: lines are queued and written about 4 KB at a time (whole lines, at most
+ * PIPE_BUF = 4096 bytes per write, so several workers' lines never interleave on a pipe), and whatever is
+ * queued is written at least every LOG_FLUSH_MS and when the process exits.
+ *
+ * The writes are synchronous, so the queue never holds more than one batch. Asynchronous writes (libuv's
+ * thread pool, one batch in flight) finish one batch per turn of the event loop, and a loaded turn logs
+ * more than that: under a sustained /v1/health load half the lines were still queued when the load
+ * stopped, and the queue grew the heap by about 8 MB a second without bound (bench/README.md, "Memory
+ * under load"). A batched write is one system call per ~16 lines, cheaper than a thread-pool round trip;
+ * a reader that cannot keep up slows the server instead of filling its memory (pino's default).
  */
-export const asyncStdout = () => pino.destination({ dest: 1, sync: false, maxWrite: 4096, minLength: 4000, periodicFlush: LOG_FLUSH_MS });
+export function batchedStdout(fd = 1): ReturnType<typeof pino.destination> {
+  const stream = pino.destination({ dest: fd, sync: true, maxWrite: 4096, minLength: 4000, periodicFlush: LOG_FLUSH_MS });
+  // pino flushes on exit only the destinations it writes asynchronously; this one holds up to a batch.
+  process.once('exit', () => {
+    try {
+      stream.flushSync();
+    } catch {
+      // stdout is gone (a closed pipe): nothing can take the lines
+    }
+  });
+  return stream;
+}
 
 /**
  * The process logger: JSON lines, secrets redacted by path. accessLine writes pino's line format itself:
@@ -70,7 +86,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
         res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
       },
     },
-    (destination ?? asyncStdout()) as never,
+    (destination ?? batchedStdout()) as never,
   );
 }
 

@@ -1,8 +1,9 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryDatabase } from '../helpers/db.js';
 import { api, createApp } from '../helpers/fixtures.js';
-import { createDeployment, startNode, type Deployment, type NodeProcess } from '../helpers/node-process.js';
+import { createDeployment, logLines, startNode, type Deployment, type NodeProcess } from '../helpers/node-process.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 
 // Issue 8: kill -9 amid sign-ups loses no email; SIGTERM under load resets no accepted request and the
@@ -117,5 +118,28 @@ describe('issue 8: crashes and shutdown', () => {
     expect(outcomes.filter((o) => o.sentAfterTerm).length).toBeGreaterThan(0);
     // Every request, before and after the signal, answered in full: nothing refused, nothing cut.
     for (const outcome of outcomes) expect(outcome).toMatchObject({ status: 200 });
+  });
+
+  it('a request that never finishes holds shutdown until the grace ends it; the line logged just before the exit is written, and every request line before it', async () => {
+    const deployment = await createDeployment({ env: { SHUTDOWN_GRACE_SECONDS: '2', SHUTDOWN_DRAIN_SECONDS: '0' } });
+    deployments.push(deployment);
+    const node = await start(deployment);
+    for (let i = 0; i < 5; i++) expect((await api(node, 'GET', '/v1/health', { headers: { 'x-request-id': `before-exit-${i}` } })).status).toBe(200);
+    // An upload that stops halfway: the server waits for the rest of its body, so it cannot close.
+    const stuck = connect(node.port, '127.0.0.1');
+    await new Promise((resolve) => stuck.once('connect', resolve));
+    stuck.on('error', () => {});
+    stuck.write('POST /v1/signups HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"email":');
+    await new Promise((r) => setTimeout(r, 100));
+    node.child.kill('SIGTERM');
+    const { code } = await node.exited;
+    stuck.destroy();
+    expect(code).toBe(1);
+    if (!node.child.stdout!.readableEnded) await new Promise((resolve) => node.child.stdout!.once('end', resolve));
+    // Logged in the same turn as process.exit: only a flush on exit can write it (log lines go out in
+    // batches of about 4 KB, or every 200 ms).
+    const lines = logLines(node);
+    expect(lines.find((line) => line.msg === 'shutdown grace ran out; exiting now')).toMatchObject({ signal: 'SIGTERM', grace_seconds: 2 });
+    expect(lines.filter((line) => String(line.reqId).startsWith('before-exit-')).map((line) => line.reqId)).toEqual([0, 1, 2, 3, 4].map((i) => `before-exit-${i}`));
   });
 });
