@@ -162,7 +162,7 @@ async function main() {
         const conditions = [{ op: 'gte', field: { kind: 'column', columnId: columnId.score }, value: args[0] }];
         const sort = { kind: 'column', columnId: columnId.due };
         const segment = kind === 'first' ? { sort, dir: 'desc', part: 'all', limit: 51 } : { sort, dir: 'desc', part: 'values', after: { value: args[1], rowId: args[2] }, limit: 51 };
-        const query = checkedSegmentQuery('postgres', table.table_id, check, conditions, undefined, segment);
+        const query = checkedSegmentQuery(table.table_id, check, conditions, undefined, segment);
         return { text: query.sql, values: query.parameters };
       };
       explainChecked = async (kind, args) => {

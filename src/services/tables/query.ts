@@ -136,7 +136,7 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
       for (const row of await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment)) found.push(row);
       return true;
     }
-    const { schemaVersion, rows } = await rowsRepo.queryCheckedRows(deps.db, dialect, table.id, check, conditions, userId, segment);
+    const { schemaVersion, rows } = await rowsRepo.queryCheckedRows(deps.db, table.id, check, conditions, userId, segment);
     if (schemaVersion === undefined && check.secretKey) return undefined;
     if (schemaVersion !== check.schemaVersion) return STALE;
     for (const row of rows) found.push(row);

@@ -146,14 +146,17 @@ export function liveKeyGate<DB extends Database, TB extends keyof DB>(eb: Expres
 }
 
 /**
- * liveKeyGate as SQL text for a statement written by hand (custom-rows-query.ts); `param` adds a bound
- * value and answers its placeholder. The app id is the statement's own expression `appIdSql`.
+ * liveKeyGate as SQL text: `keyHashSql` and `nowSql` are SQL expressions (a placeholder, a PL/pgSQL
+ * variable), `appIdSql` the app id's. Migration 0013 holds it, as this wrote it then, in the PostgreSQL
+ * function gh_checked_table_version (the custom-table query's check, planned once per connection there);
+ * test/contract/tables-query.test.ts compares the database's copy with this text, so a change here fails
+ * until a migration re-creates the function.
  */
-export function liveKeyGateSql(param: (value: unknown) => string, keyHash: string, now: string, kind: 'publishable' | 'secret', appIdSql: string): string {
+export function liveKeyGateSql(keyHashSql: string, nowSql: string, kind: 'publishable' | 'secret', appIdSql: string): string {
   return (
     'exists (select 1 from api_keys k inner join applications a on a.id = k.app_id' +
     ' left join billing_accounts b on b.tenant_id = a.tenant_id' +
-    ` where k.key_hash = ${param(keyHash)} and k.kind = '${kind}' and k.app_id = ${appIdSql}` +
-    ` and (k.expires_at is null or k.expires_at > ${param(now)}) and (b.paused is null or b.paused = 0))`
+    ` where k.key_hash = ${keyHashSql} and k.kind = '${kind}' and k.app_id = ${appIdSql}` +
+    ` and (k.expires_at is null or k.expires_at > ${nowSql}) and (b.paused is null or b.paused = 0))`
   );
 }

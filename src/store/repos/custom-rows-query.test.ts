@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkedSegmentQuery, segmentQuery, type Condition } from './custom-rows-query.js';
+import { checkedSegmentQuery, segmentQuery, type Condition, type Segment } from './custom-rows-query.js';
 
 const TABLE = '1bad6eed-0000-4000-8000-000000000001';
 const SCORE = 'a827dac1-0000-4000-8000-000000000002';
@@ -40,23 +40,41 @@ describe('custom-table keyset SELECT text', () => {
     expect(q.parameters).toEqual([1, 2, '%a%', 3]);
   });
 
-  it('a checked segment joins the page to its table row by id, app and schema version, and orders the result again', () => {
+  it('a checked segment joins the page to the version gh_checked_table_version answers, and orders the result again', () => {
     const check = { appId: 'app1', schemaVersion: 7 };
-    const pg = checkedSegmentQuery('postgres', TABLE, check, [gte], undefined, { sort, dir: 'desc', part: 'all', limit: 51 });
-    // On PostgreSQL the text is marked to run as a named statement; the version is in the text, so a table
-    // change never meets a statement prepared before it.
-    expect(pg.sql).toBe(
-      `/* prepared */ select m.schema_version, d.* from custom_tables m left join (select * from ${t} where ${score} >= $1 order by ${due} desc, row_id desc limit 51) d` +
-        ` on m.schema_version = 7 where m.id = $2 and m.app_id = $3 order by d.${due} desc, d.row_id desc`,
+    const q = checkedSegmentQuery(TABLE, check, [gte], undefined, { sort, dir: 'desc', part: 'all', limit: 51 });
+    // The version is in the text, so a table change never meets a statement prepared before it.
+    expect(q.sql).toBe(
+      `select m.schema_version, d.* from (select gh_checked_table_version($2, $3, $4, $5) as schema_version offset 0) m` +
+        ` left join (select * from ${t} where ${score} >= $1 order by ${due} desc, row_id desc limit 51) d on m.schema_version = 7` +
+        ` where m.schema_version is not null order by d.${due} desc, d.row_id desc`,
     );
-    expect(pg.parameters).toEqual([5, TABLE, 'app1']);
-    const sqlite = checkedSegmentQuery('sqlite', TABLE, check, [], 'u1', { sort, dir: 'asc', part: 'nulls', limit: 3 });
-    expect(sqlite.sql).toBe(
-      `select m.schema_version, d.* from custom_tables m left join (select * from ${t} where user_id = ? and ${due} is null order by row_id asc limit 3) d` +
-        ` on m.schema_version = 7 where m.id = ? and m.app_id = ? order by d.row_id asc`,
-    );
-    expect(sqlite.parameters).toEqual(['u1', TABLE, 'app1']);
-    expect(() => checkedSegmentQuery('postgres', TABLE, { appId: 'app1', schemaVersion: Number('7 or 1=1') }, [], undefined, { sort, dir: 'asc', part: 'all', limit: 1 })).toThrow(/integer/);
+    expect(q.parameters).toEqual([5, TABLE, 'app1', null, null]);
+    const keyed = checkedSegmentQuery(TABLE, { ...check, secretKey: { hash: 'h', now: '2026-01-01T00:00:00.000Z' } }, [], 'u1', { sort, dir: 'asc', part: 'nulls', limit: 3 });
+    expect(keyed.sql).toContain(`(select * from ${t} where user_id = $1 and ${due} is null order by row_id asc limit 3) d`);
+    expect(keyed.parameters).toEqual(['u1', TABLE, 'app1', 'h', '2026-01-01T00:00:00.000Z']);
+    expect(() => checkedSegmentQuery(TABLE, { appId: 'app1', schemaVersion: Number('7 or 1=1') }, [], undefined, { sort, dir: 'asc', part: 'all', limit: 1 })).toThrow(/integer/);
+  });
+
+  it('on PostgreSQL, only a page whose plan cannot depend on its values runs as a named statement (its plan may be cached)', () => {
+    const check = { appId: 'app1', schemaVersion: 7 };
+    const after = { value: '2026-01-01T00:00:00.000Z', rowId: 'r1' };
+    const named = (conditions: Condition[], userId?: string, segment: Partial<Segment> = {}) =>
+      checkedSegmentQuery(TABLE, check, conditions, userId, { sort, dir: 'desc', part: 'values', limit: 51, ...segment }).sql.startsWith('/* prepared */ ');
+    const onDue = (op: 'eq' | 'gte' | 'lt', value: unknown): Condition => ({ op, field: sort, value });
+    // The sort's index is the only one such a page can use, wherever its cursor and whatever its filter values.
+    expect(named([])).toBe(true);
+    expect(named([], undefined, { after })).toBe(true);
+    expect(named([onDue('gte', after.value), onDue('lt', '2027-01-01')], undefined, { after })).toBe(true);
+    expect(named([{ op: 'is_null', field: { kind: 'column', columnId: SCORE }, isNull: false }])).toBe(true);
+    expect(named([{ op: 'gte', field: { kind: 'meta', name: 'created_at' }, value: after.value }], undefined, { sort: { kind: 'meta', name: 'created_at' } })).toBe(true);
+    // A value on another field, or a user's scope, decides which index is best: planned with the values.
+    expect(named([gte])).toBe(false);
+    expect(named([gte], undefined, { after })).toBe(false);
+    expect(named([{ op: 'eq', field: { kind: 'column', columnId: SCORE }, value: 1 }])).toBe(false);
+    expect(named([{ op: 'in', field: { kind: 'meta', name: 'user_id' }, values: ['u1'] }])).toBe(false);
+    expect(named([], 'u1')).toBe(false);
+    expect(named([{ op: 'gte', field: { kind: 'meta', name: 'updated_at' }, value: after.value }], undefined, { sort: { kind: 'meta', name: 'created_at' } })).toBe(false);
   });
 
   it('refuses an id that is not a generated UUID', () => {

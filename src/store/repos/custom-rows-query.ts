@@ -3,7 +3,6 @@ import { rowLimitText } from '../limit.js';
 import { executeCompiled, type Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { PREPARE_PER_CONNECTION } from '../pg-pool.js';
-import { liveKeyGateSql } from './applications.js';
 import { columnIdent, tableIdent, type StoredRow } from './custom-rows.js';
 
 // The keyset SELECT of POST .../rows/query. A request runs one or two of them, so the SQL text is written
@@ -11,7 +10,8 @@ import { columnIdent, tableIdent, type StoredRow } from './custom-rows.js';
 // as the statement itself. The text is rebuilt on every call from the columns the caller has (SQLite's
 // statement cache then reuses the prepared statement by its text); those may come from a node's cache, so
 // the statement checks the table's schema version itself (checkedSegmentQuery), and on PostgreSQL runs as
-// a named statement of its connection (PREPARE_PER_CONNECTION in store/pg-pool.ts). Identifiers still come
+// a named statement of its connection (PREPARE_PER_CONNECTION in store/pg-pool.ts) when its plan cannot
+// depend on its values (planIgnoresValues). Identifiers still come
 // only from tableIdent/columnIdent (generated UUIDs); every value is a bound parameter.
 
 export type FieldRef = { kind: 'column'; columnId: string } | { kind: 'meta'; name: 'created_at' | 'updated_at' | 'user_id' };
@@ -104,25 +104,41 @@ export interface SchemaCheck {
   secretKey?: { hash: string; now: string };
 }
 
+const sameField = (a: FieldRef, b: FieldRef) => (a.kind === 'column' ? b.kind === 'column' && a.columnId === b.columnId : b.kind === 'meta' && a.name === b.name);
+
 /**
- * The segment's SELECT, checked against the table's schema version in the same statement (one snapshot):
- * the table's metadata row, left-joined to the page only when its version is the expected one. It answers
- * one row with the version and a null row_id when the version differs or the page is empty, nothing when
- * the app has no such table (or the presumed secret key is not live), else the page's rows, each with the
- * version.
+ * Whether the best plan for a page is the same whatever its values: the only index it can use is the
+ * sort's (no condition binds a value on another field, no user scope). Only such a page runs as a named
+ * statement on PostgreSQL. PostgreSQL may keep a named statement's generic plan, chosen without the
+ * values: after a few pages of `score >= 500000` (half the rows) sorted by another column, it walks the
+ * sort index and filters, and then does the same for `score >= 999990` (ten rows): 52 ms over 100,000
+ * rows where planning with the value takes the score index in under 1 ms (docs/tables.md). Every other
+ * page is planned with its values (an unnamed statement).
  */
-export function checkedSegmentQuery(dialect: DialectName, tableId: string, check: SchemaCheck, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<CheckedRow> {
-  const p = new Parameters(dialect);
+export function planIgnoresValues(conditions: Condition[], userId: string | undefined, sort: FieldRef): boolean {
+  return userId === undefined && conditions.every((c) => c.op === 'is_null' || sameField(c.field, sort));
+}
+
+/**
+ * The segment's SELECT on PostgreSQL, checked against the table's schema version in the same statement (one
+ * snapshot): gh_checked_table_version (migration 0013) answers the version of the app's table, or null
+ * when there is no such table or the presumed secret key is not live, and the page is left-joined to it
+ * only when that version is the expected one. It answers one row with the version and a null row_id when
+ * the version differs or the page is empty, nothing when there is no such table (or key), else the page's
+ * rows, each with the version. The check is a function so that PostgreSQL plans it once per connection,
+ * not with every page planned with its values (`offset 0` keeps it a single call).
+ */
+export function checkedSegmentQuery(tableId: string, check: SchemaCheck, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<CheckedRow> {
+  const p = new Parameters('postgres');
   const page = pageSql(p, tableId, conditions, userId, segment);
-  // The version is part of the text (an integer this service wrote), so on PostgreSQL the text can run as
-  // a named statement of its connection: one prepared before the table changed is never sent after it.
+  // The version is part of the text (an integer this service wrote), so the text can run as a named
+  // statement of its connection: one prepared before the table changed is never sent after it.
   if (!Number.isSafeInteger(check.schemaVersion)) throw new Error('a schema version is an integer');
+  const checked = `gh_checked_table_version(${p.add(tableId)}, ${p.add(check.appId)}, ${p.add(check.secretKey?.hash ?? null)}, ${p.add(check.secretKey?.now ?? null)})`;
   const text =
-    (dialect === 'postgres' ? PREPARE_PER_CONNECTION : '') +
-    `select m.schema_version, d.* from custom_tables m left join (${page.text}) d on m.schema_version = ${check.schemaVersion}` +
-    ` where m.id = ${p.add(tableId)} and m.app_id = ${p.add(check.appId)}` +
-    (check.secretKey ? ` and ${liveKeyGateSql((value) => p.add(value), check.secretKey.hash, check.secretKey.now, 'secret', 'm.app_id')}` : '') +
-    ` order by ${page.orderBy('d.')}`;
+    (planIgnoresValues(conditions, userId, segment.sort) ? PREPARE_PER_CONNECTION : '') +
+    `select m.schema_version, d.* from (select ${checked} as schema_version offset 0) m left join (${page.text}) d on m.schema_version = ${check.schemaVersion}` +
+    ` where m.schema_version is not null order by ${page.orderBy('d.')}`;
   return CompiledQuery.raw(text, p.values) as CompiledQuery<CheckedRow>;
 }
 
@@ -141,7 +157,6 @@ export async function queryRows(db: Db, dialect: DialectName, tableId: string, c
  */
 export async function queryCheckedRows(
   db: Db,
-  dialect: DialectName,
   tableId: string,
   check: SchemaCheck,
   conditions: Condition[],
@@ -149,7 +164,7 @@ export async function queryCheckedRows(
   segment: Segment,
 ): Promise<{ schemaVersion: number | undefined; rows: StoredRow[] }> {
   if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');
-  const found = await executeCompiled(db, checkedSegmentQuery(dialect, tableId, check, conditions, userId, segment));
+  const found = await executeCompiled(db, checkedSegmentQuery(tableId, check, conditions, userId, segment));
   const first = found[0];
   if (first === undefined) return { schemaVersion: undefined, rows: [] };
   return { schemaVersion: Number(first.schema_version), rows: first.row_id === null ? [] : (found as unknown as StoredRow[]) };
