@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { workerExecArgv } from '../../dist/src/cluster.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/gatehouse.js');
@@ -98,7 +99,8 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
   // generator: autocannon reading and buffering one line per request would slow the load it generates.
   const logPath = join(dir, 'server.log');
   const logFd = openSync(logPath, 'a');
-  const child = spawn(process.execPath, [...nodeFlags, ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : []), BIN, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])], { cwd: dir, env, stdio: ['ignore', logFd, logFd] });
+  // Node's flags as `npm start` gives them (the young-generation bound) unless the caller sizes it.
+  const child = spawn(process.execPath, [...workerExecArgv(nodeFlags), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : []), BIN, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])], { cwd: dir, env, stdio: ['ignore', logFd, logFd] });
   closeSync(logFd);
   const output = () => readFileSync(logPath, 'utf8').slice(-20_000);
   const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
