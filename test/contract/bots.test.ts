@@ -28,7 +28,8 @@ let unsetApp: TestApp;
 
 beforeAll(async () => {
   sim = await startSim();
-  const closedPort = await freePort();
+  // Nothing listens on port 1 (a port probed free could be taken by another test's server meanwhile).
+  const closedPort = 1;
   [server, downServer, unsetServer] = await Promise.all([
     startServer({ CONFIRMATIONS_URL: sim.url }),
     startServer({ CONFIRMATIONS_URL: `http://127.0.0.1:${closedPort}` }),

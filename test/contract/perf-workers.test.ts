@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase, TEST_DB } from '../helpers/db.js';
 import { api } from '../helpers/fixtures.js';
-import { freePort, runCli, type TestServer } from '../helpers/server.js';
+import { runCli, type TestServer } from '../helpers/server.js';
 
 // `gatehouse serve --workers N|auto` (issue 14): several processes on one port; more than one needs
 // REDIS_URL (rate limits shared), else start-up refuses and says why.
@@ -32,7 +32,7 @@ afterAll(async () => {
 
 describe('serve --workers', () => {
   it('more than one worker without REDIS_URL: start-up refuses (exit 2) and says why', async () => {
-    const res = await runCli(['serve', '--workers', '2'], { ...env, PORT: String(await freePort()) }, dir);
+    const res = await runCli(['serve', '--workers', '2'], { ...env, PORT: '0' }, dir);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/REDIS_URL/);
     expect(res.stderr).toMatch(/rate limits/);
@@ -47,18 +47,21 @@ describe('serve --workers', () => {
   });
 
   it.skipIf(!process.env.TEST_REDIS_URL)('with REDIS_URL, two processes answer on one port and stop on SIGTERM', async () => {
-    const port = await freePort();
+    // PORT=0: the cluster's primary binds a port of its own and every worker shares it; the banner says which.
     let output = '';
     const child = spawn(process.execPath, [BIN, 'serve', '--workers', '2'], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port), REDIS_URL: process.env.TEST_REDIS_URL! },
+      env: { PATH: process.env.PATH ?? '', ...env, PORT: '0', REDIS_URL: process.env.TEST_REDIS_URL! },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const server = { url: `http://127.0.0.1:${port}` } as TestServer;
     try {
+      await expect.poll(() => /listening on http:\/\/127\.0\.0\.1:\d+ /.test(output), { timeout: 60_000, interval: 100 }).toBe(true);
+      const port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+) /.exec(output)![1]);
+      expect(port).toBeGreaterThan(0);
+      const server = { url: `http://127.0.0.1:${port}` } as TestServer;
       // Both workers listen once the banner's worker and one more "Server listening" line are out.
       await expect.poll(() => output.split('\n').filter((l) => l.includes('Server listening')).length, { timeout: 60_000, interval: 100 }).toBe(2);
       const ids = Array.from({ length: 30 }, (_, i) => `workers-${i}-${randomBytes(4).toString('hex')}`);

@@ -50,11 +50,23 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   }
   const pg = (tool: string, args: string[]) =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { cwd: dir }) : run(join(bin, tool), args, { cwd: dir });
-  const port = await freePort();
   await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
-  const ctl = (...args: string[]) => pg('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', '-t', '60', ...args]);
-  await ctl('start');
+  let port = 0;
+  const ctl = (...args: string[]) => {
+    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+    return pg('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', '-t', '60', ...args]);
+  };
+  // A port probed free can be taken before the postmaster binds it: then it starts again on another.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await ctl('start');
+      break;
+    } catch (error) {
+      const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8') : '';
+      if (attempt >= 5 || !/could not bind|already in use/i.test(log)) throw error;
+    }
+  }
   let frozen: number[] = [];
   const clusterPids = async () => {
     const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
