@@ -104,7 +104,12 @@ export async function buildApp(deps: Deps): Promise<Http> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(body as string, (key, value) => {
+      const text = body as string;
+      // A NUL can only come as the escape \u0000 (JSON refuses a raw one), and the two keys are
+      // spelled out or escaped: a body with none of the three needs no reviver, which costs three times
+      // the parse.
+      if (!text.includes('\\u') && !text.includes('__proto__') && !text.includes('constructor')) return done(null, JSON.parse(text));
+      done(null, JSON.parse(text, (key, value) => {
         if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) throw new NulInBody();
         return key === '__proto__' || key === 'constructor' ? undefined : value;
       }));
