@@ -158,10 +158,10 @@ export class KeyRing {
   }
 
   /** The JWKS of the app: the current key and retired keys whose tokens may still be alive. */
-  async jwks(appId: string): Promise<PublicJwk[]> {
+  async jwks(app: { appId: string } | { domain: string }): Promise<PublicJwk[] | undefined> {
     const since = iso(addSeconds(this.clock.now(), -this.retiredKeyLifetimeSeconds));
-    const rows = await signingKeys.listPublishedSigningKeys(this.db, appId, since);
-    return rows.map((row) => JSON.parse(row.public_jwk) as PublicJwk);
+    const keys = await signingKeys.findPublishedKeys(this.db, app, since);
+    return keys?.map((jwk) => JSON.parse(jwk) as PublicJwk);
   }
 
   /**

@@ -55,7 +55,7 @@ describe('verified-token cache', () => {
     // status after 30 s of real time (its documented rule, KEY_STATUS_RECHECK_MS), so the test waits that
     // long; past it the cached token is refused too.
     await deps.db.updateTable('signing_keys').set({ retired_at: '2000-01-01T00:00:00.000Z' }).where('app_id', '=', app.app_id).execute();
-    expect(await deps.keys.jwks(app.app_id)).toEqual([]);
+    expect(await deps.keys.jwks({ appId: app.app_id })).toEqual([]);
     await new Promise((r) => setTimeout(r, 31_000));
     expect(await deps.keys.verifyAccessToken(app.app_id, token)).toBeUndefined();
   });

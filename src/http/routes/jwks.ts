@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
-import * as applications from '../../store/repos/applications.js';
 import { errors } from '../schemas.js';
 import type { Http } from '../types.js';
 
@@ -27,12 +26,11 @@ export function jwksRoutes(app: Http, deps: Deps): void {
     },
     async (request, reply) => {
       const appId = request.query.app_id;
-      const application = appId
-        ? await applications.findApplication(deps.db, appId)
-        : await applications.findApplicationByDomain(deps.db, request.hostname.toLowerCase());
-      if (!application) throw notFound(appId ? `application ${appId} not found` : 'no application is verified for this host');
+      // The app and its keys in one statement; a paused tenant's apps still publish theirs (contract.md 12).
+      const keys = await deps.keys.jwks(appId ? { appId } : { domain: request.hostname.toLowerCase() });
+      if (!keys) throw notFound(appId ? `application ${appId} not found` : 'no application is verified for this host');
       reply.header('cache-control', 'public, max-age=300');
-      return { keys: await deps.keys.jwks(application.id) };
+      return { keys };
     },
   );
 }

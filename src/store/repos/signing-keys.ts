@@ -31,15 +31,29 @@ export async function findSigningKeyByKid(db: Db, appId: string, kid: string): P
   return db.selectFrom('signing_keys').selectAll().where('app_id', '=', appId).where('kid', '=', kid).executeTakeFirst();
 }
 
-/** Keys to publish: the current one and those retired after `retiredSince` (tokens they signed may live). */
-export async function listPublishedSigningKeys(db: Db, appId: string, retiredSince: string): Promise<SigningKeyRow[]> {
+/**
+ * The app (by id, or by its verified domain) and the public JWKs to publish for it: the current key and
+ * those retired after `retiredSince` (tokens they signed may live), newest first. One statement: a row per
+ * key, or one row without a key for an app that has none, or no row when there is no such app.
+ */
+function publishedKeysOf(db: Db, retiredSince: string) {
   return db
-    .selectFrom('signing_keys')
-    .selectAll()
-    .where('app_id', '=', appId)
-    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', retiredSince)]))
-    .orderBy('version', 'desc')
-    .execute();
+    .selectFrom('applications')
+    .leftJoin('signing_keys', (join) =>
+      join.onRef('signing_keys.app_id', '=', 'applications.id').on((eb) => eb.or([eb('signing_keys.retired_at', 'is', null), eb('signing_keys.retired_at', '>', retiredSince)])),
+    )
+    .select('signing_keys.public_jwk')
+    .orderBy('signing_keys.version', 'desc');
+}
+
+const publishedKeysByIdQuery = compiledQuery(['appId', 'retiredSince'], (db, v) => publishedKeysOf(db, v.retiredSince).where('applications.id', '=', v.appId));
+const publishedKeysByDomainQuery = compiledQuery(['domain', 'retiredSince'], (db, v) => publishedKeysOf(db, v.retiredSince).where('applications.domain', '=', v.domain));
+
+/** The public JWKs (JSON text) an app publishes, newest first; undefined when there is no such app. */
+export async function findPublishedKeys(db: Db, app: { appId: string } | { domain: string }, retiredSince: string): Promise<string[] | undefined> {
+  const rows = 'appId' in app ? await publishedKeysByIdQuery(db, { appId: app.appId, retiredSince }) : await publishedKeysByDomainQuery(db, { domain: app.domain, retiredSince });
+  if (rows.length === 0) return undefined;
+  return rows.flatMap((row) => (row.public_jwk === null ? [] : [row.public_jwk]));
 }
 
 export async function maxSigningKeyVersion(db: Db, appId: string): Promise<number> {
