@@ -127,4 +127,27 @@ describe('batchedStdout: the process log destination', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('counts bytes, not characters: lines of multi-byte characters still go out in writes of at most 4096 bytes, whole and in order', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-'));
+    const stream = batchedStdout(openSync(join(dir, 'out.log'), 'a'));
+    try {
+      const writes: number[] = [];
+      stream.on('write', (bytes: number) => writes.push(bytes));
+      // 3 bytes per character in UTF-8: a batch of 4000 characters would be 12,000 bytes.
+      const line = (i: number) => `${JSON.stringify({ n: i, msg: 'ログ'.repeat(100 + (i % 7)) })}\n`;
+      for (let i = 0; i < 500; i++) stream.write(line(i));
+      const long = `${JSON.stringify({ n: 500, msg: 'x'.repeat(10_000) })}\n`;
+      stream.write(long);
+      stream.write(line(501));
+      stream.flushSync();
+      const text = readFileSync(join(dir, 'out.log'), 'utf8');
+      expect(text.split('\n').filter(Boolean).map((l) => JSON.parse(l).n)).toEqual(Array.from({ length: 502 }, (_, i) => i));
+      // Every write but the one that carried the over-long line fits PIPE_BUF.
+      expect(writes.filter((bytes) => bytes > 4096)).toEqual([Buffer.byteLength(long)]);
+      expect(writes.reduce((a, b) => a + b, 0)).toBe(Buffer.byteLength(text));
+    } finally {
+      stream.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
