@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { measureArgon2 } from './lib/argon2.mjs';
 import { measureJose, startCeilingServer } from './lib/ceilings.mjs';
 import { prepareFixtures } from './lib/fixtures.mjs';
+import { runLoad } from './lib/load.mjs';
 import { startServer } from './lib/server.mjs';
 import { SCENARIOS } from './scenarios.mjs';
 
@@ -167,15 +167,8 @@ async function main() {
     const runner = {
       duration: opts.duration,
       connections: opts.connections,
-      // One request shape per run; autocannon takes the path and per-request hooks only inside `requests`.
-      load: ({ method, path, headers, body, setupRequest, onResponse, ...rest }) =>
-        autocannon({
-          url: server.url,
-          connections: opts.connections,
-          duration: opts.duration,
-          ...rest,
-          requests: [{ method, path, headers, body, ...(setupRequest && { setupRequest }), ...(onResponse && { onResponse }) }],
-        }),
+      // One request shape per run, each in a fresh load process (bench/lib/load.mjs).
+      load: (spec) => runLoad({ url: server.url, connections: opts.connections, duration: opts.duration, ...spec }),
     };
     console.log(`\n| scenario | req/s (avg) | p50 (ms) | p99 (ms) | non-2xx |`);
     console.log('| --- | --- | --- | --- | --- |');
@@ -185,9 +178,11 @@ async function main() {
         if (scenario.name === 'signin') await measureBare();
         const before = load1();
         const prepared = await scenario.prepare(server, fx, runner);
-        const cpuBefore = { server: server.cpu(), bench: process.cpuUsage() };
-        const result = await runner.load(prepared.options);
-        const cpu = cpuPerRequest(cpuBefore, server.cpu(), result.requests.total);
+        const serverBefore = server.cpu();
+        const loaded = await runner.load(prepared.options);
+        prepared.done?.(loaded);
+        const { result, cpu: loadCpu } = loaded;
+        const cpu = cpuPerRequest(serverBefore, server.cpu(), loadCpu, result.requests.total);
         if (scenario.name === 'signin') signinRates.push(result.requests.average);
         runs.push({ before, result, cpu, extras: prepared.extraRows ?? [], notes: prepared.notes?.(result) ?? [] });
       }
@@ -243,11 +238,10 @@ async function main() {
   console.log(`- finished ${new Date().toISOString()}; load average (1 min) ${load1()}`);
 }
 
-/** CPU time per request during one load run, in µs: the server's (from /proc) and this process's (autocannon). */
-function cpuPerRequest(before, serverAfter, requests) {
-  if (before.server === undefined || serverAfter === undefined || !requests) return undefined;
-  const bench = process.cpuUsage(before.bench);
-  return { server: ((serverAfter - before.server) * 1e6) / requests, bench: (bench.user + bench.system) / requests };
+/** CPU time per request during one load run, in µs: the server's (from /proc) and the load process's (autocannon). */
+function cpuPerRequest(serverBefore, serverAfter, loadCpu, requests) {
+  if (serverBefore === undefined || serverAfter === undefined || !requests) return undefined;
+  return { server: ((serverAfter - serverBefore) * 1e6) / requests, bench: loadCpu / requests };
 }
 
 /** Runs the selected ceilings (median of --repeat runs each) and prints their table; returns the figures. */
@@ -262,8 +256,8 @@ async function measureCeilings(opts) {
     const ceiling = await startCeilingServer();
     const idle = ceiling.rss();
     try {
-      const load = (path, headers) =>
-        autocannon({ url: ceiling.url, connections: opts.connections, duration: opts.duration, requests: [{ method: 'GET', path, headers }] });
+      const load = async (path, headers) =>
+        (await runLoad({ url: ceiling.url, connections: opts.connections, duration: opts.duration, method: 'GET', path, headers })).result;
       for (const [name, path, headers] of [
         ['ceiling_hello', '/hello', {}],
         ['ceiling_verify', '/verify', { authorization: `Bearer ${ceiling.token}` }],
