@@ -179,9 +179,9 @@ async function main() {
         const before = load1();
         const prepared = await scenario.prepare(server, fx, runner);
         const serverBefore = server.cpu();
-        const loaded = await runner.load(prepared.options);
-        prepared.done?.(loaded);
-        const { result, cpu: loadCpu } = loaded;
+        const run = await runner.load(prepared.options);
+        prepared.done?.(run);
+        const { result, cpu: loadCpu } = run;
         const cpu = cpuPerRequest(serverBefore, server.cpu(), loadCpu, result.requests.total);
         if (scenario.name === 'signin') signinRates.push(result.requests.average);
         runs.push({ before, result, cpu, extras: prepared.extraRows ?? [], notes: prepared.notes?.(result) ?? [] });

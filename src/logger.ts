@@ -56,7 +56,8 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
  * measures the UTF-8 length of the whole pending batch on every line: it flattens and scans up to 4 KB per
  * line (about 4 % of a /v1/health request's CPU, bench/README.md). Here a batch is measured once, when
  * it is written.
- * A write error other than EAGAIN (the reader is gone) drops the batch: logging never stops the service.
+ * A reader that has not drained the pipe (EAGAIN) is waited for, as sonic-boom does; any other write error
+ * (the reader is gone, the disk is full) drops the batch rather than stopping the service.
  */
 export class BatchedLines extends EventEmitter {
   private lines: string[] = [];
@@ -84,22 +85,21 @@ export class BatchedLines extends EventEmitter {
     this.lines = [];
     this.units = 0;
     const text = lines.length === 1 ? lines[0]! : lines.join('');
-    const size = Buffer.byteLength(text);
-    if (size <= BATCH_BYTES || lines.length === 1) return this.writeAll(text, size);
+    if (lines.length === 1 || Buffer.byteLength(text) <= BATCH_BYTES) return this.writeAll(text);
     // Characters outside ASCII took more than one byte each: batches of whole lines that fit.
     let batch = '';
     let bytes = 0;
     for (const line of lines) {
       const n = Buffer.byteLength(line);
       if (bytes > 0 && bytes + n > BATCH_BYTES) {
-        this.writeAll(batch, bytes);
+        this.writeAll(batch);
         batch = '';
         bytes = 0;
       }
       batch += line;
       bytes += n;
     }
-    this.writeAll(batch, bytes);
+    this.writeAll(batch);
   }
 
   /** pino's logger.flush(). */
@@ -119,15 +119,16 @@ export class BatchedLines extends EventEmitter {
     this.destroy();
   }
 
-  private writeAll(text: string, size: number): void {
+  private writeAll(text: string): void {
     let data: string | Buffer = text;
-    let left = size;
-    while (left > 0) {
+    for (;;) {
       try {
         const written = typeof data === 'string' ? writeSync(this.fd, data) : writeSync(this.fd, data);
-        left -= written;
-        if (left > 0) data = (typeof data === 'string' ? Buffer.from(data) : data).subarray(written);
-        this.emit('write', written);
+        const total = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+        if (written > 0) this.emit('write', written);
+        // All written; or nothing could be (a descriptor that takes no bytes): the batch is dropped.
+        if (written >= total || written === 0) return;
+        data = (typeof data === 'string' ? Buffer.from(data) : data).subarray(written);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
         Atomics.wait(sleeper, 0, 0, BUSY_WAIT_MS);

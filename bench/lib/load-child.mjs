@@ -10,6 +10,7 @@
 import autocannon from 'autocannon';
 
 let input = '';
+process.stdin.setEncoding('utf8');
 for await (const chunk of process.stdin) input += chunk;
 const { url, connections, duration, method, path, headers, body, bodies, exhaustedBody, collect } = JSON.parse(input);
 

@@ -18,8 +18,11 @@ export function runLoad(spec) {
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => (output += chunk));
     child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`the load process exited with ${code}`));
+    // The spec can be megabytes (refresh tokens): a child that dies before reading it fails the run.
+    child.stdin.on('error', reject);
+    // 'close', not 'exit': the child's whole output has been read by then.
+    child.once('close', (code, signal) => {
+      if (code !== 0) return reject(new Error(`the load process exited with ${code ?? signal}`));
       try {
         resolveRun(JSON.parse(output));
       } catch (error) {
