@@ -1,5 +1,6 @@
 // The benchmark scenarios. Each one turns the prepared fixtures into the load of one endpoint (a spec of
-// bench/lib/load-child.mjs: method, path, headers, body or a list of bodies); `prepare` may do setup work (unmeasured unless it returns extra rows) before the load.
+// bench/lib/load-child.mjs: method, path, headers, body or a list of bodies); `prepare` may do setup work
+// (unmeasured unless it returns extra rows) before the load.
 // A new scenario is one more entry here and one more row in bench/README.md.
 
 /**
