@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { accessLine, batchedStdout, createLogger, requestLoggerFactory, scrubUrl, type Logger } from './logger.js';
+import { accessLine, batchedStdout, createLogger, type BatchedLines, requestLoggerFactory, scrubUrl, type Logger } from './logger.js';
 
 function capture(level = 'info') {
   const lines: Record<string, unknown>[] = [];
@@ -99,13 +99,23 @@ describe('scrubUrl', () => {
   });
 });
 
+/** A batchedStdout on a file of its own: the sizes of its writes and the file's text, then closed and removed. */
+function withLogFile(test: (stream: BatchedLines, writes: number[], read: () => string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-'));
+  const stream = batchedStdout(openSync(join(dir, 'out.log'), 'a'));
+  try {
+    const writes: number[] = [];
+    stream.on('write', (bytes: number) => writes.push(bytes));
+    test(stream, writes, () => readFileSync(join(dir, 'out.log'), 'utf8'));
+  } finally {
+    stream.destroy(); // closes the file
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('batchedStdout: the process log destination', () => {
   it('writes as lines come, in whole-line batches of at most 4096 bytes: however fast they come, at most one batch waits', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-'));
-    const stream = batchedStdout(openSync(join(dir, 'out.log'), 'a'));
-    try {
-      const writes: number[] = [];
-      stream.on('write', (bytes: number) => writes.push(bytes));
+    withLogFile((stream, writes, read) => {
       // A loaded server logs many lines per turn of the event loop; none of them may wait for a later turn.
       const line = (i: number) => `${JSON.stringify({ level: 30, n: i, msg: 'request completed', pad: 'x'.repeat(60) })}\n`;
       let total = 0;
@@ -113,26 +123,19 @@ describe('batchedStdout: the process log destination', () => {
         stream.write(line(i));
         total += line(i).length;
       }
-      const written = readFileSync(join(dir, 'out.log'), 'utf8');
+      const written = read();
       const waiting = total - written.length;
       expect(waiting).toBeGreaterThanOrEqual(0);
       expect(waiting).toBeLessThanOrEqual(4096);
       expect(written.endsWith('\n')).toBe(true);
       expect(Math.max(...writes)).toBeLessThanOrEqual(4096);
       stream.flushSync();
-      const lines = readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean);
+      const lines = read().split('\n').filter(Boolean);
       expect(lines.map((text) => JSON.parse(text).n)).toEqual(Array.from({ length: 10_000 }, (_, i) => i));
-    } finally {
-      stream.destroy(); // closes the file
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
   it('counts bytes, not characters: lines of multi-byte characters still go out in writes of at most 4096 bytes, whole and in order', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-'));
-    const stream = batchedStdout(openSync(join(dir, 'out.log'), 'a'));
-    try {
-      const writes: number[] = [];
-      stream.on('write', (bytes: number) => writes.push(bytes));
+    withLogFile((stream, writes, read) => {
       // 3 bytes per character in UTF-8: a batch of 4000 characters would be 12,000 bytes.
       const line = (i: number) => `${JSON.stringify({ n: i, msg: 'ログ'.repeat(100 + (i % 7)) })}\n`;
       for (let i = 0; i < 500; i++) stream.write(line(i));
@@ -140,14 +143,11 @@ describe('batchedStdout: the process log destination', () => {
       stream.write(long);
       stream.write(line(501));
       stream.flushSync();
-      const text = readFileSync(join(dir, 'out.log'), 'utf8');
+      const text = read();
       expect(text.split('\n').filter(Boolean).map((l) => JSON.parse(l).n)).toEqual(Array.from({ length: 502 }, (_, i) => i));
       // Every write but the one that carried the over-long line fits PIPE_BUF.
       expect(writes.filter((bytes) => bytes > 4096)).toEqual([Buffer.byteLength(long)]);
       expect(writes.reduce((a, b) => a + b, 0)).toBe(Buffer.byteLength(text));
-    } finally {
-      stream.destroy();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
