@@ -22,7 +22,7 @@ import pg from 'pg';
 import { call } from './lib/fixtures.mjs';
 import { spawnListening } from './lib/ceilings.mjs';
 import { startServer } from './lib/server.mjs';
-import { checkedSegmentQuery } from '../dist/src/store/repos/custom-rows-query.js';
+import { gatedJsonSegmentQuery } from '../dist/src/store/repos/custom-rows-query.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -151,18 +151,20 @@ async function main() {
       const text = { first: firstSql((n) => `$${n}`), deep: deepSql((n) => `$${n}`) };
       query = async (kind, args) => (await pool.query(text[kind], args)).rows;
       explain = async (kind, args) => (await pool.query(`explain (analyze, costs off) ${text[kind]}`, args)).rows.map((r) => r['QUERY PLAN']).join('\n');
-      // As the server sends it: the page inside its table's schema-version check and, for a secret key the
-      // node has seen before, the key's check (src/store/repos/custom-rows-query.ts, checkedSegmentQuery).
+      // As the server sends it: the page gated on its table's schema-version check and, for a secret key the
+      // node has seen before, the key's check, each row written as its JSON record
+      // (src/store/repos/custom-rows-query.ts, gatedJsonSegmentQuery).
       const version = (await pool.query('select schema_version from custom_tables where id = $1', [table.table_id])).rows[0].schema_version;
       const keyHash = createHash('sha256').update(app.secret_key).digest('hex');
       // The server's own builder (dist/).
       const columnId = Object.fromEntries(table.columns.map((c) => [c.name, c.column_id]));
+      const jsonColumns = table.columns.map((c) => ({ id: c.column_id, name: c.name, type: c.type }));
       const checked = (kind, args) => {
         const check = { appId: app.app_id, schemaVersion: Number(version), secretKey: { hash: keyHash, now: new Date().toISOString() } };
         const conditions = [{ op: 'gte', field: { kind: 'column', columnId: columnId.score }, value: args[0] }];
         const sort = { kind: 'column', columnId: columnId.due };
         const segment = kind === 'first' ? { sort, dir: 'desc', part: 'all', limit: 51 } : { sort, dir: 'desc', part: 'values', after: { value: args[1], rowId: args[2] }, limit: 51 };
-        const query = checkedSegmentQuery(table.table_id, check, conditions, undefined, segment);
+        const query = gatedJsonSegmentQuery(table.table_id, check, jsonColumns, conditions, undefined, segment);
         return { text: query.sql, values: query.parameters };
       };
       explainChecked = async (kind, args) => {

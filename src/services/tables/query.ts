@@ -1,10 +1,10 @@
 import { iso } from '../../clock.js';
 import { badRequest, notFound } from '../../errors.js';
-import { columnIdent, type StoredRow } from '../../store/repos/custom-rows.js';
+import type { StoredRow } from '../../store/repos/custom-rows.js';
 import * as rowsRepo from '../../store/repos/custom-rows-query.js';
 import type { Condition, FieldRef, SchemaCheck, Segment } from '../../store/repos/custom-rows-query.js';
 import type { CustomTable } from '../../store/repos/custom-tables.js';
-import { cachesTableMetadata, decodeValue, encodeValue, isMissingTable, nullsSortHigh, type ColumnType } from '../../store/tables-dialect.js';
+import { cachesTableMetadata, encodeValue, isMissingTable, nullsSortHigh, type ColumnType } from '../../store/tables-dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { STALE, withCachedTable } from './metadata-cache.js';
 import { rowRecords, type RowRecord } from './records.js';
@@ -32,6 +32,8 @@ export const MAX_IN_VALUES = 100;
 
 interface Field {
   ref: FieldRef;
+  /** The field's key in a row record: the column's name in `data`, or the row field's own. */
+  name: string;
   type: ColumnType;
   /** Cursor binding: the column id survives a rename. */
   key: string;
@@ -45,12 +47,12 @@ interface Field {
 }
 
 function resolveField(table: CustomTable, caller: Caller, name: string): Field {
-  if (name === 'created_at' || name === 'updated_at') return { ref: { kind: 'meta', name }, type: 'date', key: name, nullable: false, required: true };
-  if (name === 'user_id' && caller.kind === 'secret') return { ref: { kind: 'meta', name }, type: 'text', key: name, nullable: true, required: false };
+  if (name === 'created_at' || name === 'updated_at') return { ref: { kind: 'meta', name }, name, type: 'date', key: name, nullable: false, required: true };
+  if (name === 'user_id' && caller.kind === 'secret') return { ref: { kind: 'meta', name }, name, type: 'text', key: name, nullable: true, required: false };
   const column = table.columns.find((c) => c.name === name);
   if (!column) throw badRequest(`${name}: unknown field`);
   // nullable stays true for a required column: a cursor made while it was not required stays valid.
-  return { ref: { kind: 'column', columnId: column.id }, type: column.type, key: `c:${column.id}`, nullable: true, required: column.required };
+  return { ref: { kind: 'column', columnId: column.id }, name, type: column.type, key: `c:${column.id}`, nullable: true, required: column.required };
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
@@ -81,7 +83,15 @@ function compile(deps: TablesDeps, table: CustomTable, caller: Caller, filter: F
   return { op: filter.op, field: field.ref, value: encode(filter.value) };
 }
 
-type Page = { rows: RowRecord[]; next_cursor: string | null };
+/**
+ * A page as the JSON the route sends: `{rows, next_cursor}`, rows as RowRecord. On PostgreSQL the database
+ * writes each row's JSON (gatedJsonSegmentQuery), so the page is assembled as text, never parsed.
+ */
+export class PageJson {
+  constructor(readonly text: string) {}
+}
+
+type Page = PageJson;
 
 /**
  * A page of rows matching every condition, in sort order, with the cursor of the next page. On PostgreSQL
@@ -128,18 +138,31 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
   const parts: Segment['part'][] = !sortField.nullable ? ['values'] : !position && nullsSortHigh(dialect) ? ['all'] : dir === 'asc' ? ['values', 'nulls'] : ['nulls', 'values'];
   const start = position ? parts.indexOf(position.nulls ? 'nulls' : 'values') : 0;
   if (start < 0) throw badRequest('cursor is invalid, or belongs to another query');
-  const found: StoredRow[] = [];
+  /** The page's rows so far, each a RowRecord as JSON. */
+  const found: string[] = [];
   const userId = caller.kind === 'user' ? caller.userId : undefined;
+  const asJson = (rows: StoredRow[]) => {
+    for (const record of rowRecords(dialect, table.columns, rows)) found.push(JSON.stringify(record));
+  };
   /** Reads a segment into `found`; with `check`, answers STALE or undefined as queryPage does. */
   const read = async (segment: Segment): Promise<typeof STALE | undefined | true> => {
     if (!check) {
-      for (const row of await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment)) found.push(row);
+      asJson(await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment));
       return true;
+    }
+    // Rows from the gated statement are rows read under the checked version; none, and the checked
+    // statement says why (or finds the rows written since).
+    if (segment.limit > 0) {
+      const texts = await rowsRepo.queryGatedJson(deps.db, table.id, check, table.columns, conditions, userId, segment);
+      if (texts.length > 0) {
+        for (const text of texts) found.push(text);
+        return true;
+      }
     }
     const { schemaVersion, rows } = await rowsRepo.queryCheckedRows(deps.db, table.id, check, conditions, userId, segment);
     if (schemaVersion === undefined && check.secretKey) return undefined;
     if (schemaVersion !== check.schemaVersion) return STALE;
-    for (const row of rows) found.push(row);
+    asJson(rows);
     return true;
   };
   let reads = 0;
@@ -159,10 +182,10 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
   const page = found.slice(0, limit);
   let next: string | null = null;
   if (found.length > limit) {
-    const last = page[page.length - 1]!;
-    const raw = sortField.ref.kind === 'column' ? last[columnIdent(sortField.ref.columnId)] : last[sortField.ref.name];
-    const value = decodeValue(dialect, sortField.type, raw);
+    // The cursor's value is the sort field's value as the record shows it (decodeValue's form).
+    const last = JSON.parse(page[page.length - 1]!) as RowRecord;
+    const value = (sortField.ref.kind === 'column' ? last.data[sortField.name] : last[sortField.ref.name]) ?? null;
     next = encodeCursor(deps.secrets.tablesCursor, { ...binding, nulls: value === null, value, rowId: last.row_id });
   }
-  return { rows: rowRecords(dialect, table.columns, page), next_cursor: next };
+  return new PageJson(`{"rows":[${page.join(',')}],"next_cursor":${JSON.stringify(next)}}`);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkedSegmentQuery, segmentQuery, type Condition, type Segment } from './custom-rows-query.js';
+import { checkedSegmentQuery, gatedJsonSegmentQuery, segmentQuery, type Condition, type Segment } from './custom-rows-query.js';
 
 const TABLE = '1bad6eed-0000-4000-8000-000000000001';
 const SCORE = 'a827dac1-0000-4000-8000-000000000002';
@@ -54,6 +54,28 @@ describe('custom-table keyset SELECT text', () => {
     expect(keyed.sql).toContain(`(select * from ${t} where user_id = $1 and ${due} is null order by row_id asc limit 3) d`);
     expect(keyed.parameters).toEqual(['u1', TABLE, 'app1', 'h', '2026-01-01T00:00:00.000Z']);
     expect(() => checkedSegmentQuery(TABLE, { appId: 'app1', schemaVersion: Number('7 or 1=1') }, [], undefined, { sort, dir: 'asc', part: 'all', limit: 1 })).toThrow(/integer/);
+  });
+
+  it('a gated segment writes each row as its JSON record, column names bound, and is gated on the checked version', () => {
+    const check = { appId: 'app1', schemaVersion: 7, secretKey: { hash: 'h', now: '2026-01-01T00:00:00.000Z' } };
+    const columns = [
+      { id: SCORE, name: 'score', type: 'int' as const },
+      { id: DUE, name: 'due', type: 'date' as const },
+    ];
+    const q = gatedJsonSegmentQuery(TABLE, check, columns, [gte], 'u1', { sort, dir: 'desc', part: 'all', limit: 51 });
+    expect(q.sql).toBe(
+      `select '{"row_id":"' || row_id || '","data":{' || concat_ws(',', $1::text || ${score}::text, $2::text || '"' || to_char(${due} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"')` +
+        ` || '},"user_id":' || coalesce(to_json(user_id)::text, 'null') || ',"created_at":"' || created_at || '","updated_at":"' || updated_at || '"}' as j` +
+        ` from ${t} where gh_checked_table_version($3, $4, $5, $6) = 7 and ${score} >= $7 and user_id = $8 order by ${due} desc, row_id desc limit 51`,
+    );
+    // A name is user text: a parameter, JSON-quoted, never part of the SQL.
+    expect(q.parameters).toEqual(['"score":', '"due":', TABLE, 'app1', 'h', '2026-01-01T00:00:00.000Z', 5, 'u1']);
+    // Over 99 fields, groups of 50 (a function takes at most 100 arguments), each null when all of its values are.
+    const many = Array.from({ length: 100 }, (_, n) => ({ id: `a827dac1-0000-4000-8000-${String(n).padStart(12, '0')}`, name: `c${n}`, type: 'text' as const }));
+    const wide = gatedJsonSegmentQuery(TABLE, check, many, [], undefined, { sort, dir: 'asc', part: 'all', limit: 1 }).sql;
+    expect(wide.match(/nullif\(concat_ws\(',', /g)).toHaveLength(2);
+    expect(wide.startsWith('/* prepared */ ')).toBe(true);
+    expect(() => gatedJsonSegmentQuery(TABLE, { appId: 'app1', schemaVersion: 1.5 }, [], [], undefined, { sort, dir: 'asc', part: 'all', limit: 1 })).toThrow(/integer/);
   });
 
   it('on PostgreSQL, only a page whose plan cannot depend on its values runs as a named statement (its plan may be cached)', () => {

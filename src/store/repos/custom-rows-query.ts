@@ -3,16 +3,18 @@ import { rowLimitText } from '../limit.js';
 import { executeCompiled, type Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { PREPARE_PER_CONNECTION } from '../pg-pool.js';
+import type { ColumnType } from '../tables-dialect.js';
 import { columnIdent, tableIdent, type StoredRow } from './custom-rows.js';
 
 // The keyset SELECT of POST .../rows/query. A request runs one or two of them, so the SQL text is written
 // here directly instead of through Kysely's builder, whose operation tree and compiler cost about as much
 // as the statement itself. The text is rebuilt on every call from the columns the caller has (SQLite's
 // statement cache then reuses the prepared statement by its text); those may come from a node's cache, so
-// the statement checks the table's schema version itself (checkedSegmentQuery), and on PostgreSQL runs as
-// a named statement of its connection (PREPARE_PER_CONNECTION in store/pg-pool.ts) when its plan cannot
-// depend on its values (planIgnoresValues). Identifiers still come
-// only from tableIdent/columnIdent (generated UUIDs); every value is a bound parameter.
+// on PostgreSQL the statement checks the table's schema version itself (gatedJsonSegmentQuery, and
+// checkedSegmentQuery when that finds nothing), and runs as a named statement of its connection
+// (PREPARE_PER_CONNECTION in store/pg-pool.ts) when its plan cannot depend on its values
+// (planIgnoresValues). Identifiers still come only from tableIdent/columnIdent (generated UUIDs); every
+// value, column names included, is a bound parameter.
 
 export type FieldRef = { kind: 'column'; columnId: string } | { kind: 'meta'; name: 'created_at' | 'updated_at' | 'user_id' };
 
@@ -68,9 +70,20 @@ function conditionSql(c: Condition, p: Parameters): string {
   }
 }
 
-/** The segment's SELECT as SQL text, its parameters added to `p`, and its ORDER BY for a given table alias prefix. */
-function pageSql(p: Parameters, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): { text: string; orderBy: (prefix: string) => string } {
-  const where = conditions.map((c) => conditionSql(c, p));
+/**
+ * The segment's SELECT as SQL text, its parameters added to `p`, and its ORDER BY for a given table alias
+ * prefix. `columns` is the select list (default `*`); `gate`, a condition put first in the WHERE.
+ */
+function pageSql(
+  p: Parameters,
+  tableId: string,
+  conditions: Condition[],
+  userId: string | undefined,
+  segment: Segment,
+  shape: { columns?: string; gate?: string } = {},
+): { text: string; orderBy: (prefix: string) => string } {
+  const where = shape.gate === undefined ? [] : [shape.gate];
+  for (const c of conditions) where.push(conditionSql(c, p));
   if (userId !== undefined) where.push(`user_id = ${p.add(userId)}`);
   const s = fieldSql(segment.sort);
   const dir = segment.dir === 'asc' ? 'asc' : 'desc';
@@ -85,7 +98,7 @@ function pageSql(p: Parameters, tableId: string, conditions: Condition[], userId
     orderBy = (prefix) => `${prefix}${s} ${dir}, ${prefix}row_id ${dir}`;
   }
   const filter = where.length === 0 ? '' : ` where ${where.join(' and ')}`;
-  return { text: `select * from ${tableIdent(tableId)}${filter} order by ${orderBy('')} limit ${rowLimitText(segment.limit)}`, orderBy };
+  return { text: `select ${shape.columns ?? '*'} from ${tableIdent(tableId)}${filter} order by ${orderBy('')} limit ${rowLimitText(segment.limit)}`, orderBy };
 }
 
 /** The segment's SELECT as SQL text and its parameters. Exported for the unit test of its shapes. */
@@ -119,6 +132,86 @@ export function planIgnoresValues(conditions: Condition[], userId: string | unde
   return userId === undefined && conditions.every((c) => c.op === 'is_null' || sameField(c.field, sort));
 }
 
+/** A column as a page's JSON records show it: its value under its name in `data`. */
+export interface JsonColumn {
+  id: string;
+  name: string;
+  type: ColumnType;
+}
+
+/**
+ * PostgreSQL text of a stored value as JSON, the value the API shows (decodeValue): numbers and booleans
+ * as PostgreSQL writes them (the same values; a float may read `1e+15` where JavaScript writes
+ * `1000000000000000`), dates as `YYYY-MM-DDTHH:mm:ss.sssZ` (stored with at most milliseconds), json as
+ * jsonb's own text. Null for a null value.
+ */
+function jsonValueSql(type: ColumnType, column: string): string {
+  switch (type) {
+    case 'int':
+    case 'json':
+      return `${column}::text`;
+    case 'date':
+      return `'"' || to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`;
+    default:
+      return `to_json(${column})::text`;
+  }
+}
+
+/**
+ * The select list that writes each row as its API record in JSON (records.ts, RowRecord: row_id, data,
+ * user_id, created_at, updated_at, in that order), so node-postgres reads one text per row instead of
+ * every column and the route sends the texts as they are. Keys of `data` are column names, user text,
+ * so they are bound parameters (JSON-quoted here); a null value is left out (concat_ws skips nulls).
+ * row_id and the timestamps are written by the service (a UUID, ISO 8601 UTC) and need no escaping.
+ */
+function rowJsonSql(p: Parameters, columns: JsonColumn[]): string {
+  const fields = columns.map((c) => `${p.add(`${JSON.stringify(c.name)}:`)}::text || ${jsonValueSql(c.type, columnIdent(c.id))}`);
+  // A function takes at most 100 arguments: more fields go in groups, each null when all of its are.
+  const data =
+    fields.length === 0
+      ? `''`
+      : fields.length < 100
+        ? `concat_ws(',', ${fields.join(', ')})`
+        : `concat_ws(',', ${chunks(fields, 50).map((group) => `nullif(concat_ws(',', ${group.join(', ')}), '')`).join(', ')})`;
+  return (
+    `'{"row_id":"' || row_id || '","data":{' || ${data} || '},"user_id":' || coalesce(to_json(user_id)::text, 'null')` +
+    ` || ',"created_at":"' || created_at || '","updated_at":"' || updated_at || '"}' as j`
+  );
+}
+
+const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+/** The version check's call, its parameters added to `p`. */
+function checkCallSql(p: Parameters, tableId: string, check: SchemaCheck): string {
+  return `gh_checked_table_version(${p.add(tableId)}, ${p.add(check.appId)}, ${p.add(check.secretKey?.hash ?? null)}, ${p.add(check.secretKey?.now ?? null)})`;
+}
+
+function versionText(check: SchemaCheck): string {
+  // The version is part of the text (an integer this service wrote), so the text can run as a named
+  // statement of its connection: one prepared before the table changed is never sent after it.
+  if (!Number.isSafeInteger(check.schemaVersion)) throw new Error('a schema version is an integer');
+  return String(check.schemaVersion);
+}
+
+/**
+ * The segment's rows on PostgreSQL as JSON records (rowJsonSql), gated on the check: the version
+ * gh_checked_table_version answers must be the one the columns were read at. The call has no column in
+ * it, so PostgreSQL evaluates it once, before the scan (a one-time filter), and plans it like a
+ * parameter: the statement costs the database what the bare page does, where the join of
+ * checkedSegmentQuery costs it half again. Rows come back only when the check held in the page's own
+ * snapshot; no rows says nothing (an empty page, a stale version, no such table or key), and the caller
+ * asks checkedSegmentQuery, which tells them apart.
+ */
+export function gatedJsonSegmentQuery(tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<{ j: string }> {
+  const p = new Parameters('postgres');
+  const version = versionText(check);
+  const select = rowJsonSql(p, columns);
+  const gate = `${checkCallSql(p, tableId, check)} = ${version}`;
+  const page = pageSql(p, tableId, conditions, userId, segment, { columns: select, gate });
+  const text = (planIgnoresValues(conditions, userId, segment.sort) ? PREPARE_PER_CONNECTION : '') + page.text;
+  return CompiledQuery.raw(text, p.values) as CompiledQuery<{ j: string }>;
+}
+
 /**
  * The segment's SELECT on PostgreSQL, checked against the table's schema version in the same statement (one
  * snapshot): gh_checked_table_version (migration 0013) answers the version of the app's table, or null
@@ -131,15 +224,20 @@ export function planIgnoresValues(conditions: Condition[], userId: string | unde
 export function checkedSegmentQuery(tableId: string, check: SchemaCheck, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<CheckedRow> {
   const p = new Parameters('postgres');
   const page = pageSql(p, tableId, conditions, userId, segment);
-  // The version is part of the text (an integer this service wrote), so the text can run as a named
-  // statement of its connection: one prepared before the table changed is never sent after it.
-  if (!Number.isSafeInteger(check.schemaVersion)) throw new Error('a schema version is an integer');
-  const checked = `gh_checked_table_version(${p.add(tableId)}, ${p.add(check.appId)}, ${p.add(check.secretKey?.hash ?? null)}, ${p.add(check.secretKey?.now ?? null)})`;
+  const version = versionText(check);
+  const checked = checkCallSql(p, tableId, check);
   const text =
     (planIgnoresValues(conditions, userId, segment.sort) ? PREPARE_PER_CONNECTION : '') +
-    `select m.schema_version, d.* from (select ${checked} as schema_version offset 0) m left join (${page.text}) d on m.schema_version = ${check.schemaVersion}` +
+    `select m.schema_version, d.* from (select ${checked} as schema_version offset 0) m left join (${page.text}) d on m.schema_version = ${version}` +
     ` where m.schema_version is not null order by ${page.orderBy('d.')}`;
   return CompiledQuery.raw(text, p.values) as CompiledQuery<CheckedRow>;
+}
+
+/** The gated segment's rows as JSON records (gatedJsonSegmentQuery); none when the check did not hold or the page is empty. */
+export async function queryGatedJson(db: Db, tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: string | undefined, segment: Segment): Promise<string[]> {
+  if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');
+  const found = await executeCompiled(db, gatedJsonSegmentQuery(tableId, check, columns, conditions, userId, segment));
+  return found.map((row) => row.j);
 }
 
 /** A checked page's row: a stored row with the version, or the all-null row of a stale or empty page. */
