@@ -16,11 +16,11 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { call } from './lib/fixtures.mjs';
 import { spawnListening } from './lib/ceilings.mjs';
+import { runLoad } from './lib/load.mjs';
 import { startServer } from './lib/server.mjs';
 import { gatedJsonSegmentQuery } from '../dist/src/store/repos/custom-rows-query.js';
 
@@ -98,12 +98,19 @@ async function main() {
     const col = Object.fromEntries(table.columns.map((c) => [c.name, `c_${hex(c.column_id)}`]));
     const t = `t_${hex(table.table_id)}`;
 
-    // 1. Inserts over HTTP.
-    const insert = await autocannon({
+    // 1. Inserts over HTTP. Every load runs in a fresh process of its own (bench/lib/load.mjs), each request
+    // with the next of these bodies.
+    const insertSeconds = Number(opts['insert-seconds']);
+    const bodies = Array.from({ length: Math.max(1000, insertSeconds * 6000) }, () => JSON.stringify({ data: randomRow() }));
+    const { result: insert } = await runLoad({
       url: server.url,
       connections: 32,
-      duration: Number(opts['insert-seconds']),
-      requests: [{ method: 'POST', path: `/v1/tables/${table.table_id}/rows`, headers: { ...auth, 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: JSON.stringify({ data: randomRow() }) }) }],
+      duration: insertSeconds,
+      method: 'POST',
+      path: `/v1/tables/${table.table_id}/rows`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      bodies,
+      exhaustedBody: bodies[0],
     });
     const inserted = insert['2xx'];
     console.log(`\n| measure | rate | p50 (ms) | p99 (ms) | non-2xx |\n| --- | --- | --- | --- | --- |`);
@@ -190,7 +197,7 @@ async function main() {
     const placeholder = opts.db === 'sqlite' ? () => '?' : (n) => `$${n}`;
 
     // Calibration on a shared machine: the cheapest route (one trivial database query) under the same load.
-    const health = await autocannon({ url: server.url, connections: 8, duration: DURATION, requests: [{ method: 'GET', path: '/v1/health' }] });
+    const { result: health } = await runLoad({ url: server.url, connections: 8, duration: DURATION, method: 'GET', path: '/v1/health' });
     console.log(`| baseline GET /v1/health, 8 connections | ${fmt(health.requests.average)} req/s | ${fmt(health.latency.p50)} | ${fmt(health.latency.p99)} | ${health.non2xx + health.errors} |`);
     const ratios = [];
     for (const kind of ['first', 'deep']) {
@@ -198,8 +205,8 @@ async function main() {
       const ceiling = await startCeiling(dbUrl, kind === 'first' ? firstSql(placeholder) : deepSql(placeholder), args[kind]);
       try {
         for (const connections of [8, 32]) {
-          const load = (url, path, headers) =>
-            autocannon({ url, connections, duration: DURATION, requests: [{ method: 'POST', path, headers: { ...headers, 'content-type': 'application/json' }, body: payload }] });
+          const load = async (url, path, headers) =>
+            (await runLoad({ url, connections, duration: DURATION, method: 'POST', path, headers: { ...headers, 'content-type': 'application/json' }, body: payload })).result;
           const cpuBefore = server.cpu();
           const result = await load(server.url, `/v1/tables/${table.table_id}/rows/query`, auth);
           const cpuAfter = server.cpu();
