@@ -156,6 +156,24 @@ describe('10 query: sort', () => {
     expect(after.body.rows.map((r: { data: { n: number } }) => r.data.n)).toEqual([3, 2, 1, 0, 0]);
   });
 
+  it('a column named like a property every object has (constructor): rows are written, read and paged through values and nulls, both ways', async () => {
+    const table = await makeTable(server, secret, [
+      { name: 'k', type: 'int', required: true },
+      { name: 'constructor', type: 'int' },
+    ]);
+    // Request bodies drop the key `constructor` (docs/tables.md), so its values here come from the default.
+    for (const k of [0, 1]) expect((await insertRow(server, secret, table.table_id, { k })).data).toEqual({ k });
+    const column = table.columns.find((c: { name: string }) => c.name === 'constructor')!;
+    expect((await call(server, secret, 'PATCH', `/v1/tables/${table.table_id}/columns/${column.column_id}`, { default_value: 5 })).status).toBe(200);
+    for (const k of [2, 3]) expect((await insertRow(server, secret, table.table_id, { k })).data).toEqual({ k, constructor: 5 });
+    // Page by page (a cursor after every row): each row once, values then nulls ascending, nulls first descending.
+    for (const [dir, expected] of [['asc', [5, 5, null, null]], ['desc', [null, null, 5, 5]]] as const) {
+      const rows = await queryAll(server, secret, table.table_id, { sort: { field: 'constructor', dir }, limit: 1 });
+      expect(rows.map((r) => (Object.hasOwn(r.data, 'constructor') ? r.data.constructor : null))).toEqual(expected);
+      expect(rows.map((r) => r.data.k).sort()).toEqual([0, 1, 2, 3]);
+    }
+  });
+
   it('no sort means created_at, row_id ascending; updated_at sorts too', async () => {
     const rows = await queryAll(server, secret, tableId, { limit: 3 });
     const keys = rows.map((r) => `${r.created_at} ${r.row_id}`);

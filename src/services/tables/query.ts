@@ -182,9 +182,12 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
   const page = found.slice(0, limit);
   let next: string | null = null;
   if (found.length > limit) {
-    // The cursor's value is the sort field's value as the record shows it (decodeValue's form).
+    // The cursor's value is the sort field's value as the record shows it (decodeValue's form). A record
+    // leaves a null out of `data`, and `data` is a plain object: only an own key is the column's value (a
+    // column may be named `constructor`).
     const last = JSON.parse(page[page.length - 1]!) as RowRecord;
-    const value = (sortField.ref.kind === 'column' ? last.data[sortField.name] : last[sortField.ref.name]) ?? null;
+    const record = (sortField.ref.kind === 'column' ? last.data : last) as Record<string, unknown>;
+    const value = Object.hasOwn(record, sortField.name) ? (record[sortField.name] ?? null) : null;
     next = encodeCursor(deps.secrets.tablesCursor, { ...binding, nulls: value === null, value, rowId: last.row_id });
   }
   return new PageJson(`{"rows":[${page.join(',')}],"next_cursor":${JSON.stringify(next)}}`);

@@ -41,7 +41,8 @@ function mergeData(columns: CustomColumn[], current: Record<string, unknown>, in
   checkFields(columns, input);
   const data: Record<string, unknown> = {};
   for (const c of columns) {
-    let value = Object.hasOwn(input, c.name) ? input[c.name] : current[c.name];
+    // Own keys only: a column may be named like an inherited property (`constructor`).
+    let value = Object.hasOwn(input, c.name) ? input[c.name] : Object.hasOwn(current, c.name) ? current[c.name] : undefined;
     if (value === null && Object.hasOwn(input, c.name) && c.required && !fillDefaults) throw badRequest(`${c.name}: is required and cannot be cleared`);
     if ((value === undefined || value === null) && fillDefaults && c.defaultValue !== null) value = c.defaultValue;
     if (value === undefined || value === null) {
@@ -54,7 +55,7 @@ function mergeData(columns: CustomColumn[], current: Record<string, unknown>, in
 }
 
 function encodedValues(deps: TablesDeps, columns: CustomColumn[], data: Record<string, unknown>): Map<string, unknown> {
-  return new Map(columns.map((c) => [c.id, encodeValue(deps.store.dialect, c.type, data[c.name] ?? null)]));
+  return new Map(columns.map((c) => [c.id, encodeValue(deps.store.dialect, c.type, Object.hasOwn(data, c.name) ? (data[c.name] ?? null) : null)]));
 }
 
 async function grow(deps: TablesDeps, trx: Db, appId: string, delta: number): Promise<void> {
