@@ -7,7 +7,7 @@ import type { CustomTable } from '../../store/repos/custom-tables.js';
 import { cachesTableMetadata, encodeValue, isMissingTable, nullsSortHigh, type ColumnType } from '../../store/tables-dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { STALE, withCachedTable } from './metadata-cache.js';
-import { rowRecords, type RowRecord } from './records.js';
+import { fieldValue, rowRecords, type RowRecord } from './records.js';
 import type { Caller } from './rows.js';
 import { requireTable, type TablesDeps } from './schema.js';
 import { checkValue } from './values.js';
@@ -182,12 +182,10 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
   const page = found.slice(0, limit);
   let next: string | null = null;
   if (found.length > limit) {
-    // The cursor's value is the sort field's value as the record shows it (decodeValue's form). A record
-    // leaves a null out of `data`, and `data` is a plain object: only an own key is the column's value (a
-    // column may be named `constructor`).
+    // The cursor's value is the sort field's value as the record shows it (decodeValue's form; a null is
+    // left out of `data`).
     const last = JSON.parse(page[page.length - 1]!) as RowRecord;
-    const record = (sortField.ref.kind === 'column' ? last.data : last) as Record<string, unknown>;
-    const value = Object.hasOwn(record, sortField.name) ? (record[sortField.name] ?? null) : null;
+    const value = fieldValue((sortField.ref.kind === 'column' ? last.data : last) as Record<string, unknown>, sortField.name) ?? null;
     next = encodeCursor(deps.secrets.tablesCursor, { ...binding, nulls: value === null, value, rowId: last.row_id });
   }
   return new PageJson(`{"rows":[${page.join(',')}],"next_cursor":${JSON.stringify(next)}}`);

@@ -23,6 +23,13 @@ export interface ColumnRecord {
   position: number;
 }
 
+/**
+ * The value a record holds under a field name, or undefined when it holds none. Names are user text and
+ * records are plain objects, so only an own key counts: a column may be named like an inherited property
+ * (`constructor`).
+ */
+export const fieldValue = (record: Record<string, unknown>, name: string): unknown => (Object.hasOwn(record, name) ? record[name] : undefined);
+
 export interface RowRecord {
   row_id: string;
   data: Record<string, unknown>;

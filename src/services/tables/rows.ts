@@ -8,7 +8,7 @@ import * as repo from '../../store/repos/custom-tables.js';
 import type { CustomColumn, CustomTable } from '../../store/repos/custom-tables.js';
 import { encodeValue, isMissingTable } from '../../store/tables-dialect.js';
 import { inTransaction } from '../../store/transaction.js';
-import { rowRecord, storedData, type RowRecord } from './records.js';
+import { fieldValue, rowRecord, storedData, type RowRecord } from './records.js';
 import { requireTable, storageExceeded, type TablesDeps } from './schema.js';
 import { checkRowSize, checkValue, dataBytes } from './values.js';
 
@@ -41,8 +41,7 @@ function mergeData(columns: CustomColumn[], current: Record<string, unknown>, in
   checkFields(columns, input);
   const data: Record<string, unknown> = {};
   for (const c of columns) {
-    // Own keys only: a column may be named like an inherited property (`constructor`).
-    let value = Object.hasOwn(input, c.name) ? input[c.name] : Object.hasOwn(current, c.name) ? current[c.name] : undefined;
+    let value = Object.hasOwn(input, c.name) ? input[c.name] : fieldValue(current, c.name);
     if (value === null && Object.hasOwn(input, c.name) && c.required && !fillDefaults) throw badRequest(`${c.name}: is required and cannot be cleared`);
     if ((value === undefined || value === null) && fillDefaults && c.defaultValue !== null) value = c.defaultValue;
     if (value === undefined || value === null) {
@@ -55,7 +54,7 @@ function mergeData(columns: CustomColumn[], current: Record<string, unknown>, in
 }
 
 function encodedValues(deps: TablesDeps, columns: CustomColumn[], data: Record<string, unknown>): Map<string, unknown> {
-  return new Map(columns.map((c) => [c.id, encodeValue(deps.store.dialect, c.type, Object.hasOwn(data, c.name) ? (data[c.name] ?? null) : null)]));
+  return new Map(columns.map((c) => [c.id, encodeValue(deps.store.dialect, c.type, fieldValue(data, c.name) ?? null)]));
 }
 
 async function grow(deps: TablesDeps, trx: Db, appId: string, delta: number): Promise<void> {
