@@ -41,6 +41,11 @@ export interface Deps {
     codes: Buffer;
     /** MACs custom-table query cursors (opaque and tamper-evident). */
     tablesCursor: Buffer;
+    /**
+     * MAC refresh tokens (crypto/refresh-tokens.ts): the current key first, then MASTER_KEY_PREVIOUS's
+     * during a rotation, so a token issued before it still proves it was issued.
+     */
+    refreshTokens: Buffer[];
   };
   /** Outage and outbox counters for /metrics. */
   metrics: ServiceMetrics;
@@ -84,7 +89,12 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
     limiter,
     mailer,
     confirmations: createConfirmationsClient(config.confirmationsUrl),
-    secrets: { hashcash: deriveKey(masterKey, 'hashcash'), codes: deriveKey(masterKey, 'codes'), tablesCursor: deriveKey(masterKey, 'tables-cursor') },
+    secrets: {
+      hashcash: deriveKey(masterKey, 'hashcash'),
+      codes: deriveKey(masterKey, 'codes'),
+      tablesCursor: deriveKey(masterKey, 'tables-cursor'),
+      refreshTokens: masterKeys.map((key) => deriveKey(key, 'refresh-tokens')),
+    },
     metrics: createServiceMetrics(),
     mailSignal: new MailSignal(),
     tableMetadata: new TableMetadataCache(),

@@ -14,7 +14,7 @@ import { startSession, type SessionTokens } from './sessions.js';
 /** interface.md part 8: a bot-auth timestamp may be this far from server time, either way. */
 export const BOT_AUTH_TOLERANCE_SECONDS = 5 * 60;
 
-type BotDeps = Pick<Deps, 'db' | 'clock' | 'keys' | 'confirmations'>;
+type BotDeps = Pick<Deps, 'db' | 'clock' | 'keys' | 'confirmations' | 'secrets'>;
 
 /** The exact text a bot signs (interface.md 4.4); it begins with the literal word `service`. */
 export const botAuthMessage = (appId: string, botId: string, timestamp: number) => `service:bot_auth:${appId}:${botId}:${timestamp}`;

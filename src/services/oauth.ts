@@ -26,7 +26,7 @@ import { startSession, type SessionTokens } from './sessions.js';
 // The callback consumes the state, lets openid-client exchange the code and check the ID token, then
 // finds or makes the user by (provider, subject).
 
-export type OAuthDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'masterKey' | 'masterKeys'> & {
+export type OAuthDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'masterKey' | 'masterKeys' | 'secrets'> & {
   issuers: OidcIssuers;
   appleSecrets: AppleClientSecrets;
 };

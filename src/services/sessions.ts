@@ -1,5 +1,6 @@
 import { addSeconds, iso } from '../clock.js';
-import { newOpaqueToken, newUuid, sha256Hex } from '../crypto/ids.js';
+import { newUuid, sha256Hex } from '../crypto/ids.js';
+import { isEarlierRefreshToken, MAX_GENERATION, mintRefreshToken, readRefreshToken, wasIssued } from '../crypto/refresh-tokens.js';
 import type { Deps } from '../deps.js';
 import { unauthorized } from '../errors.js';
 import * as refreshTokens from '../store/repos/refresh-tokens.js';
@@ -11,7 +12,7 @@ export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 /** A rotated refresh token presented within this window is only refused (two tabs racing); later it means theft. */
 export const REUSE_GRACE_SECONDS = 10;
 
-export type SessionDeps = Pick<Deps, 'db' | 'clock' | 'keys'>;
+export type SessionDeps = Pick<Deps, 'db' | 'clock' | 'keys' | 'secrets'>;
 
 /** What every sign-in answers. `expires_at` is the access token's expiry. */
 export interface SessionTokens {
@@ -29,7 +30,7 @@ export interface SessionTokens {
 export async function startSession(deps: SessionDeps, appId: string, user: User, options: { accessExpiresAt?: Date } = {}): Promise<SessionTokens> {
   const now = deps.clock.now();
   const sessionId = newUuid();
-  const refreshToken = newOpaqueToken('rt_');
+  const refreshToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, sessionId, 0);
   const { kid } = await sessionTokens.openSession(deps.db, {
     appId,
     sessionId,
@@ -56,6 +57,9 @@ async function issueAccess(deps: SessionDeps, appId: string, kid: string | undef
  * Rotates a refresh token: the old one dies, a new one and a fresh access token are issued. A token
  * already rotated answers 401; presented more than REUSE_GRACE_SECONDS after its rotation it also
  * revokes the whole session (the token was stolen, or the client is broken: either way the family ends).
+ * A token names its session and generation (crypto/refresh-tokens.ts), so the rotation is one
+ * conditional write of the session row; a token of the earlier form (refresh_tokens) rotates once into
+ * its session.
  *
  * With `presumedKeyHash` (the route presumes the request's publishable key names `appId`; KeyGate) the
  * rotation writes nothing unless that key is live, and any miss answers undefined without telling why:
@@ -64,27 +68,81 @@ async function issueAccess(deps: SessionDeps, appId: string, kid: string | undef
 export async function refreshSession(deps: SessionDeps, appId: string, presented: string): Promise<SessionTokens>;
 export async function refreshSession(deps: SessionDeps, appId: string, presented: string, presumedKeyHash: string): Promise<SessionTokens | undefined>;
 export async function refreshSession(deps: SessionDeps, appId: string, presented: string, presumedKeyHash?: string): Promise<SessionTokens | undefined> {
-  const tokenHash = sha256Hex(presented);
+  const token = readRefreshToken(presented);
+  if (!token) {
+    if (presumedKeyHash !== undefined) return undefined;
+    if (isEarlierRefreshToken(presented)) return refreshEarlierToken(deps, appId, presented);
+    throw invalidRefreshToken();
+  }
   const now = deps.clock.now();
-  const newToken = newOpaqueToken('rt_');
+  // 2^32 rotations (one a second for a century) is the end of the family: sign in again.
+  const generation = token.generation + 1;
+  if (generation > MAX_GENERATION) throw invalidRefreshToken();
+  const newToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, token.sessionId, generation);
   const rotated = await sessionTokens.rotateRefreshToken(deps.db, {
     appId,
     keyHash: presumedKeyHash ?? null,
-    tokenHash,
+    sessionId: token.sessionId,
+    tokenHash: sha256Hex(presented),
     newTokenHash: sha256Hex(newToken),
+    generation,
     now: iso(now),
+    month: iso(now).slice(0, 7),
     expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
   });
   if (!rotated) {
     if (presumedKeyHash !== undefined) return undefined;
-    const row = await refreshTokens.findRefreshToken(deps.db, appId, tokenHash);
-    if (row?.rotated_at && now.getTime() - new Date(row.rotated_at).getTime() > REUSE_GRACE_SECONDS * 1000) {
+    const state = await sessionTokens.findRefreshState(deps.db, appId, token.sessionId);
+    // Reuse is told from a forgery by the MAC: a made-up token naming a real session (its id is in every
+    // access token) is only refused, never ends the session.
+    if (state && token.generation < state.refresh_generation && wasIssued(deps.secrets.refreshTokens, token)) {
+      const rotatedAt = rotationTime(state, token.generation);
+      if (rotatedAt && now.getTime() - new Date(rotatedAt).getTime() > REUSE_GRACE_SECONDS * 1000) {
+        await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
+      }
+    }
+    throw invalidRefreshToken();
+  }
+  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), token.sessionId, newToken);
+}
+
+/**
+ * When the token of `generation` was rotated, or the latest time it can have been: the row keeps the
+ * times of the last two rotations (of generations current - 1 and current - 2); an older generation was
+ * rotated before the earlier of them. Undefined when the row holds no such time.
+ */
+function rotationTime(state: { refresh_generation: number; rotated_at: string | null; prior_rotated_at: string | null }, generation: number): string | undefined {
+  if (generation === state.refresh_generation - 1) return state.rotated_at ?? undefined;
+  return state.prior_rotated_at ?? undefined;
+}
+
+/** A token of the earlier form: its row in refresh_tokens is claimed and its session moves to the session-held form. */
+async function refreshEarlierToken(deps: SessionDeps, appId: string, presented: string): Promise<SessionTokens> {
+  const tokenHash = sha256Hex(presented);
+  const now = deps.clock.now();
+  const row = await refreshTokens.findRefreshToken(deps.db, appId, tokenHash);
+  if (!row) throw invalidRefreshToken();
+  const newToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, row.session_id, 1);
+  const rotated = await sessionTokens.rotateEarlierRefreshToken(deps.db, {
+    appId,
+    sessionId: row.session_id,
+    tokenHash,
+    newTokenHash: sha256Hex(newToken),
+    generation: 1,
+    now: iso(now),
+    month: iso(now).slice(0, 7),
+    expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
+  });
+  if (!rotated) {
+    if (row.rotated_at && now.getTime() - new Date(row.rotated_at).getTime() > REUSE_GRACE_SECONDS * 1000) {
       await sessions.revokeSession(deps.db, appId, row.session_id, iso(now));
     }
-    throw unauthorized('invalid or expired refresh token', 'invalid_token');
+    throw invalidRefreshToken();
   }
-  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), rotated.sessionId, newToken);
+  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), row.session_id, newToken);
 }
+
+const invalidRefreshToken = () => unauthorized('invalid or expired refresh token', 'invalid_token');
 
 /** Revokes a live session of the app; false when it does not exist or was already revoked. */
 export async function revokeSession(deps: SessionDeps, appId: string, sessionId: string): Promise<boolean> {

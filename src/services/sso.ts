@@ -17,7 +17,7 @@ import { startSession, type SessionTokens } from './sessions.js';
 // The bridge, on the source app's domain, turns the browser's session into a one-time token bound to
 // user, source app and the destination origin; the exchange, on the target app, turns it into a session.
 
-export type SsoDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys'>;
+export type SsoDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'secrets'>;
 
 export const SSO_TOKEN_PARAM = '__sso_token';
 

@@ -14,7 +14,7 @@ import { startSession } from './sessions.js';
 // Server-side user management (interface.md 4.5): the caller holds the app's secret key, so there is
 // no verification, no proof-of-work and no rate limit here.
 
-export type UserDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys'>;
+export type UserDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'secrets'>;
 
 /** A page of the app's users, newest first; `email` is an exact, case-insensitive match. */
 export function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string }) {

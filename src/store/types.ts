@@ -69,8 +69,17 @@ export interface SessionsTable {
   created_at: string;
   expires_at: string;
   revoked_at: string | null;
+  /** SHA-256 of the session's current refresh token; null while that token is of the earlier form (refresh_tokens). */
+  refresh_hash: string | null;
+  refresh_generation: Generated<number>;
+  rotated_at: string | null;
+  prior_rotated_at: string | null;
+  /** 'YYYY-MM' of the last two distinct months the session was refreshed in (monthly active users). */
+  refreshed_month: string | null;
+  prior_refreshed_month: string | null;
 }
 
+/** Refresh tokens of the earlier form (before migration 0014), kept until they rotate or expire. */
 export interface RefreshTokensTable {
   token_hash: string;
   app_id: string;

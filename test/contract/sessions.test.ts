@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { setCookies, startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { forgedRefreshToken } from '../helpers/earlier-tokens.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
 let env: AuthEnv;
@@ -133,20 +135,38 @@ describe('4.1 POST /v1/tokens/session and contract 5 rotation', () => {
     }
   });
 
-  it('a rotated token presented more than 10 s later revokes the whole session (theft)', async () => {
+  it('a rotated token presented more than 10 s later revokes the whole session (theft); a forged one naming the session does not', async () => {
     const user = await verifiedUser(env, app);
     const rotated = await refresh(user.tokens.refresh_token);
     expect(rotated.status).toBe(200);
+    // A second session rotated twice: its first token is then two generations behind.
+    const second = await verifiedUser(env, app);
+    const second1 = await refresh(second.tokens.refresh_token);
+    const second2 = await refresh(second1.body.refresh_token);
+    expect(second2.status).toBe(200);
     await new Promise((r) => setTimeout(r, 10_500));
+    // The session id is in every access token: a made-up token naming it, of an old generation or not, is
+    // refused and ends nothing.
+    for (const generation of [0, 1, 2, 7]) expect((await refresh(forgedRefreshToken(second.tokens.session_id, generation))).status).toBe(401);
+    const second3 = await refresh(second2.body.refresh_token);
+    expect(second3.status).toBe(200);
+
     expect((await refresh(user.tokens.refresh_token)).status).toBe(401);
     expect((await refresh(rotated.body.refresh_token)).status).toBe(401);
     const me = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: rotated.body.access_token });
     expect(me.status).toBe(401);
+
+    expect((await refresh(second.tokens.refresh_token)).status).toBe(401);
+    expect((await refresh(second3.body.refresh_token)).status).toBe(401);
+    const secondMe = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: second3.body.access_token });
+    expect(secondMe.status).toBe(401);
   }, 30_000);
 
   it("401 for an unknown token, a missing token, or app A's token at app B", async () => {
     const user = await verifiedUser(env, app);
     expect((await refresh('rt_nothingnothingnothingnothingnothingnothing00')).status).toBe(401);
+    expect((await refresh(forgedRefreshToken(user.tokens.session_id, 0))).status).toBe(401);
+    expect((await refresh(`${user.tokens.refresh_token}x`)).status).toBe(401);
     expect((await api(env.server, 'POST', '/v1/tokens/session', { publishableKey: app.publishable_key, body: {} })).status).toBe(401);
     expect((await refresh(user.tokens.refresh_token, other)).status).toBe(401);
     expect((await refresh(user.tokens.refresh_token)).status).toBe(200);
@@ -154,10 +174,14 @@ describe('4.1 POST /v1/tokens/session and contract 5 rotation', () => {
 
   it('stores refresh tokens only as SHA-256', async () => {
     const user = await verifiedUser(env, app);
+    const rotated = await refresh(user.tokens.refresh_token);
     const { queryDatabase } = await import('../helpers/db.js');
-    const dump = JSON.stringify(await queryDatabase(env.server.databaseUrl, 'SELECT * FROM refresh_tokens'));
-    expect(dump).not.toContain(user.tokens.refresh_token);
-    expect(dump).not.toContain(user.tokens.refresh_token.slice(3));
+    const dump = JSON.stringify([await queryDatabase(env.server.databaseUrl, 'SELECT * FROM sessions'), await queryDatabase(env.server.databaseUrl, 'SELECT * FROM refresh_tokens')]);
+    expect(dump).toContain(createHash('sha256').update(rotated.body.refresh_token).digest('hex'));
+    for (const token of [user.tokens.refresh_token, rotated.body.refresh_token]) {
+      expect(dump).not.toContain(token);
+      expect(dump).not.toContain(token.slice(3));
+    }
   });
 });
 

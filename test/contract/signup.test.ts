@@ -87,7 +87,7 @@ describe('4.1 POST /v1/verify-code', () => {
     const code = await codeFor(env.sink, email);
     const res = await api(env.server, 'POST', '/v1/verify-code', { publishableKey: key(), body: { email: email.toUpperCase(), code } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ access_token: expect.any(String), refresh_token: expect.stringMatching(/^rt_[A-Za-z0-9_-]{43}$/), user_id: signup.body.user_id, session_id: expect.any(String) });
+    expect(res.body).toEqual({ access_token: expect.any(String), refresh_token: expect.stringMatching(/^rt_[A-Za-z0-9_-]{70}$/), user_id: signup.body.user_id, session_id: expect.any(String) });
     const me = await api(env.server, 'GET', '/v1/me', { publishableKey: key(), bearer: res.body.access_token });
     expect(me.body).toMatchObject({ email_verified: true, is_bot: false });
     const again = await api(env.server, 'POST', '/v1/verify-code', { publishableKey: key(), body: { email, code } });

@@ -200,7 +200,7 @@ describe('4.5 POST /v1/sign_in_tokens and contract 2', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['expires_at', 'refresh_token', 'session_id', 'token', 'user_id']);
     expect(res.body.user_id).toBe(user.id);
-    expect(res.body.refresh_token).toMatch(/^rt_[A-Za-z0-9_-]{43}$/);
+    expect(res.body.refresh_token).toMatch(/^rt_[A-Za-z0-9_-]{70}$/);
     const { payload, protectedHeader } = await jwtVerify(res.body.token, jwks(), { issuer: server.url, audience: app.app_id, algorithms: ['RS256'] });
     expect(protectedHeader.kid).toBe(`${app.app_id}:1`);
     expect(payload).toMatchObject({ sub: user.id, sid: res.body.session_id, email: user.email, email_verified: false });

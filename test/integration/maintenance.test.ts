@@ -6,6 +6,7 @@ import { pruneExpiredRows, PRUNE_JOB } from '../../src/services/maintenance.js';
 import { refreshSession, startSession } from '../../src/services/sessions.js';
 import { acquireJobLock } from '../../src/store/repos/job-locks.js';
 import { findUserById, insertUser } from '../../src/store/repos/users.js';
+import { openEarlierSession } from '../helpers/earlier-tokens.js';
 import { openInProcess } from '../helpers/in-process.js';
 
 // The clean-up job in-process, on the real database of the run, with a clock the test moves.
@@ -33,6 +34,8 @@ describe('clean-up of expired rows', () => {
     const user = (await findUserById(deps.db, app.app_id, userId))!;
     const first = await startSession(deps, app.app_id, user);
     const second = await refreshSession(deps, app.app_id, first.refresh_token); // first is now rotated
+    // A session from before migration 0014: a rotated and a live refresh token in refresh_tokens.
+    const earlier = await openEarlierSession(deps.db, { appId: app.app_id, userId, now: iso(now), expiresAt: iso(addSeconds(now, 30 * 86_400)), rotated: true });
     await deps.db.insertInto('hashcash_spent').values({ challenge_hash: 'h1', app_id: app.app_id, expires_at: iso(addSeconds(now, 300)) }).execute();
     await deps.db.insertInto('bot_auth_replays').values({ signature_hash: 's1', app_id: app.app_id, expires_at: iso(addSeconds(now, 300)) }).execute();
 
@@ -44,9 +47,11 @@ describe('clean-up of expired rows', () => {
     expect(later).toMatchObject({ ran: true, replay_guards: 2, refresh_tokens: 1 });
     const left = await deps.db.selectFrom('refresh_tokens').select('token_hash').execute();
     expect(left).toHaveLength(1);
-    // The live token survives and still works.
+    // The live tokens survive and still work, the earlier form's too.
     const again = await refreshSession(deps, app.app_id, second.refresh_token);
     expect(again.session_id).toBe(first.session_id);
+    const moved = await refreshSession(deps, app.app_id, earlier.token);
+    expect(moved.session_id).toBe(earlier.sessionId);
   });
 
   it('runs on one node at a time: while another holder has the lease it does nothing', async () => {

@@ -37,7 +37,7 @@ const LABELS: Record<UsageItem, (quantity: number) => string> = {
 /** The tenant's usage in `period`: active users of the period, storage as held now. */
 export async function measureUsage(db: Db, tenantId: string, period: Period): Promise<Usage> {
   const [monthlyActiveUsers, tables, objects] = await Promise.all([
-    countActiveUsers(db, tenantId, period.start, period.end),
+    countActiveUsers(db, tenantId, period),
     tableStorageBytes(db, tenantId),
     objectStorageBytes(db, tenantId),
   ]);

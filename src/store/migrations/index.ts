@@ -13,6 +13,7 @@ import * as m0006 from './0006-mail-outbox.js';
 import * as m0009 from './0009-objects.js';
 import * as m0012 from './0012-custom-table-versions.js';
 import * as m0013 from './0013-custom-table-check.js';
+import * as m0014 from './0014-session-refresh-state.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-objects': m0009,
   '0012-custom-table-versions': m0012,
   '0013-custom-table-check': m0013,
+  '0014-session-refresh-state': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

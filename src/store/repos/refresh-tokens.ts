@@ -1,12 +1,11 @@
 import type { Db } from '../db.js';
-import { compiledQuery } from '../compiled.js';
 import type { QueryCreator } from 'kysely';
 import type { Database, RefreshTokenRow } from '../types.js';
 import { liveKeyGate, type KeyGate } from './applications.js';
 
-export const insertRefreshTokenQuery = compiledQuery(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at'], (db, v) =>
-  db.insertInto('refresh_tokens').values({ ...v, rotated_at: null }),
-);
+// Refresh tokens of the earlier form (before migration 0014 a session's tokens were rows here; now the
+// session row holds its current one). Nothing new is written here: these rows rotate once into their
+// session, or expire, and the clean-up deletes them (services/maintenance.ts).
 
 /**
  * Marks the token rotated if it is live (not rotated, not expired) and the publishable key the route
@@ -24,8 +23,6 @@ export function claimRefreshTokenStatement(db: QueryCreator<Database>, v: KeyGat
     .where((eb) => liveKeyGate(eb, v, 'publishable'))
     .returning('session_id');
 }
-
-export const claimRefreshTokenQuery = compiledQuery(['appId', 'tokenHash', 'now', 'keyHash'], claimRefreshTokenStatement);
 
 /** The token row of this app (whatever its state), or undefined. */
 export async function findRefreshToken(db: Db, appId: string, tokenHash: string): Promise<RefreshTokenRow | undefined> {

@@ -1,21 +1,21 @@
-import { sql, type QueryCreator } from 'kysely';
+import type { QueryCreator } from 'kysely';
 import { USER_COLUMNS, qualified } from '../columns.js';
 import { compiledQuery } from '../compiled.js';
 import { isSqlite, sqliteTransaction, type Db } from '../db.js';
+import { inTransaction } from '../transaction.js';
 import type { Database, UserRow } from '../types.js';
+import { liveKeyGate, type KeyGate } from './applications.js';
 import { activeKidQuery, activeKidStatement } from './signing-keys.js';
-import { claimRefreshTokenQuery, claimRefreshTokenStatement, insertRefreshTokenQuery } from './refresh-tokens.js';
-import { extendLiveSessionQuery, insertSessionQuery } from './sessions.js';
+import { claimRefreshTokenStatement } from './refresh-tokens.js';
+import { insertSessionQuery } from './sessions.js';
 import { userByIdQuery } from './users.js';
 
 /**
  * The two writes every session token takes, each atomic: opening a session (sign-in) and rotating its
- * refresh token (refresh). Both also answer the app's current signing kid, so the access token is signed
- * without another read. Two forms of the same statements:
- * - PostgreSQL: one statement (data-modifying CTEs; a statement is atomic on its own), one round trip
- *   instead of begin, the writes, commit and the reads. PostgreSQL-specific: a PostgreSQL-wire database
- *   that refuses two modifications of one table in a statement (CockroachDB by default) needs the
- *   transaction form;
+ * refresh token (refresh). The session row holds its refresh state (migration 0014), so each is one write
+ * of one row. Both also answer the app's current signing kid, so the access token is signed without
+ * another read. Two forms of the same statements:
+ * - PostgreSQL: one statement (a data-modifying CTE and the reads), one round trip;
  * - SQLite: the compiled statements in one synchronous transaction (sqliteTransaction in store/db.ts,
  *   which waits for Kysely's connection when Kysely holds it).
  * The transaction lives here rather than in the service (STYLE.md's rule) because its form is the
@@ -23,109 +23,138 @@ import { userByIdQuery } from './users.js';
  */
 
 /**
- * Values of a refresh rotation: the presented token's hash, the new token's hash, now and the new expiry;
- * `keyHash`, the publishable key the route presumes (KeyGate: nothing is written unless it is live), or
- * null when the guard checked it.
+ * Values of a refresh rotation: the session the presented token names, the presented token's hash, the
+ * new token's hash and generation, now, the month of now ('YYYY-MM') and the new expiry; `keyHash`, the
+ * publishable key the route presumes (KeyGate: nothing is written unless it is live), or null when the
+ * guard checked it.
  */
-export interface RotationValues {
-  appId: string;
-  keyHash: string | null;
+export interface RotationValues extends KeyGate {
+  sessionId: string;
   tokenHash: string;
   newTokenHash: string;
-  now: string;
+  generation: number;
+  month: string;
   expiresAt: string;
 }
 
 export interface Rotated {
-  sessionId: string;
   user: UserRow;
   /** The app's current signing kid; undefined if it has none. */
   kid: string | undefined;
 }
 
-/** PostgreSQL: inserts a refresh token for the session the statement's `session` CTE wrote (none if it wrote none). */
-function issueTokenOf<DB extends Database & { session: { id: string } }>(q: QueryCreator<DB>, v: { tokenHash: string; appId: string; now: string; expiresAt: string }) {
-  return (q as unknown as QueryCreator<Database & { session: { id: string } }>)
-    .insertInto('refresh_tokens')
-    .columns(['token_hash', 'app_id', 'session_id', 'created_at', 'expires_at', 'rotated_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('session')
-        .select([
-          eb.val(v.tokenHash).as('token_hash'),
-          eb.val(v.appId).as('app_id'),
-          'session.id',
-          eb.val(v.now).as('created_at'),
-          eb.val(v.expiresAt).as('expires_at'),
-          sql<null>`null`.as('rotated_at'),
-        ]),
-    )
-    .returning('session_id');
+/**
+ * The rotation itself: the session's current token becomes the new one, if the presented token is the
+ * current one (its hash), the session is the app's and live, and the presumed key is live. Only one
+ * caller can win: the conditional UPDATE is the whole check. The times of the last two rotations and the
+ * last two months refreshed in move along (SET reads the row as it was).
+ */
+function rotationStatement(q: QueryCreator<Database>, v: Record<keyof RotationValues, unknown>) {
+  return q
+    .updateTable('sessions')
+    .set((eb) => ({
+      refresh_hash: v.newTokenHash as string,
+      refresh_generation: v.generation as number,
+      prior_rotated_at: eb.ref('rotated_at'),
+      rotated_at: v.now as string,
+      prior_refreshed_month: eb
+        .case()
+        .when('refreshed_month', '=', v.month as string)
+        .then(eb.ref('prior_refreshed_month'))
+        .else(eb.ref('refreshed_month'))
+        .end(),
+      refreshed_month: v.month as string,
+      expires_at: v.expiresAt as string,
+    }))
+    .where('id', '=', v.sessionId as string)
+    .where('app_id', '=', v.appId as string)
+    .where('refresh_hash', '=', v.tokenHash as string)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', v.now as string)
+    .where((eb) => liveKeyGate(eb, v as unknown as KeyGate, 'publishable'))
+    .returning('user_id');
 }
 
-/**
- * PostgreSQL: claims the presented token (unrotated, unexpired), slides its live session, stores the new
- * token and reads the user and the signing kid, in one statement. No row when the token or its session is
- * not live; what was written stays written, as in the transaction form (the claim is what makes a second
- * presentation of the token lose).
- */
-const rotateOnPostgres = compiledQuery(['appId', 'keyHash', 'tokenHash', 'newTokenHash', 'now', 'expiresAt'], (db, v) =>
+const ROTATION_NAMES = ['appId', 'keyHash', 'sessionId', 'tokenHash', 'newTokenHash', 'generation', 'now', 'month', 'expiresAt'] as const;
+
+const rotateQuery = compiledQuery(ROTATION_NAMES, (db, v) => rotationStatement(db, v));
+
+/** PostgreSQL: the rotation, the user and the signing kid in one statement. */
+const rotateOnPostgres = compiledQuery(ROTATION_NAMES, (db, v) =>
   db
-    .with('claimed', (q) => claimRefreshTokenStatement(q, v))
-    .with('session', (q) =>
-      q
-        .updateTable('sessions')
-        .set({ expires_at: v.expiresAt })
-        .where((eb) => eb('id', '=', eb.selectFrom('claimed').select('claimed.session_id')))
-        .where('app_id', '=', v.appId)
-        .where('revoked_at', 'is', null)
-        .where('expires_at', '>', v.now)
-        .returning(['id', 'user_id']),
-    )
-    .with('issued', (q) => issueTokenOf(q, { tokenHash: v.newTokenHash, appId: v.appId, now: v.now, expiresAt: v.expiresAt }))
-    .selectFrom('issued')
-    .innerJoin('session', 'session.id', 'issued.session_id')
+    .with('session', (q) => rotationStatement(q, v))
+    .selectFrom('session')
     .innerJoin('users', 'users.id', 'session.user_id')
     .select(qualified('users', USER_COLUMNS))
-    .select('issued.session_id')
     .select(() => activeKidStatement(db, v.appId).as('kid'))
     .where('users.app_id', '=', v.appId),
 );
 
 /**
- * Rotates a live refresh token of the app: the presented one is marked rotated, its session slides to
- * `expiresAt`, the new one is stored; answers the session, its user and the signing kid. Undefined when
- * the presumed key is not live (nothing written), the presented token is not the app's, already rotated or
- * expired, or its session is not live (what was written stays written: the claim is what makes a second
- * presentation of the token lose).
+ * Rotates the session's current refresh token: answers its user and the signing kid, or undefined when
+ * the presumed key is not live, the presented token is not the session's current one, or the session is
+ * not the app's or not live (nothing is written then).
  */
 export async function rotateRefreshToken(db: Db, values: RotationValues): Promise<Rotated | undefined> {
   if (!isSqlite(db)) {
     const [row] = await rotateOnPostgres(db, values);
     if (!row) return undefined;
-    const { session_id: sessionId, kid, ...user } = row;
-    return { sessionId, user, kid: kid ?? undefined };
+    const { kid, ...user } = row;
+    return { user, kid: kid ?? undefined };
   }
   return sqliteTransaction(db, (run) => {
-    const [claimed] = run(claimRefreshTokenQuery.statement(db, values));
-    if (!claimed) return undefined;
-    const sessionId = claimed.session_id;
-    const [session] = run(extendLiveSessionQuery.statement(db, { ...values, sessionId }));
+    const [session] = run(rotateQuery.statement(db, values));
     if (!session) return undefined;
-    run(insertRefreshTokenQuery.statement(db, newToken(values.appId, sessionId, values.newTokenHash, values.now, values.expiresAt)));
     const [user] = run(userByIdQuery.statement(db, { appId: values.appId, userId: session.user_id }));
     if (!user) return undefined;
-    return { sessionId, user, kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
+    return { user, kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
   });
 }
 
-const newToken = (appId: string, sessionId: string, tokenHash: string, now: string, expiresAt: string) => ({
-  token_hash: tokenHash,
-  app_id: appId,
-  session_id: sessionId,
-  created_at: now,
-  expires_at: expiresAt,
-});
+/**
+ * Rotates a refresh token of the earlier form (a row of refresh_tokens, from before migration 0014): the
+ * row is claimed (unrotated, unexpired: one caller wins) and its session, which must be the one the
+ * service read for it, moves to the session-held form with the new token. Undefined, with nothing
+ * written, when the claim or the session's move fails. Rare (tokens issued before the upgrade, for 30
+ * days at most), so a plain Kysely transaction.
+ */
+export async function rotateEarlierRefreshToken(db: Db, values: Omit<RotationValues, 'keyHash'>): Promise<Rotated | undefined> {
+  const rolledBack = new Error('rotation refused');
+  try {
+    return await inTransaction(db, async (trx) => {
+      const claimed = await claimRefreshTokenStatement(trx, { appId: values.appId, keyHash: null, tokenHash: values.tokenHash, now: values.now }).executeTakeFirst();
+      if (claimed?.session_id !== values.sessionId) throw rolledBack;
+      const moved = await trx
+        .updateTable('sessions')
+        .set({ refresh_hash: values.newTokenHash, refresh_generation: values.generation, rotated_at: values.now, refreshed_month: values.month, expires_at: values.expiresAt })
+        .where('id', '=', values.sessionId)
+        .where('app_id', '=', values.appId)
+        .where('refresh_hash', 'is', null)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', values.now)
+        .returning('user_id')
+        .executeTakeFirst();
+      if (!moved) throw rolledBack;
+      const [user] = await userByIdQuery(trx, { appId: values.appId, userId: moved.user_id });
+      if (!user) throw rolledBack;
+      const [signing] = await activeKidQuery(trx, { appId: values.appId });
+      return { user, kid: signing?.kid };
+    });
+  } catch (error) {
+    if (error === rolledBack) return undefined;
+    throw error;
+  }
+}
+
+/** What a refused rotation looks at: the session's generation and the times of its last two rotations. */
+export async function findRefreshState(db: Db, appId: string, sessionId: string) {
+  return db
+    .selectFrom('sessions')
+    .select(['refresh_generation', 'rotated_at', 'prior_rotated_at'])
+    .where('id', '=', sessionId)
+    .where('app_id', '=', appId)
+    .executeTakeFirst();
+}
 
 /** Values of a new session: its id, user, the refresh token's hash, now and the expiry of both. */
 export interface OpeningValues {
@@ -137,24 +166,23 @@ export interface OpeningValues {
   expiresAt: string;
 }
 
-/** PostgreSQL: the session, its refresh token and the signing kid read, in one statement. */
+/** PostgreSQL: the session and the signing kid read, in one statement. */
 const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'expiresAt'], (db, v) =>
   db
     .with('session', (q) =>
       q
         .insertInto('sessions')
-        .values({ id: v.sessionId, app_id: v.appId, user_id: v.userId, created_at: v.now, expires_at: v.expiresAt, revoked_at: null })
+        .values({ id: v.sessionId, app_id: v.appId, user_id: v.userId, created_at: v.now, expires_at: v.expiresAt, revoked_at: null, refresh_hash: v.tokenHash })
         .returning('id'),
     )
-    .with('issued', (q) => issueTokenOf(q, v))
-    .selectFrom('issued')
-    .select('issued.session_id')
+    .selectFrom('session')
+    .select('session.id')
     .select(() => activeKidStatement(db, v.appId).as('kid')),
 );
 
 /**
- * Opens a session for the user with its first refresh token (stored as its hash); answers the app's
- * current signing kid (undefined if it has none).
+ * Opens a session for the user holding its first refresh token (as its hash, generation 0); answers the
+ * app's current signing kid (undefined if it has none).
  */
 export async function openSession(db: Db, values: OpeningValues): Promise<{ kid: string | undefined }> {
   if (!isSqlite(db)) {
@@ -162,8 +190,7 @@ export async function openSession(db: Db, values: OpeningValues): Promise<{ kid:
     return { kid: row?.kid ?? undefined };
   }
   return sqliteTransaction(db, (run) => {
-    run(insertSessionQuery.statement(db, { id: values.sessionId, app_id: values.appId, user_id: values.userId, created_at: values.now, expires_at: values.expiresAt }));
-    run(insertRefreshTokenQuery.statement(db, newToken(values.appId, values.sessionId, values.tokenHash, values.now, values.expiresAt)));
+    run(insertSessionQuery.statement(db, { id: values.sessionId, app_id: values.appId, user_id: values.userId, created_at: values.now, expires_at: values.expiresAt, refresh_hash: values.tokenHash }));
     return { kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
   });
 }

@@ -2,7 +2,7 @@ import type { Db } from '../db.js';
 import { compiledQuery } from '../compiled.js';
 import type { SessionRow } from '../types.js';
 
-export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at'], (db, v) =>
+export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at', 'refresh_hash'], (db, v) =>
   db.insertInto('sessions').values({ ...v, revoked_at: null }),
 );
 
@@ -43,19 +43,3 @@ export async function revokeUserSessions(db: Db, appId: string, userId: string, 
     .execute();
   return rows.length;
 }
-
-/**
- * Slides a live session's end forward and returns its user, in one statement: no row when the session
- * is not the app's, revoked or expired (the refresh rotation's check and extension in one step).
- */
-export const extendLiveSessionQuery = compiledQuery(['appId', 'sessionId', 'now', 'expiresAt'], (db, v) =>
-  db
-    .updateTable('sessions')
-    .set({ expires_at: v.expiresAt })
-    .where('id', '=', v.sessionId)
-    .where('app_id', '=', v.appId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', v.now)
-    .returning('user_id'),
-);
-

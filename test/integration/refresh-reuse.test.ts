@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addSeconds, iso, type Clock } from '../../src/clock.js';
+import type { Deps } from '../../src/deps.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
+import { refreshSession, REFRESH_TOKEN_SECONDS, startSession } from '../../src/services/sessions.js';
+import { findLiveSession } from '../../src/store/repos/sessions.js';
+import { findUserById, insertUser } from '../../src/store/repos/users.js';
+import { forgedRefreshToken, openEarlierSession } from '../helpers/earlier-tokens.js';
+import { openInProcess } from '../helpers/in-process.js';
+
+// Reuse of rotated refresh tokens (contract 5: refused within 10 s of its rotation, the session revoked
+// after), in-process on the run's real database with a clock the test moves, for every generation a
+// token can be behind, for forgeries, and for tokens of the form before migration 0014.
+let deps: Deps;
+let close: (() => Promise<void>) | undefined;
+let now = new Date('2026-04-01T00:00:00.000Z');
+const clock: Clock = { now: () => now };
+
+beforeAll(async () => {
+  ({ deps, close } = await openInProcess(clock, () => ({ RATE_LIMITS: 'off' })));
+});
+afterAll(async () => {
+  await close?.();
+});
+
+const appsDeps = (): AppsDeps => ({ db: deps.db, clock, keys: deps.keys, hashcashEnabled: false });
+const later = (seconds: number) => (now = addSeconds(now, seconds));
+
+async function fixture() {
+  const tenant = await createTenant(appsDeps(), 'T');
+  const app = await createApp(appsDeps(), tenant.tenant_id, 'A', {});
+  const other = await createApp(appsDeps(), tenant.tenant_id, 'B', {});
+  const userId = crypto.randomUUID();
+  await insertUser(deps.db, { id: userId, app_id: app.app_id, email: `${userId}@example.com`, email_normalized: `${userId}@example.com`, email_verified: 1, password_hash: null, is_bot: 0, public_key: null, created_at: iso(now), updated_at: iso(now) });
+  const user = (await findUserById(deps.db, app.app_id, userId))!;
+  const refresh = (token: string, appId = app.app_id) => refreshSession(deps, appId, token);
+  const live = async (sessionId: string) => (await findLiveSession(deps.db, app.app_id, sessionId, iso(now))) !== undefined;
+  return { app, other, user, userId, refresh, live };
+}
+
+describe('contract 5 refresh reuse', () => {
+  it('a token any number of generations behind: refused within 10 s of its rotation, ends the session after; forgeries and other apps end nothing', async () => {
+    const { other, user, refresh, live, app } = await fixture();
+    const t0 = await startSession(deps, app.app_id, user);
+    const t1 = await refresh(t0.refresh_token);
+    const t2 = await refresh(t1.refresh_token);
+    await expect(refresh(t0.refresh_token)).rejects.toMatchObject({ status: 401 }); // two behind, rotated just now
+    const t3 = await refresh(t2.refresh_token);
+    await expect(refresh(t3.refresh_token, other.app_id)).rejects.toMatchObject({ status: 401 });
+
+    later(11);
+    for (const generation of [0, 1, 2, 3, 9]) await expect(refresh(forgedRefreshToken(t0.session_id, generation))).rejects.toMatchObject({ status: 401 });
+    await expect(refresh(`${t3.refresh_token.slice(0, -2)}AA`)).rejects.toMatchObject({ status: 401 }); // MAC altered
+    expect(await live(t0.session_id)).toBe(true);
+    const t4 = await refresh(t3.refresh_token);
+    await expect(refresh(t3.refresh_token)).rejects.toMatchObject({ status: 401 }); // one behind, rotated just now
+    const t5 = await refresh(t4.refresh_token);
+    // Three behind: rotated at most as long ago as the rotation before last (just now), so only refused.
+    await expect(refresh(t1.refresh_token)).rejects.toMatchObject({ status: 401 });
+    expect(await live(t0.session_id)).toBe(true);
+
+    later(11);
+    await expect(refresh(t2.refresh_token)).rejects.toMatchObject({ status: 401 }); // rotated 22 s ago: theft
+    expect(await live(t0.session_id)).toBe(false);
+    await expect(refresh(t5.refresh_token)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('one generation behind, more than 10 s after its rotation, ends the session', async () => {
+    const { user, refresh, live, app } = await fixture();
+    const t0 = await startSession(deps, app.app_id, user);
+    const t1 = await refresh(t0.refresh_token);
+    later(11);
+    await expect(refresh(t0.refresh_token)).rejects.toMatchObject({ status: 401 });
+    expect(await live(t0.session_id)).toBe(false);
+    await expect(refresh(t1.refresh_token)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('a session from before migration 0014: its token rotates once into the session, and reuse of its tokens is judged as before', async () => {
+    const { other, userId, refresh, live, app } = await fixture();
+    const earlier = await openEarlierSession(deps.db, { appId: app.app_id, userId, now: iso(now), expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)), rotated: true });
+    await expect(refresh(earlier.token, other.app_id)).rejects.toMatchObject({ status: 401 });
+    const [first, second] = await Promise.allSettled([refresh(earlier.token), refresh(earlier.token)]);
+    expect([first.status, second.status].sort()).toEqual(['fulfilled', 'rejected']);
+    const moved = (first.status === 'fulfilled' ? first.value : (second as PromiseFulfilledResult<Awaited<ReturnType<typeof refresh>>>).value);
+    expect(moved.session_id).toBe(earlier.sessionId);
+    expect(moved.refresh_token).toHaveLength(73);
+    await expect(refresh(earlier.token)).rejects.toMatchObject({ status: 401 }); // rotated just now: refused
+    const next = await refresh(moved.refresh_token);
+    expect(await live(earlier.sessionId)).toBe(true);
+
+    later(11);
+    await expect(refresh(earlier.rotatedToken!)).rejects.toMatchObject({ status: 401 }); // rotated 11 s ago: theft
+    expect(await live(earlier.sessionId)).toBe(false);
+    await expect(refresh(next.refresh_token)).rejects.toMatchObject({ status: 401 });
+  });
+});
