@@ -16,8 +16,11 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 const TOKEN_BYTES = 52;
 const PREFIX = 'rt_';
 const MAC_INPUT_LABEL = Buffer.from('gatehouse refresh token v1\0');
-/** 2^32 - 1: a session refreshed every second for a century stays below it. */
-export const MAX_GENERATION = 0xffffffff;
+/**
+ * The last generation a session reaches: 2^31 - 1, what a PostgreSQL integer holds (a session refreshed
+ * every second for 68 years stays below it). A token naming a later one is refused before any write.
+ */
+export const MAX_GENERATION = 0x7fffffff;
 
 export interface RefreshTokenParts {
   sessionId: string;

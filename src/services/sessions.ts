@@ -75,9 +75,12 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
     throw invalidRefreshToken();
   }
   const now = deps.clock.now();
-  // 2^32 rotations (one a second for a century) is the end of the family: sign in again.
+  // MAX_GENERATION rotations (one a second for 68 years) is the end of the family: sign in again.
   const generation = token.generation + 1;
-  if (generation > MAX_GENERATION) throw invalidRefreshToken();
+  if (generation > MAX_GENERATION) {
+    if (presumedKeyHash !== undefined) return undefined;
+    throw invalidRefreshToken();
+  }
   const newToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, token.sessionId, generation);
   const rotated = await sessionTokens.rotateRefreshToken(deps.db, {
     appId,
@@ -95,11 +98,8 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
     const state = await sessionTokens.findRefreshState(deps.db, appId, token.sessionId);
     // Reuse is told from a forgery by the MAC: a made-up token naming a real session (its id is in every
     // access token) is only refused, never ends the session.
-    if (state && token.generation < state.refresh_generation && wasIssued(deps.secrets.refreshTokens, token)) {
-      const rotatedAt = rotationTime(state, token.generation);
-      if (rotatedAt && now.getTime() - new Date(rotatedAt).getTime() > REUSE_GRACE_SECONDS * 1000) {
-        await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
-      }
+    if (state && token.generation < state.refresh_generation && wasIssued(deps.secrets.refreshTokens, token) && isTheft(state, token.generation, now)) {
+      await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
     }
     throw invalidRefreshToken();
   }
@@ -107,13 +107,17 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
 }
 
 /**
- * When the token of `generation` was rotated, or the latest time it can have been: the row keeps the
- * times of the last two rotations (of generations current - 1 and current - 2); an older generation was
- * rotated before the earlier of them. Undefined when the row holds no such time.
+ * Whether presenting the issued token of `generation`, now rotated away, is theft: it was rotated more
+ * than REUSE_GRACE_SECONDS ago. The row keeps the times of its last two rotations, which rotated the
+ * tokens one and two generations behind; a token three or more behind is always theft. Its own rotation
+ * time is not kept, and two tabs racing with one token never leave it that far behind, while a thief
+ * who refreshes the stolen line often could keep the rotation before last inside the grace forever.
  */
-function rotationTime(state: { refresh_generation: number; rotated_at: string | null; prior_rotated_at: string | null }, generation: number): string | undefined {
-  if (generation === state.refresh_generation - 1) return state.rotated_at ?? undefined;
-  return state.prior_rotated_at ?? undefined;
+function isTheft(state: { refresh_generation: number; rotated_at: string | null; prior_rotated_at: string | null }, generation: number, now: Date): boolean {
+  const behind = state.refresh_generation - generation;
+  const rotatedAt = behind === 1 ? state.rotated_at : behind === 2 ? state.prior_rotated_at : undefined;
+  if (behind > 2 || !rotatedAt) return true;
+  return now.getTime() - new Date(rotatedAt).getTime() > REUSE_GRACE_SECONDS * 1000;
 }
 
 /** A token of the earlier form: its row in refresh_tokens is claimed and its session moves to the session-held form. */
