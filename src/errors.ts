@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'invalid_signature',
   'payment_required',
   'database_unavailable',
+  'blob_store_unavailable',
   'mail_failed',
   'internal',
   'provider_not_configured',

@@ -66,18 +66,32 @@ export async function putObject(deps: ObjectDeps, address: ObjectAddress, upload
   const hashing = md5Through();
   let committed: { object: StoredObject; replaced?: StoredObject };
   try {
-    await deps.blobs.put(name, pipeline(upload.body, hashing.stream, () => {}), upload.size);
+    await deps.blobs.put(name, pipeline(upload.body, hashing.stream, () => {}), upload.size).catch((error: unknown) => {
+      throw blobWriteFailure(error, upload);
+    });
     committed = await commitUpload(deps, target, blobId, reserved, upload, hashing.digest());
   } catch (error) {
     await abandonUpload(deps, address, blobId).catch((e) => deps.log.error({ err: e, blob_id: blobId }, 'releasing a failed upload failed; the sweep will'));
-    if (error instanceof BodyLengthError || (error as { code?: string }).code === 'ECONNRESET') {
-      throw badRequest(`the body did not carry its Content-Length of ${upload.size} bytes`);
-    }
     throw error;
   }
   if (committed.replaced) await deleteBlobsNow(deps, [{ app_id: address.appId, blob_id: committed.replaced.blobId }]);
   return committed.object;
 }
+
+/**
+ * Why a blob write failed, as the client is told: its own body, cut short or longer than its
+ * Content-Length (the request stream ended early or was aborted), is 400; anything else is the blob
+ * store's fault (S3 unreachable or resetting the connection, a full disk), 503 to retry, with the cause
+ * in the log. A reset of the store's connection is not the client's cut body, nor the database's outage.
+ */
+function blobWriteFailure(error: unknown, upload: Upload): ApiError {
+  if (error instanceof BodyLengthError || upload.body.readableAborted || upload.body.errored) {
+    return badRequest(`the body did not carry its Content-Length of ${upload.size} bytes`);
+  }
+  return blobStoreUnavailable('the object store did not take the upload; retry shortly', error);
+}
+
+const blobStoreUnavailable = (detail: string, cause: unknown) => new ApiError(503, 'blob_store_unavailable', detail, { cause, headers: { 'retry-after': '5' } });
 
 /** Makes the upload visible: replaces any object at the address and settles the usage, retrying a lost race. */
 async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddress, blobId: string, reserved: number, upload: Upload, etag: string) {
@@ -132,9 +146,13 @@ export async function headObject(deps: Pick<Deps, 'db'>, address: ObjectAddress)
   return object;
 }
 
-/** The object's bytes (or a range of them) as a stream from the blob store. */
+/** The object's bytes (or a range of them) as a stream from the blob store; 503 when the store fails to open them. */
 export async function openObject(deps: Pick<Deps, 'blobs'>, appId: string, object: StoredObject, range?: ByteRange): Promise<Readable> {
-  return deps.blobs.get(blobName(appId, object.blobId), range);
+  try {
+    return await deps.blobs.get(blobName(appId, object.blobId), range);
+  } catch (cause) {
+    throw blobStoreUnavailable('the object store did not answer; retry shortly', cause);
+  }
 }
 
 /** Deletes the object, gives its bytes back, then removes its blob; 404 when there is none. */

@@ -128,3 +128,36 @@ describe.each(STORES)('contract 11 access and clean-up on the %s store', (kind) 
     expect((await api(env.server, 'GET', `/v1/buckets/${again.bucket_id}/objects`, { bearer: lone.secret_key })).body.objects).toEqual([]);
   });
 });
+
+describe.each(STORES)('a failing %s blob store', (kind) => {
+  let env: ObjectEnv;
+  afterAll(async () => {
+    await env?.stop();
+  });
+
+  it('uploads and downloads answer 503 with Retry-After, and a failed upload stores and counts nothing', async () => {
+    env = await startObjectServer(kind);
+    const app = await createApp(env.server);
+    const { bucket_id } = await createBucket(env.server, app);
+    expect((await putObject(env.server, app, bucket_id, 'kept', random(700))).status).toBe(200);
+
+    await env.breakBlobStore();
+    for (const key of ['new', 'kept']) {
+      const put = await putObject(env.server, app, bucket_id, key, random(3000));
+      expect(put.status).toBe(503);
+      expect(put.headers.get('retry-after')).toBe('5');
+      expect(put.json).toEqual({ detail: expect.stringContaining('object store') });
+    }
+    const get = await getObject(env.server, app, bucket_id, 'kept');
+    expect(get.status).toBe(503);
+    expect(get.headers.get('retry-after')).toBe('5');
+
+    // The failed writes gave their reservations back; the object that was there is still the one listed.
+    expect(await storage(env.server, app)).toMatchObject({ used_bytes: 700, buckets: [{ bucket_id, used_bytes: 700, object_count: 1 }] });
+    const list = await api(env.server, 'GET', `/v1/buckets/${bucket_id}/objects`, { bearer: app.secret_key });
+    expect(list.body.objects).toEqual([expect.objectContaining({ key: 'kept', size_bytes: 700 })]);
+    // Another app's request for this bucket is still 404, store or no store.
+    const other = await createApp(env.server, { tenantId: app.tenant_id, name: 'Other' });
+    expect((await putObject(env.server, other, bucket_id, 'x', random(10))).status).toBe(404);
+  });
+});

@@ -1,6 +1,6 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,8 @@ export interface ObjectEnv {
   server: TestServer;
   /** Blobs the store holds for the app (uploads' temporary files included). */
   blobCount(appId: string): Promise<number>;
+  /** Makes the blob store fail every request from now on: its directory becomes a file, or the S3 server stops. */
+  breakBlobStore(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,6 +39,10 @@ export async function startObjectServer(kind: StoreKind, env: Record<string, str
       kind,
       server,
       blobCount: async (appId) => countFiles(join(root, appId)) + countFiles(join(root, '.tmp')),
+      breakBlobStore: async () => {
+        renameSync(root, `${root}.moved`);
+        writeFileSync(root, 'not a directory');
+      },
       stop: async () => {
         if (process.env.OBJECT_TEST_LOG) appendFileSync(process.env.OBJECT_TEST_LOG, server.output());
         await server.stop();
@@ -62,11 +68,14 @@ export async function startObjectServer(kind: StoreKind, env: Record<string, str
       const listed = await client.send(new ListObjectsV2Command({ Bucket: S3_BUCKET, Prefix: `${appId}/` }));
       return listed.KeyCount ?? 0;
     },
+    breakBlobStore: async () => {
+      await s3.close();
+    },
     stop: async () => {
       client.destroy();
       if (process.env.OBJECT_TEST_LOG) appendFileSync(process.env.OBJECT_TEST_LOG, server.output());
       await server.stop();
-      await s3.close();
+      await s3.close().catch(() => {}); // already stopped by breakBlobStore
       rmSync(dir, { recursive: true, force: true });
     },
   };
