@@ -67,7 +67,7 @@ export async function buildApp(deps: Deps): Promise<Http> {
     bodyLimit: 1024 * 1024,
     // Path parameters longer than this answer 414 {detail}; ids and object keys fit (keys are 1024 bytes
     // at most, percent-encoded up to three times that).
-    maxParamLength: 4096,
+    routerOptions: { maxParamLength: 4096 },
     frameworkErrors,
     clientErrorHandler,
     // strictNumbers: Infinity and NaN (`limit=1e309`, a JSON 1e400) are not numbers here.

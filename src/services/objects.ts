@@ -79,17 +79,25 @@ export async function putObject(deps: ObjectDeps, address: ObjectAddress, upload
 }
 
 /**
- * Why a blob write failed, as the client is told: its own body, cut short or longer than its
- * Content-Length (the request stream ended early or was aborted), is 400; anything else is the blob
- * store's fault (S3 unreachable or resetting the connection, a full disk), 503 to retry, with the cause
- * in the log. A reset of the store's connection is not the client's cut body, nor the database's outage.
+ * Why a blob write failed, as the client is told: its own body, cut short (the client went away: Node
+ * destroys the request with its "aborted" ECONNRESET) or longer than its Content-Length, is 400; anything
+ * else is the blob store's fault (S3 unreachable or resetting the connection, a full disk), 503 to retry,
+ * with the cause in the log. The request's own error decides, not its state: a store that fails
+ * mid-body destroys the request too (pipeline), with the store's error. Nor is a reset of the store's
+ * connection the database's outage.
  */
 function blobWriteFailure(error: unknown, upload: Upload): ApiError {
-  if (error instanceof BodyLengthError || upload.body.readableAborted || upload.body.errored) {
+  if (error instanceof BodyLengthError || isClientAbort(upload.body.errored)) {
     return badRequest(`the body did not carry its Content-Length of ${upload.size} bytes`);
   }
   return blobStoreUnavailable('the object store did not take the upload; retry shortly', error);
 }
+
+/** The error Node's HTTP server destroys a request with when its client goes away mid-body. */
+const isClientAbort = (error: unknown) => error instanceof Error && (error as NodeJS.ErrnoException).code === 'ECONNRESET' && error.message === 'aborted';
+
+/** A blob gone from the store: no file (file store), NoSuchKey (S3). */
+const isMissingBlob = (error: unknown) => (error as { code?: string }).code === 'ENOENT' || (error as { name?: string }).name === 'NoSuchKey';
 
 const blobStoreUnavailable = (detail: string, cause: unknown) => new ApiError(503, 'blob_store_unavailable', detail, { cause, headers: { 'retry-after': '5' } });
 
@@ -151,6 +159,8 @@ export async function openObject(deps: Pick<Deps, 'blobs'>, appId: string, objec
   try {
     return await deps.blobs.get(blobName(appId, object.blobId), range);
   } catch (cause) {
+    // The object was overwritten or deleted between reading its row and opening its blob.
+    if (isMissingBlob(cause)) throw notFound('object not found');
     throw blobStoreUnavailable('the object store did not answer; retry shortly', cause);
   }
 }

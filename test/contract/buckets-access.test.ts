@@ -135,9 +135,17 @@ describe.each(STORES)('a failing %s blob store', (kind) => {
     await env?.stop();
   });
 
-  it('uploads and downloads answer 503 with Retry-After, and a failed upload stores and counts nothing', async () => {
+  it('a blob gone from the store is 404; uploads and downloads on a failing store answer 503 with Retry-After, and a failed upload stores and counts nothing', async () => {
     env = await startObjectServer(kind);
-    const app = await createApp(env.server);
+    const lost = await createApp(env.server);
+    const lostBucket = await createBucket(env.server, lost);
+    expect((await putObject(env.server, lost, lostBucket.bucket_id, 'gone', random(10))).status).toBe(200);
+    await env.removeBlobs(lost.app_id);
+    const gone = await getObject(env.server, lost, lostBucket.bucket_id, 'gone');
+    expect(gone.status).toBe(404);
+    expect(gone.json).toEqual({ detail: 'object not found' });
+
+    const app = await createApp(env.server, { tenantId: lost.tenant_id });
     const { bucket_id } = await createBucket(env.server, app);
     expect((await putObject(env.server, app, bucket_id, 'kept', random(700))).status).toBe(200);
 
@@ -151,6 +159,7 @@ describe.each(STORES)('a failing %s blob store', (kind) => {
     const get = await getObject(env.server, app, bucket_id, 'kept');
     expect(get.status).toBe(503);
     expect(get.headers.get('retry-after')).toBe('5');
+    expect(get.json).toEqual({ detail: expect.stringContaining('object store') });
 
     // The failed writes gave their reservations back; the object that was there is still the one listed.
     expect(await storage(env.server, app)).toMatchObject({ used_bytes: 700, buckets: [{ bucket_id, used_bytes: 700, object_count: 1 }] });

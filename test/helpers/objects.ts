@@ -1,4 +1,4 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -22,6 +22,8 @@ export interface ObjectEnv {
   server: TestServer;
   /** Blobs the store holds for the app (uploads' temporary files included). */
   blobCount(appId: string): Promise<number>;
+  /** Removes the app's blobs from the store behind the service's back. */
+  removeBlobs(appId: string): Promise<void>;
   /** Makes the blob store fail every request from now on: its directory becomes a file, or the S3 server stops. */
   breakBlobStore(): Promise<void>;
   stop(): Promise<void>;
@@ -39,6 +41,7 @@ export async function startObjectServer(kind: StoreKind, env: Record<string, str
       kind,
       server,
       blobCount: async (appId) => countFiles(join(root, appId)) + countFiles(join(root, '.tmp')),
+      removeBlobs: async (appId) => rmSync(join(root, appId), { recursive: true, force: true }),
       breakBlobStore: async () => {
         renameSync(root, `${root}.moved`);
         writeFileSync(root, 'not a directory');
@@ -67,6 +70,10 @@ export async function startObjectServer(kind: StoreKind, env: Record<string, str
     blobCount: async (appId) => {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: S3_BUCKET, Prefix: `${appId}/` }));
       return listed.KeyCount ?? 0;
+    },
+    removeBlobs: async (appId) => {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: S3_BUCKET, Prefix: `${appId}/` }));
+      for (const { Key } of listed.Contents ?? []) await client.send(new DeleteObjectCommand({ Bucket: S3_BUCKET, Key }));
     },
     breakBlobStore: async () => {
       await s3.close();

@@ -106,7 +106,7 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
           summary: 'Store an object: the body is its bytes, Content-Type its type, Content-Length required',
           params: ObjectParams,
           querystring: OwnerQuery,
-          response: { 200: ObjectBody, ...errors(400, 401, 403, 404, 411, 413) },
+          response: { 200: ObjectBody, ...errors(400, 401, 403, 404, 411, 413, 503) },
         },
       },
       async (request) => {
@@ -137,7 +137,7 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
           200: Type.String({ description: 'the object bytes with the stored Content-Type' }),
           206: Type.String({ description: 'the requested range, with Content-Range' }),
           304: Type.Null({ description: 'If-None-Match named the current ETag' }),
-          ...errors(400, 401, 403, 404, 416),
+          ...errors(400, 401, 403, 404, 416, 503),
         },
       },
     },
