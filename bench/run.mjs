@@ -172,8 +172,10 @@ async function main() {
     };
     console.log(`\n| scenario | req/s (avg) | p50 (ms) | p99 (ms) | non-2xx |`);
     console.log('| --- | --- | --- | --- | --- |');
+    const scenarioPeaks = [];
     for (const scenario of selected) {
       const runs = [];
+      server.resetPeak();
       for (let i = 0; i < opts.repeat; i += 1) {
         if (scenario.name === 'signin') await measureBare();
         const before = load1();
@@ -193,17 +195,27 @@ async function main() {
         console.log(row(extra.name, mid.result));
         notes.push(`${extra.name}: ${extra.endpoint}`);
       }
-      results[scenario.name] = chosen.result;
+      results[scenario.name] = Object.assign(chosen.result, { cpuPerRequest: chosen.cpu });
       console.log(row(scenario.name, chosen.result));
       const all = runs.length > 1 ? `; req/s of the ${runs.length} runs: ${runs.map((run) => fmt(rps(run))).join(', ')}` : '';
       const cpu = chosen.cpu ? `; CPU per request: server ${fmt(chosen.cpu.server)} µs (all threads), load generator ${fmt(chosen.cpu.bench)} µs` : '';
       notes.push(`${scenario.name}: ${scenario.endpoint}; ${chosen.result.requests.total} requests; load average before ${chosen.before}${cpu}${all}`);
       notes.push(...chosen.notes);
+      const peak = server.rss()?.peak;
+      if (peak) scenarioPeaks.push(`${scenario.name} ${fmt(peak)}`);
     }
     const loaded = server.rss();
+    // Work still in flight when the load stops (password hashes hold 19 MiB each) ends within a second or two.
+    await new Promise((r) => setTimeout(r, 3000));
+    const drained = server.rss();
     if (idleRss && loaded) {
       const settled = settledRss ? `, ${fmt(settledRss.rss)} MB after ${opts.settleSeconds} s idle` : '';
-      notes.push(`server RSS: ${fmt(idleRss.rss)} MB idle right after start${settled}; ${fmt(loaded.rss)} MB after the scenarios, peak ${fmt(loaded.peak)} MB` + (opts.workers > 1 ? ' (primary process only)' : ''));
+      notes.push(
+        `server RSS: ${fmt(idleRss.rss)} MB idle right after start${settled}; ${fmt(loaded.rss)} MB right after the scenarios, ${fmt(drained?.rss)} MB 3 s later` +
+          (opts.workers > 1 ? ' (primary process only)' : ''),
+      );
+      // VmHWM is reset (clear_refs) before each scenario: each figure is that scenario's own peak.
+      if (scenarioPeaks.length) notes.push(`server peak RSS (MB) while each scenario ran: ${scenarioPeaks.join(', ')}`);
     }
   } finally {
     await server.stop();
@@ -256,8 +268,11 @@ async function measureCeilings(opts) {
     const ceiling = await startCeilingServer();
     const idle = ceiling.rss();
     try {
-      const load = async (path, headers) =>
-        (await runLoad({ url: ceiling.url, connections: opts.connections, duration: opts.duration, method: 'GET', path, headers })).result;
+      const load = async (path, headers) => {
+        const before = ceiling.cpu();
+        const { result, cpu } = await runLoad({ url: ceiling.url, connections: opts.connections, duration: opts.duration, method: 'GET', path, headers });
+        return Object.assign(result, { cpuPerRequest: cpuPerRequest(before, ceiling.cpu(), cpu, result.requests.total) });
+      };
       for (const [name, path, headers] of [
         ['ceiling_hello', '/hello', {}],
         ['ceiling_verify', '/verify', { authorization: `Bearer ${ceiling.token}` }],
@@ -285,7 +300,11 @@ async function measureCeilings(opts) {
     console.log(`| jose RS256 verify, in process, ${opts.inFlight} in flight | ${fmt(out.jose.verify)} | | | |`);
   }
   const all = (name) => out[name] && out[name].all.length > 1 ? ` (runs: ${out[name].all.map((v) => fmt(v)).join(', ')})` : '';
-  for (const name of ['ceiling_hello', 'ceiling_verify']) if (out[name]) console.log(`- ${name}: ${fmt(out[name].chosen.requests.average)} req/s${all(name)}`);
+  const cpu = (name) => {
+    const c = out[name]?.chosen.cpuPerRequest;
+    return c ? `; CPU per request: server ${fmt(c.server)} µs, load generator ${fmt(c.bench)} µs` : '';
+  };
+  for (const name of ['ceiling_hello', 'ceiling_verify']) if (out[name]) console.log(`- ${name}: ${fmt(out[name].chosen.requests.average)} req/s${all(name)}${cpu(name)}`);
   if (out.jose && out.jose.signAll.length > 1) console.log(`- jose sign runs: ${out.jose.signAll.map((v) => fmt(v)).join(', ')}; verify runs: ${out.jose.verifyAll.map((v) => fmt(v)).join(', ')}`);
   if (out.bareRss) console.log(`- bare Fastify (ceiling server) RSS: ${fmt(out.bareRss.idle)} MB idle, peak ${fmt(out.bareRss.peak)} MB`);
   return out;
@@ -298,6 +317,14 @@ function ratios(results, ceilings, argon2Pair) {
   const rps = (name) => results[name]?.requests.average;
   line('health', rps('health'), 'bare Fastify GET /hello', ceilings.ceiling_hello?.chosen.requests.average);
   line('me', rps('me'), 'bare Fastify + one RS256 verify', ceilings.ceiling_verify?.chosen.requests.average);
+  // The steadier comparison on a shared machine: what one request costs each server in CPU (all threads).
+  const cost = (name, ceilingName, ceiling) => {
+    const mine = results[name]?.cpuPerRequest?.server;
+    const bare = ceiling?.chosen.cpuPerRequest?.server;
+    if (mine && bare) console.log(`- CPU per request ${name}: server ${fmt(mine)} µs, ${ceilingName} ${fmt(bare)} µs: bare / server = ${(bare / mine).toFixed(2)}`);
+  };
+  cost('health', 'bare Fastify GET /hello', ceilings.ceiling_hello);
+  cost('me', 'bare Fastify + one RS256 verify', ceilings.ceiling_verify);
   line('refresh', rps('refresh'), 'jose RS256 sign rate in process', ceilings.jose?.sign);
   line('signin', rps('signin'), 'bare argon2id verify, 2 concurrent', argon2Pair?.opsPerSecond);
 }

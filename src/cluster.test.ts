@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { workerExecArgv, YOUNG_GENERATION_FLAG } from './cluster.js';
+import { HEAP_GROWING_FLAG, heapGrowingFlag } from './heap-growth.js';
 
 describe('the node flags of a server process', () => {
   it('workers get the young-generation bound, after the primary flags, unless a size is set', () => {
@@ -16,5 +17,14 @@ describe('the node flags of a server process', () => {
   it('npm start runs the server with the same bound', () => {
     const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
     expect(scripts.start).toBe(`node ${YOUNG_GENERATION_FLAG} bin/gatehouse.js serve`);
+  });
+
+  it('every server process bounds the heap growth factor, unless node flags or NODE_OPTIONS name one', () => {
+    expect(heapGrowingFlag([])).toBe(HEAP_GROWING_FLAG);
+    expect(heapGrowingFlag(['--max-semi-space-size=8'], '--no-warnings')).toBe(HEAP_GROWING_FLAG);
+    expect(heapGrowingFlag(['--heap-growing-percent=50'])).toBeUndefined();
+    expect(heapGrowingFlag(['--heap_growing_percent', '10'])).toBeUndefined();
+    expect(heapGrowingFlag([], '--max-old-space-size=512 --heap-growing-percent=30')).toBeUndefined();
+    expect(heapGrowingFlag(['--heap-growing-percents=5'])).toBe(HEAP_GROWING_FLAG);
   });
 });

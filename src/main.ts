@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { closeIdleConnectionsLater } from './http/graceful-close.js';
 import type { Config } from './config/index.js';
 import { createDeps, type Deps } from './deps.js';
+import { boundHeapGrowth } from './heap-growth.js';
 import { openStore } from './store/db.js';
 import type { Logger } from './logger.js';
 import { scheduleMaintenance } from './services/maintenance.js';
@@ -15,6 +16,7 @@ import { migrateToLatest } from './store/migrations/index.js';
  * drains and closes within SHUTDOWN_GRACE_SECONDS (docs/operations.md).
  */
 export async function serve(config: Config, log: Logger): Promise<void> {
+  boundHeapGrowth();
   const deps = createDeps(config, log);
   const applied = await migrate(config, deps);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');

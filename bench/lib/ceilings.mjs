@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { generateKeyPair, jwtVerify, SignJWT } from 'jose';
-import { freePort, ROOT, rssOf } from './server.mjs';
+import { cpuOf, freePort, ROOT, rssOf } from './server.mjs';
 
 /**
  * Spawns `node bench/lib/<script> <port> ...args` and resolves once it prints `listening`: its URL, its
@@ -25,6 +25,7 @@ export async function spawnListening(script, args = []) {
   return {
     url: `http://127.0.0.1:${port}`,
     rss: () => rssOf(child.pid),
+    cpu: () => cpuOf(child.pid),
     stop: async () => {
       child.removeAllListeners('exit');
       const exited = new Promise((r) => child.once('exit', r));

@@ -3,7 +3,7 @@
 // database that is dropped again on stop).
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,6 +32,18 @@ export function rssOf(pid) {
     return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Starts a new peak for rssOf: the kernel resets the process's VmHWM to its current RSS (clear_refs 5).
+ * Quietly does nothing where that is not allowed or not Linux.
+ */
+export function resetPeakOf(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // not Linux, or not ours to reset: the peak stays the process's lifetime peak
   }
 }
 
@@ -74,7 +86,7 @@ async function adminQuery(adminUrl, text) {
 
 /**
  * @param {{ db: 'sqlite' | 'postgres', pgAdminUrl: string, workers?: number, redisUrl?: string, logLevel?: string, cpuProfDir?: string, nodeFlags?: string[] }} options
- * @returns {Promise<{ url: string, databaseUrl: string, cli(args: string[]): Promise<any>, stop(): Promise<void>, rss(): { rss: number, peak: number } | undefined }>}
+ * @returns {Promise<{ url: string, databaseUrl: string, cli(args: string[]): Promise<any>, stop(): Promise<void>, rss(): { rss: number, peak: number } | undefined, resetPeak(): void }>}
  */
 export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [] }) {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
@@ -145,5 +157,5 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
       });
     });
 
-  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output, rss: () => rssOf(child.pid), cpu: () => cpuOf(child.pid) };
+  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output, rss: () => rssOf(child.pid), resetPeak: () => resetPeakOf(child.pid), cpu: () => cpuOf(child.pid) };
 }
