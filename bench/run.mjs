@@ -215,7 +215,7 @@ async function main() {
           (opts.workers > 1 ? ' (primary process only)' : ''),
       );
       // VmHWM is reset (clear_refs) before each scenario: each figure is that scenario's own peak.
-      if (scenarioPeaks.length) notes.push(`server peak RSS (MB) while each scenario ran: ${scenarioPeaks.join(', ')}`);
+      if (scenarioPeaks.length) notes.push(`server peak RSS (MB) while each scenario ran: ${scenarioPeaks.join(', ')}` + (opts.workers > 1 ? ' (primary process only)' : ''));
     }
   } finally {
     await server.stop();

@@ -4,6 +4,7 @@ import { ConfigError, type Config } from './config/index.js';
 import { createDeps } from './deps.js';
 import type { Logger } from './logger.js';
 import { serve } from './main.js';
+import { namesNodeFlag } from './node-flags.js';
 import { migrateToLatest } from './store/migrations/index.js';
 
 export const MAX_WORKERS = 64;
@@ -18,8 +19,7 @@ export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=8';
 
 /** The node flags of a worker: the primary's, with YOUNG_GENERATION_FLAG unless a size is set already. */
 export function workerExecArgv(execArgv: readonly string[], nodeOptions = ''): string[] {
-  const sized = [...execArgv, ...nodeOptions.split(/\s+/)].some((flag) => /^--max[-_]semi[-_]space[-_]size\b/.test(flag));
-  return sized ? [...execArgv] : [...execArgv, YOUNG_GENERATION_FLAG];
+  return namesNodeFlag(execArgv, nodeOptions, 'max-semi-space-size') ? [...execArgv] : [...execArgv, YOUNG_GENERATION_FLAG];
 }
 
 /** `--workers N|auto`: a whole number from 1 to 64, or `auto` for one process per core. */

@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { namesNodeFlag } from './node-flags.js';
 
 /**
  * How far V8 lets the old generation grow past what survived its last full collection before it
@@ -12,8 +13,7 @@ export const HEAP_GROWING_FLAG = '--heap-growing-percent=20';
 
 /** The flag to set in this process: HEAP_GROWING_FLAG, unless node's flags or NODE_OPTIONS name a factor already. */
 export function heapGrowingFlag(execArgv: readonly string[], nodeOptions = ''): string | undefined {
-  const named = [...execArgv, ...nodeOptions.split(/\s+/)].some((flag) => /^--heap[-_]growing[-_]percent(=|$)/.test(flag));
-  return named ? undefined : HEAP_GROWING_FLAG;
+  return namesNodeFlag(execArgv, nodeOptions, 'heap-growing-percent') ? undefined : HEAP_GROWING_FLAG;
 }
 
 /** Sets the heap's growing factor for a server process (every worker sets its own). */
