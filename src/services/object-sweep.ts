@@ -2,7 +2,7 @@ import { addSeconds, iso } from '../clock.js';
 import type { Deps } from '../deps.js';
 import * as objects from '../store/repos/objects.js';
 import { inTransaction } from '../store/transaction.js';
-import { blobName, deleteBlobsNow } from './object-blobs.js';
+import { deleteBlobsNow } from './object-blobs.js';
 import { lockAppUsage, releaseUsage } from './object-usage.js';
 
 /** An upload still in flight after this long belongs to a request that died with its node. */
@@ -30,10 +30,11 @@ export async function sweepObjects(deps: Pick<Deps, 'db' | 'clock' | 'blobs' | '
       const upload = await objects.deleteUploadReturning(trx, stale.app_id, stale.blob_id);
       if (!upload) return false;
       await releaseUsage(trx, { appId: upload.app_id, bucketId: upload.bucket_id, owner: upload.owner }, upload.reserved_bytes);
+      await objects.insertBlobDeletion(trx, stale.app_id, stale.blob_id, iso(now));
       return true;
     });
     if (!taken) continue;
-    await deps.blobs.delete(blobName(stale.app_id, stale.blob_id)).catch((err: unknown) => deps.log.warn({ err }, 'stale upload blob not deleted'));
+    await deleteBlobsNow(deps, [stale]);
     report.stale_uploads++;
   }
   // Temporary files of writes cut by a crash (file store): older than any live upload can be.

@@ -137,14 +137,23 @@ async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddres
   }
 }
 
-/** Ends an upload that will not commit: its reservation goes back (once) and its blob is deleted. */
+/**
+ * Ends an upload that will not commit: its reservation goes back (once) and its blob is queued for
+ * deletion in the same transaction, then deleted; a store that fails the delete leaves the queue row
+ * to the sweep. The upload row may be gone already: a bucket deletion or the sweep took it (and queued
+ * the blob, perhaps before this write landed it: it is queued again), or the commit did land and only
+ * its answer was lost, in which case the object at the address holds this blob and it stays.
+ */
 async function abandonUpload(deps: ObjectDeps, address: ObjectAddress, blobId: string): Promise<void> {
-  await inTransaction(deps.db, async (trx) => {
+  const queued = await inTransaction(deps.db, async (trx) => {
     await lockAppUsage(trx, address.appId);
     const upload = await objects.deleteUploadReturning(trx, address.appId, blobId);
     if (upload) await releaseUsage(trx, address, upload.reserved_bytes);
+    else if ((await objects.findObject(trx, address))?.blobId === blobId) return false;
+    await objects.insertBlobDeletion(trx, address.appId, blobId, iso(deps.clock.now()));
+    return true;
   });
-  await deps.blobs.delete(blobName(address.appId, blobId));
+  if (queued) await deleteBlobsNow(deps, [{ app_id: address.appId, blob_id: blobId }]);
 }
 
 /** The object's metadata; 404 when there is none at the address. */

@@ -4,9 +4,10 @@ import { dirname, join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
+import type { BlobStore } from '../../src/blobs/store.js';
 import type { Deps } from '../../src/deps.js';
 import { createApp, createTenant } from '../../src/services/apps.js';
-import { createBucket, objectStorageUsage } from '../../src/services/buckets.js';
+import { createBucket, deleteBucket, objectStorageUsage } from '../../src/services/buckets.js';
 import { pruneExpiredRows } from '../../src/services/maintenance.js';
 import { putObject } from '../../src/services/objects.js';
 import { insertBlobDeletion } from '../../src/store/repos/objects.js';
@@ -66,6 +67,55 @@ describe('object storage sweep (maintenance)', () => {
     expect(await deps.db.selectFrom('blob_deletions').selectAll().execute()).toEqual([]);
   });
 
+  it('an upload that cannot commit, whose blob the store then fails to delete, leaves it queued for the sweep', async () => {
+    const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
+    const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});
+    const bucket = await createBucket(deps, app.app_id, 'b');
+    const failing = failingDeletes(deps.blobs);
+    const body = new PassThrough();
+    body.write(Buffer.alloc(100));
+    const pending = putObject({ ...deps, blobs: failing.store }, { appId: app.app_id, bucketId: bucket.id, owner: '', key: 'k' }, { contentType: 'text/plain', size: 200, body });
+    await expect.poll(async () => (await objectStorageUsage(deps, app.app_id)).used_bytes).toBe(200);
+    // The bucket goes while the body is still arriving: its deletion finds no blob yet. Then the body
+    // ends, the blob lands, the commit finds no bucket, and the store refuses the clean-up delete.
+    await deleteBucket(deps, app.app_id, bucket.id);
+    failing.fail = true;
+    body.end(Buffer.alloc(100));
+    await expect(pending).rejects.toMatchObject({ status: 404 });
+    const blobs = await deps.db.selectFrom('blob_deletions').select(['app_id', 'blob_id']).where('app_id', '=', app.app_id).execute();
+    expect(blobs).toHaveLength(1);
+    const path = join(dir, 'blobs', app.app_id, blobs[0]!.blob_id);
+    expect(existsSync(path)).toBe(true);
+
+    failing.fail = false;
+    now = addSeconds(now, 120);
+    expect((await pruneExpiredRows(deps)).orphan_blobs).toBe(1);
+    expect(existsSync(path)).toBe(false);
+    expect(await deps.db.selectFrom('blob_deletions').selectAll().where('app_id', '=', app.app_id).execute()).toEqual([]);
+  });
+
+  it('a stale upload whose blob the store fails to delete leaves it queued for the next sweep', async () => {
+    const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
+    const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});
+    const bucket = await createBucket(deps, app.app_id, 'b');
+    const blobId = randomUUID();
+    await deps.db
+      .insertInto('object_uploads')
+      .values({ blob_id: blobId, app_id: app.app_id, bucket_id: bucket.id, owner: '', reserved_bytes: 0, created_at: iso(now) })
+      .execute();
+    await deps.blobs.put(`${app.app_id}/${blobId}`, Readable.from([Buffer.from('left by a dead node')]), 19);
+    const path = join(dir, 'blobs', app.app_id, blobId);
+    now = addSeconds(now, 2 * 3600);
+    const failing = failingDeletes(deps.blobs);
+    failing.fail = true;
+    expect(await pruneExpiredRows({ ...deps, blobs: failing.store })).toMatchObject({ stale_uploads: 1 });
+    expect(existsSync(path)).toBe(true);
+
+    now = addSeconds(now, 120);
+    expect((await pruneExpiredRows(deps)).orphan_blobs).toBe(1);
+    expect(existsSync(path)).toBe(false);
+  });
+
   it('temporary files of a write cut by a crash (file store) are deleted once older than the upload timeout', async () => {
     const temp = join(dir, 'blobs', '.tmp', randomUUID());
     mkdirSync(dirname(temp), { recursive: true });
@@ -78,3 +128,17 @@ describe('object storage sweep (maintenance)', () => {
     expect(existsSync(temp)).toBe(false);
   });
 });
+
+/** The store, with deletes that fail while `fail` is set (an S3 outage, a read-only disk). */
+function failingDeletes(store: BlobStore) {
+  const control = {
+    fail: false,
+    store: Object.assign(Object.create(store) as BlobStore, {
+      delete: async (name: string) => {
+        if (control.fail) throw new Error('store unavailable');
+        await store.delete(name);
+      },
+    }),
+  };
+  return control;
+}
