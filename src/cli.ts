@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, loadDotEnv, type Config } from './config/index
 import { createDeps, type Deps } from './deps.js';
 import { ApiError } from './errors.js';
 import { registerHashcashCommands } from './cli-hashcash.js';
-import { createLogger } from './logger.js';
+import { createLogger, OWN_BATCH_BYTES, SHARED_BATCH_BYTES } from './logger.js';
 import { serveLogDestination } from './log-pretty.js';
 import { MAX_WORKERS, parseWorkers, serveWorkers } from './cluster.js';
 import * as apps from './services/apps.js';
@@ -128,7 +128,9 @@ export function buildProgram(): Command {
       const workers = parseWorkers(flags.workers);
       if (workers === undefined) throw new UsageError(`--workers must be auto or a whole number from 1 to ${MAX_WORKERS}`);
       const config = readConfig();
-      await serveWorkers(config, createLogger(config.logLevel, serveLogDestination(config.database)), workers);
+      // One process writes standard output alone; workers share it, in writes that never interleave.
+      const batchBytes = workers === 1 ? OWN_BATCH_BYTES : SHARED_BATCH_BYTES;
+      await serveWorkers(config, createLogger(config.logLevel, serveLogDestination(config.database), batchBytes), workers);
     });
 
   program

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { accessLine, batchedStdout, createLogger, type BatchedLines, requestLoggerFactory, scrubUrl, type Logger } from './logger.js';
+import { accessLine, batchedStdout, createLogger, type BatchedLines, OWN_BATCH_BYTES, requestLoggerFactory, scrubUrl, type Logger } from './logger.js';
 
 function capture(level = 'info') {
   const lines: Record<string, unknown>[] = [];
@@ -100,9 +100,9 @@ describe('scrubUrl', () => {
 });
 
 /** A batchedStdout on a file of its own: the sizes of its writes and the file's text, then closed and removed. */
-function withLogFile(test: (stream: BatchedLines, writes: number[], read: () => string) => void): void {
+function withLogFile(test: (stream: BatchedLines, writes: number[], read: () => string) => void, batchBytes?: number): void {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-log-'));
-  const stream = batchedStdout(openSync(join(dir, 'out.log'), 'a'));
+  const stream = batchedStdout(openSync(join(dir, 'out.log'), 'a'), batchBytes);
   try {
     const writes: number[] = [];
     stream.on('write', (bytes: number) => writes.push(bytes));
@@ -133,6 +133,19 @@ describe('batchedStdout: the process log destination', () => {
       const lines = read().split('\n').filter(Boolean);
       expect(lines.map((text) => JSON.parse(text).n)).toEqual(Array.from({ length: 10_000 }, (_, i) => i));
     });
+  });
+  it('writes batches of up to 64 KiB when the process writes alone, whole lines in order', () => {
+    withLogFile((stream, writes, read) => {
+      const line = (i: number) => `${JSON.stringify({ level: 30, n: i, msg: 'request completed', pad: 'x'.repeat(160) })}\n`;
+      for (let i = 0; i < 2_000; i++) stream.write(line(i));
+      stream.flushSync();
+      const text = read();
+      expect(text.split('\n').filter(Boolean).map((l) => JSON.parse(l).n)).toEqual(Array.from({ length: 2_000 }, (_, i) => i));
+      expect(Math.max(...writes)).toBeLessThanOrEqual(OWN_BATCH_BYTES);
+      // About 400 KB in batches of nearly 64 KiB, not a hundred PIPE_BUF-sized writes.
+      expect(writes.length).toBeLessThanOrEqual(Math.ceil(Buffer.byteLength(text) / (OWN_BATCH_BYTES - 400)));
+      expect(writes.reduce((a, b) => a + b, 0)).toBe(Buffer.byteLength(text));
+    }, OWN_BATCH_BYTES);
   });
   it('counts bytes, not characters: lines of multi-byte characters still go out in writes of at most 4096 bytes, whole and in order', () => {
     withLogFile((stream, writes, read) => {

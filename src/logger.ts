@@ -32,24 +32,32 @@ export function scrubUrl(url: string): string {
 /** How long a log line may wait in the buffer when traffic is too light to fill a write. */
 export const LOG_FLUSH_MS = 200;
 
-/** The most one write carries: PIPE_BUF, so several workers' writes to one pipe never interleave. */
-const BATCH_BYTES = 4096;
-/** A batch this full is written at once rather than waiting for another line. */
-const BATCH_FULL = 4000;
+/**
+ * The most one write carries when several processes share standard output (`serve --workers N`):
+ * PIPE_BUF, so their writes to one pipe never interleave.
+ */
+export const SHARED_BATCH_BYTES = 4096;
+/**
+ * The most one write carries when the process writes standard output alone: one system call per about
+ * 250 request lines instead of 16 (each write costs several microseconds on a virtual machine,
+ * bench/README.md).
+ */
+export const OWN_BATCH_BYTES = 64 * 1024;
 /** How long a write waits before trying again when the reader has not drained the pipe (EAGAIN). */
 const BUSY_WAIT_MS = 10;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * Standard output in batches: lines are queued and written about 4 KB at a time (whole lines, at most
- * PIPE_BUF = 4096 bytes per write, so several workers' lines never interleave on a pipe), and whatever is
- * queued is written at least every LOG_FLUSH_MS and when the process exits.
+ * Standard output in batches: lines are queued and written in batches of whole lines, at most
+ * PIPE_BUF = 4096 bytes per write when several workers share the output (so their lines never interleave
+ * on a pipe), 64 KiB when the process writes it alone; whatever is queued is written at least every
+ * LOG_FLUSH_MS and when the process exits.
  *
  * The writes are synchronous, so the queue never holds more than one batch. Asynchronous writes (libuv's
  * thread pool, one batch in flight) finish one batch per turn of the event loop, and a loaded turn logs
  * more than that: under a sustained /v1/health load half the lines were still queued when the load
  * stopped, and the queue grew the heap by about 8 MB a second without bound (bench/README.md, "Memory
- * under load"). A batched write is one system call per ~16 lines, cheaper than a thread-pool round trip;
+ * under load"). A batched write is one system call per 16 lines or more, cheaper than a thread-pool round trip;
  * a reader that cannot keep up slows the server instead of filling its memory.
  *
  * Written here rather than with pino.destination (sonic-boom), which does the same in sync mode but
@@ -64,42 +72,49 @@ export class BatchedLines extends EventEmitter {
   /** UTF-16 code units queued: the byte count for ASCII, a lower bound otherwise (flushSync checks). */
   private units = 0;
   private readonly timer: NodeJS.Timeout;
+  /** A batch this full is written at once rather than waiting for another line. */
+  private readonly full: number;
 
-  constructor(private readonly fd: number) {
+  constructor(
+    private readonly fd: number,
+    private readonly batchBytes = SHARED_BATCH_BYTES,
+  ) {
     super();
+    this.full = batchBytes - 96;
     this.timer = setInterval(() => this.flushSync(), LOG_FLUSH_MS).unref();
   }
 
   write(line: string): boolean {
-    if (this.units + line.length > BATCH_BYTES) this.flushSync();
+    if (this.units + line.length > this.batchBytes) this.flushSync();
     this.lines.push(line);
     this.units += line.length;
-    if (this.units >= BATCH_FULL) this.flushSync();
+    if (this.units >= this.full) this.flushSync();
     return true;
   }
 
-  /** Writes whatever is queued, now: one write when the batch fits PIPE_BUF, else line by line. */
+  /** Writes whatever is queued, now: one write when the batch fits, else batches of whole lines. */
   flushSync(): void {
     if (this.lines.length === 0) return;
     const lines = this.lines;
     this.lines = [];
     this.units = 0;
-    const text = lines.length === 1 ? lines[0]! : lines.join('');
-    if (lines.length === 1 || Buffer.byteLength(text) <= BATCH_BYTES) return this.writeAll(text);
+    // Encoded once: the bytes' length is the batch's size and the write takes them as they are.
+    const bytes = Buffer.from(lines.length === 1 ? lines[0]! : lines.join(''));
+    if (lines.length === 1 || bytes.length <= this.batchBytes) return this.writeAll(bytes);
     // Characters outside ASCII took more than one byte each: batches of whole lines that fit.
     let batch = '';
-    let bytes = 0;
+    let size = 0;
     for (const line of lines) {
       const n = Buffer.byteLength(line);
-      if (bytes > 0 && bytes + n > BATCH_BYTES) {
-        this.writeAll(batch);
+      if (size > 0 && size + n > this.batchBytes) {
+        this.writeAll(Buffer.from(batch));
         batch = '';
-        bytes = 0;
+        size = 0;
       }
       batch += line;
-      bytes += n;
+      size += n;
     }
-    this.writeAll(batch);
+    this.writeAll(Buffer.from(batch));
   }
 
   /** pino's logger.flush(). */
@@ -119,16 +134,15 @@ export class BatchedLines extends EventEmitter {
     this.destroy();
   }
 
-  private writeAll(text: string): void {
-    let data: string | Buffer = text;
+  private writeAll(bytes: Buffer): void {
+    let data = bytes;
     for (;;) {
       try {
-        const written = typeof data === 'string' ? writeSync(this.fd, data) : writeSync(this.fd, data);
-        const total = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+        const written = writeSync(this.fd, data);
         if (written > 0) this.emit('write', written);
         // All written; or nothing could be (a descriptor that takes no bytes): the batch is dropped.
-        if (written >= total || written === 0) return;
-        data = (typeof data === 'string' ? Buffer.from(data) : data).subarray(written);
+        if (written >= data.length || written === 0) return;
+        data = data.subarray(written);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
         Atomics.wait(sleeper, 0, 0, BUSY_WAIT_MS);
@@ -137,8 +151,8 @@ export class BatchedLines extends EventEmitter {
   }
 }
 
-export function batchedStdout(fd = 1): BatchedLines {
-  const stream = new BatchedLines(fd);
+export function batchedStdout(fd = 1, batchBytes = SHARED_BATCH_BYTES): BatchedLines {
+  const stream = new BatchedLines(fd, batchBytes);
   // Lines still queued when the process exits.
   process.once('exit', () => stream.flushSync());
   return stream;
@@ -149,7 +163,7 @@ export function batchedStdout(fd = 1): BatchedLines {
  * a `formatters`, `messageKey`, `timestamp` or `mixin` option here must be mirrored there. Request lines carry the request id
  * (Fastify's child loggers add `reqId`).
  */
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+export function createLogger(level: string, destination?: NodeJS.WritableStream, batchBytes = SHARED_BATCH_BYTES): Logger {
   return pino(
     {
       level,
@@ -175,7 +189,7 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
         res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
       },
     },
-    (destination ?? batchedStdout()) as never,
+    (destination ?? batchedStdout(1, batchBytes)) as never,
   );
 }
 

@@ -1,9 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { allowedOriginsOf } from '../../services/origins.js';
 import * as applications from '../../store/repos/applications.js';
 import type { Guards } from './guards.js';
-import type { Http } from '../types.js';
 
 const UNION_CACHE_MS = 30_000;
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
@@ -12,14 +11,14 @@ const ALLOWED_HEADERS = 'content-type, authorization, x-publishable-key, x-reque
 const EXPOSED_HEADERS = 'x-request-id, retry-after';
 
 /**
- * CORS from the apps' allow-lists (contract 5), on every answer, errors included: a hook at the root
- * runs before guards, handlers and the 404 handler, and headers set here survive the error writer.
+ * CORS from the apps' allow-lists (contract 5), on every answer, errors included: the root's onRequest
+ * hook (app.ts) runs it before guards, handlers and the 404 handler, and headers set here survive the error writer.
  * A request that names its app (publishable key or verified Host) is checked against that app's list;
  * before the app is known (no key, an unknown key, a preflight, which cannot carry the key's value),
  * against the union of every app's list (cached for 30 s; the last good copy is kept when the
  * database is away, so a page can still read health's 503).
  */
-export async function registerCors(app: Http, deps: Deps, guards: Guards): Promise<void> {
+export function corsHook(deps: Deps, guards: Guards): (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void {
   let union: { origins: Set<string>; until: number } | undefined;
   async function anyAppAllows(origin: string): Promise<boolean> {
     if (!union || union.until < Date.now()) {
@@ -67,12 +66,12 @@ export async function registerCors(app: Http, deps: Deps, guards: Guards): Promi
   }
 
   // Callback-style: a request without Origin (servers, curl, same-origin GETs) costs no promise.
-  app.addHook('onRequest', (request, reply, done) => {
+  return (request, reply, done) => {
     reply.header('vary', 'Origin');
     const origin = request.headers.origin;
     if (typeof origin !== 'string') return done();
     decide(request, reply, origin).then((sent) => {
       if (!sent) done();
     }, done);
-  });
+  };
 }

@@ -8,9 +8,7 @@ import * as applications from '../../store/repos/applications.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as sessions from '../../store/repos/sessions.js';
 import { findSessionAuth } from '../../store/repos/session-auth.js';
-
-export const SESSION_COOKIE = '__session';
-export const REFRESH_COOKIE = '__refresh';
+import { requestCookie, SESSION_COOKIE } from '../cookies.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -195,7 +193,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     if (!app) throw unauthorized('missing X-Publishable-Key');
     refusePaused(app);
     const fromHeader = bearer(request);
-    const token = fromHeader ?? request.cookies?.[SESSION_COOKIE];
+    const token = fromHeader ?? requestCookie(request, SESSION_COOKIE);
     if (!token) throw unauthorized('not authenticated');
     const claims = await keys.verifyAccessToken(app.id, token);
     if (!claims) throw unauthorized('invalid or expired access token');
@@ -223,7 +221,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     const key = request.headers['x-publishable-key'];
     if (typeof key !== 'string' || !key.startsWith('pk_')) return false;
     const fromHeader = bearer(request);
-    const token = fromHeader ?? request.cookies?.[SESSION_COOKIE];
+    const token = fromHeader ?? requestCookie(request, SESSION_COOKIE);
     // A token verified before names its app without decoding it again; verifyAccessToken checks it anyway.
     const appId = token && (keys.verifiedAudience(token) ?? claimedAudience(token));
     if (!token || !appId) return false;

@@ -8,20 +8,15 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 /**
  * Prometheus metrics at GET /metrics: requests by route template (never the raw URL, which would carry
- * ids) and status, latency, and the process's default metrics. With ADMIN_TOKEN set it needs
+ * ids) and status, latency (counted by `stats`, which the root's onResponse hook in app.ts feeds), and
+ * the process's default metrics. With ADMIN_TOKEN set it needs
  * `Authorization: Bearer <ADMIN_TOKEN>`; without, only loopback clients may read it.
  */
-export function registerMetrics(app: Http, deps: Deps): void {
+export function registerMetrics(app: Http, deps: Deps, stats: RequestStats): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   for (const metric of deps.metrics.all) registry.registerMetric(metric);
-  const stats = new RequestStats();
   for (const metric of stats.metrics()) registry.registerMetric(metric);
-
-  app.addHook('onResponse', (request, reply, done) => {
-    stats.record(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     const token = deps.config.adminToken;

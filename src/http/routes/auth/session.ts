@@ -3,8 +3,8 @@ import type { Deps } from '../../../deps.js';
 import { unauthorized } from '../../../errors.js';
 import { currentUser, logout } from '../../../services/accounts.js';
 import { refreshSession } from '../../../services/sessions.js';
-import { clearAuthCookies, setAuthCookies } from '../../cookies.js';
-import { checkCookieOrigin, REFRESH_COOKIE, type Guards } from '../../plugins/guards.js';
+import { clearAuthCookies, REFRESH_COOKIE, requestCookie, setAuthCookies } from '../../cookies.js';
+import { checkCookieOrigin, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { SessionTokensBody } from './schemas.js';
@@ -87,7 +87,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         async () => {
           const application = request.application!;
           await limit(application.id);
-          const token = fromBody ?? request.cookies[REFRESH_COOKIE];
+          const token = fromBody ?? requestCookie(request, REFRESH_COOKIE);
           if (!token) throw unauthorized('missing refresh token', 'invalid_token');
           if (!fromBody) checkCookieOrigin(request, application);
           return refreshSession(deps, application.id, token);
