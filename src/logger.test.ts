@@ -67,15 +67,19 @@ describe('accessLine: the access line built directly', () => {
     const requests = [
       { id: 'r-9', method: 'POST', url: '/v1/auth/links/consume?token=abc&x="1"', hostname: 'h.example', ip: '10.0.0.1' },
       { id: 'r-10', method: 'GET', url: '/v1/health', hostname: undefined, ip: '::1' },
+      { id: 'r-12', method: 'GET', url: '/v1/x?q=a\\b\u00e9\u0001\u2028', hostname: 'h"x', ip: '10.0.0.2' },
     ];
     for (const request of requests) {
-      accessLine(log)(request, 201, 1.2345);
-      log.info({ reqId: request.id, req: request, res: { statusCode: 201 }, responseTime: 1.2345 }, 'request completed');
+      // The time is written to the microsecond.
+      accessLine(log)(request, 201, 1.2345678);
+      log.info({ reqId: request.id, req: request, res: { statusCode: 201 }, responseTime: 1.235 }, 'request completed');
     }
     await flush();
     const withoutTime = ({ time, ...rest }: Record<string, unknown>) => (expect(time).toBeTypeOf('number'), rest);
     expect(withoutTime(lines[0]!)).toEqual(withoutTime(lines[1]!));
     expect(withoutTime(lines[2]!)).toEqual(withoutTime(lines[3]!));
+    expect(withoutTime(lines[4]!)).toEqual(withoutTime(lines[5]!));
+    expect(lines[4]!.req).toMatchObject({ url: '/v1/x?q=a\\b\u00e9\u0001\u2028', host: 'h"x' });
     expect(lines[0]).toMatchObject({ level: 30, reqId: 'r-9', req: { url: '/v1/auth/links/consume?token=[redacted]&x="1"' }, res: { statusCode: 201 } });
     expect(lines[2]!.req).toEqual({ method: 'GET', url: '/v1/health', ip: '::1' });
   });
