@@ -87,7 +87,7 @@ function takesInput(route: RouteOptions, methods: string[]): boolean {
   );
 }
 
-/** The route's hooks of one kind with `hook` first (once: Fastify calls onRoute again for a GET's HEAD twin). */
+/** The route's hooks of one kind with `hook` first, once. */
 function first<H>(hook: H, hooks: H | H[] | undefined): H[] {
   const list = hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
   return list.includes(hook) ? list : [hook, ...list];

@@ -151,6 +151,24 @@ describe('batchedStdout: the process log destination', () => {
       expect(writes.reduce((a, b) => a + b, 0)).toBe(Buffer.byteLength(text));
     }, OWN_BATCH_BYTES);
   });
+  it('lines written while a batch goes out (a listener that logs) are written once each, whole', () => {
+    withLogFile((stream, _writes, read) => {
+      const line = (i: number) => `${JSON.stringify({ n: i, pad: 'x'.repeat(200) })}\n`;
+      let echoes = 0;
+      stream.on('write', () => {
+        // Enough to fill batches from inside the event: nested flushes.
+        for (let k = 0; k < 30 && echoes < 300; k++) stream.write(line(10_000 + echoes++));
+      });
+      for (let i = 0; i < 200; i++) stream.write(line(i));
+      stream.flushSync();
+      stream.flushSync();
+      const seen = read().split('\n').filter(Boolean).map((l) => JSON.parse(l).n as number);
+      expect(seen.filter((n) => n < 10_000)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+      // Each once and whole (a line logged during a flush may go out before the line that caused it).
+      expect(seen.filter((n) => n >= 10_000).sort((a, b) => a - b)).toEqual(Array.from({ length: echoes }, (_, i) => 10_000 + i));
+      expect(echoes).toBe(300);
+    });
+  });
   it('counts bytes, not characters: lines of multi-byte characters still go out in writes of at most 4096 bytes, whole and in order', () => {
     withLogFile((stream, writes, read) => {
       // 3 bytes per character in UTF-8: a batch of 4000 characters would be 12,000 bytes.

@@ -62,8 +62,8 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
  *
  * Written here rather than with pino.destination (sonic-boom), which does the same in sync mode but
  * measures the UTF-8 length of the whole pending batch on every line: it flattens and scans up to 4 KB per
- * line (about 4 % of a /v1/health request's CPU, bench/README.md). Here a batch is measured once, when
- * it is written.
+ * line (about 4 % of a /v1/health request's CPU, bench/README.md). Here each line is encoded once into the
+ * batch's buffer, and only a line that may not fit is measured.
  * A reader that has not drained the pipe (EAGAIN) is waited for, as sonic-boom does; any other write error
  * (the reader is gone, the disk is full) drops the batch rather than stopping the service.
  */
@@ -86,11 +86,12 @@ export class BatchedLines extends EventEmitter {
   }
 
   write(line: string): boolean {
-    // A UTF-16 code unit is at most 3 bytes of UTF-8: only a line that may not fit is measured.
-    const room = this.batchBytes - this.used;
-    if (line.length * 3 > room) {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: only a line that may not fit is measured. Room is
+    // measured again after a flush (a 'write' listener may have logged during it).
+    for (let room = this.batchBytes - this.used; line.length * 3 > room; room = this.batchBytes - this.used) {
       const size = Buffer.byteLength(line);
-      if (size > room) this.flushSync();
+      if (size <= room) break;
+      this.flushSync();
       // Longer than a whole batch: written alone.
       if (size > this.batchBytes) return (this.writeAll(Buffer.from(line)), true);
     }
@@ -102,8 +103,9 @@ export class BatchedLines extends EventEmitter {
   /** Writes whatever is queued, now, in one write. */
   flushSync(): void {
     if (this.used === 0) return;
-    this.writeAll(this.batch.subarray(0, this.used));
+    const size = this.used;
     this.used = 0;
+    this.writeAll(this.batch.subarray(0, size));
   }
 
   /** pino's logger.flush(). */
@@ -123,20 +125,26 @@ export class BatchedLines extends EventEmitter {
     this.destroy();
   }
 
+  /**
+   * Writes the bytes, waiting out EAGAIN. The 'write' events (each system call's byte count) are emitted
+   * only once the bytes are out: a listener that logs then writes into a batch no write is still reading.
+   */
   private writeAll(bytes: Buffer): void {
+    const writes: number[] = [];
     let data = bytes;
     for (;;) {
       try {
         const written = writeSync(this.fd, data);
-        if (written > 0) this.emit('write', written);
+        if (written > 0) writes.push(written);
         // All written; or nothing could be (a descriptor that takes no bytes): the batch is dropped.
-        if (written >= data.length || written === 0) return;
+        if (written >= data.length || written === 0) break;
         data = data.subarray(written);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') break;
         Atomics.wait(sleeper, 0, 0, BUSY_WAIT_MS);
       }
     }
+    for (const written of writes) this.emit('write', written);
   }
 }
 
