@@ -28,13 +28,12 @@ export async function sweepObjects(deps: Pick<Deps, 'db' | 'clock' | 'blobs' | '
     const taken = await inTransaction(deps.db, async (trx) => {
       await lockAppUsage(trx, stale.app_id);
       const upload = await objects.deleteUploadReturning(trx, stale.app_id, stale.blob_id);
-      if (!upload) return false;
+      if (!upload) return undefined;
       await releaseUsage(trx, { appId: upload.app_id, bucketId: upload.bucket_id, owner: upload.owner }, upload.reserved_bytes);
-      await objects.insertBlobDeletion(trx, stale.app_id, stale.blob_id, iso(now));
-      return true;
+      return objects.insertBlobDeletion(trx, stale.app_id, stale.blob_id, iso(now));
     });
     if (!taken) continue;
-    await deleteBlobsNow(deps, [stale]);
+    await deleteBlobsNow(deps, [taken]);
     report.stale_uploads++;
   }
   // Temporary files of writes cut by a crash (file store): older than any live upload can be.

@@ -9,7 +9,7 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import { isUniqueViolation } from '../store/dialect.js';
 import { findBucket } from '../store/repos/buckets.js';
 import * as objects from '../store/repos/objects.js';
-import type { ObjectAddress, StoredObject } from '../store/repos/objects.js';
+import type { ObjectAddress, QueuedBlob, StoredObject } from '../store/repos/objects.js';
 import { inTransaction } from '../store/transaction.js';
 import { blobName, deleteBlobsNow } from './object-blobs.js';
 import { appObjectsLimit, chargeUsage, lockAppUsage, releaseUsage, tooLarge, type UsageTarget } from './object-usage.js';
@@ -64,7 +64,7 @@ export async function putObject(deps: ObjectDeps, address: ObjectAddress, upload
 
   const name = blobName(address.appId, blobId);
   const hashing = md5Through();
-  let committed: { object: StoredObject; replaced?: StoredObject };
+  let committed: { object: StoredObject; replaced?: QueuedBlob };
   try {
     await deps.blobs.put(name, pipeline(upload.body, hashing.stream, () => {}), upload.size).catch((error: unknown) => {
       throw blobWriteFailure(error, upload);
@@ -74,7 +74,7 @@ export async function putObject(deps: ObjectDeps, address: ObjectAddress, upload
     await abandonUpload(deps, address, blobId).catch((e) => deps.log.error({ err: e, blob_id: blobId }, 'releasing a failed upload failed; the sweep will'));
     throw error;
   }
-  if (committed.replaced) await deleteBlobsNow(deps, [{ app_id: address.appId, blob_id: committed.replaced.blobId }]);
+  if (committed.replaced) await deleteBlobsNow(deps, [committed.replaced]);
   return committed.object;
 }
 
@@ -113,7 +113,7 @@ async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddres
         const adjust = upload.size - (replaced?.sizeBytes ?? 0) - reserved;
         await chargeUsage(trx, target, adjust, replaced ? 0 : 1);
         const now = iso(deps.clock.now());
-        if (replaced) await objects.insertBlobDeletion(trx, target.appId, replaced.blobId, now);
+        const queued = replaced && (await objects.insertBlobDeletion(trx, target.appId, replaced.blobId, now));
         const row = {
           bucket_id: target.bucketId,
           owner: target.owner,
@@ -127,7 +127,7 @@ async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddres
           updated_at: now,
         };
         await objects.insertObject(trx, row);
-        return { object: objects.toObject(row), replaced };
+        return { object: objects.toObject(row), replaced: queued };
       });
     } catch (error) {
       // Two commits to one address at once on PostgreSQL: the later insert meets the earlier row; run again.
@@ -149,11 +149,10 @@ async function abandonUpload(deps: ObjectDeps, address: ObjectAddress, blobId: s
     await lockAppUsage(trx, address.appId);
     const upload = await objects.deleteUploadReturning(trx, address.appId, blobId);
     if (upload) await releaseUsage(trx, address, upload.reserved_bytes);
-    else if ((await objects.findObject(trx, address))?.blobId === blobId) return false;
-    await objects.insertBlobDeletion(trx, address.appId, blobId, iso(deps.clock.now()));
-    return true;
+    else if ((await objects.findObject(trx, address))?.blobId === blobId) return undefined;
+    return objects.insertBlobDeletion(trx, address.appId, blobId, iso(deps.clock.now()));
   });
-  if (queued) await deleteBlobsNow(deps, [{ app_id: address.appId, blob_id: blobId }]);
+  if (queued) await deleteBlobsNow(deps, [queued]);
 }
 
 /** The object's metadata; 404 when there is none at the address. */
@@ -181,10 +180,9 @@ export async function deleteObject(deps: ObjectDeps, address: ObjectAddress): Pr
     const row = await objects.deleteObjectReturning(trx, address);
     if (!row) throw notFound('object not found');
     await releaseUsage(trx, address, row.sizeBytes, -1);
-    await objects.insertBlobDeletion(trx, address.appId, row.blobId, iso(deps.clock.now()));
-    return row;
+    return objects.insertBlobDeletion(trx, address.appId, row.blobId, iso(deps.clock.now()));
   });
-  await deleteBlobsNow(deps, [{ app_id: address.appId, blob_id: removed.blobId }]);
+  await deleteBlobsNow(deps, [removed]);
 }
 
 export interface ListOptions {

@@ -390,6 +390,8 @@ export interface BlobDeletionsTable {
   blob_id: string;
   app_id: string;
   created_at: string;
+  /** The token of the write that queued the blob last (random): a deleter removes the row only with it. */
+  token: Generated<string>;
 }
 
 export type BucketRow = Selectable<BucketsTable>;

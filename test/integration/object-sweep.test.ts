@@ -94,6 +94,48 @@ describe('object storage sweep (maintenance)', () => {
     expect(await deps.db.selectFrom('blob_deletions').selectAll().where('app_id', '=', app.app_id).execute()).toEqual([]);
   });
 
+  it('a blob queued again while an earlier deleter is between its store delete and its row delete stays queued', async () => {
+    const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
+    const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});
+    const bucket = await createBucket(deps, app.app_id, 'b');
+    const failing = failingDeletes(deps.blobs);
+    const body = new PassThrough();
+    body.write(Buffer.alloc(100));
+    const pending = putObject({ ...deps, blobs: failing.store }, { appId: app.app_id, bucketId: bucket.id, owner: '', key: 'k' }, { contentType: 'text/plain', size: 200, body });
+    await expect.poll(async () => (await objectStorageUsage(deps, app.app_id)).used_bytes).toBe(200);
+    // The bucket deletion queues the upload's blob and deletes it from the store, then stalls before
+    // removing its queue row. Meanwhile the body ends, the blob lands again, the commit finds no bucket,
+    // the upload queues the blob again and the store refuses its delete. Then the bucket deletion goes on.
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const stalling = Object.assign(Object.create(deps.blobs) as BlobStore, {
+      delete: async (name: string) => {
+        await deps.blobs.delete(name);
+        reached();
+        await gate;
+      },
+    });
+    const deletion = deleteBucket({ ...deps, blobs: stalling }, app.app_id, bucket.id);
+    await atGate;
+    failing.fail = true;
+    body.end(Buffer.alloc(100));
+    await expect(pending).rejects.toMatchObject({ status: 404 });
+    release();
+    await deletion;
+
+    const queued = await deps.db.selectFrom('blob_deletions').select(['blob_id']).where('app_id', '=', app.app_id).execute();
+    expect(queued).toHaveLength(1);
+    const path = join(dir, 'blobs', app.app_id, queued[0]!.blob_id);
+    expect(existsSync(path)).toBe(true);
+    failing.fail = false;
+    now = addSeconds(now, 120);
+    expect((await pruneExpiredRows(deps)).orphan_blobs).toBe(1);
+    expect(existsSync(path)).toBe(false);
+    expect(await deps.db.selectFrom('blob_deletions').selectAll().where('app_id', '=', app.app_id).execute()).toEqual([]);
+  });
+
   it('a stale upload whose blob the store fails to delete leaves it queued for the next sweep', async () => {
     const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
     const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});

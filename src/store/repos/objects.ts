@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
 import type { ObjectRow } from '../types.js';
@@ -102,36 +103,62 @@ export async function listStaleUploads(db: Db, before: string, limit: number) {
   return db.selectFrom('object_uploads').select(['app_id', 'blob_id']).where('created_at', '<', before).limit(rowLimit(limit)).execute();
 }
 
-export async function insertBlobDeletion(db: Db, appId: string, blobId: string, now: string): Promise<void> {
-  await db.insertInto('blob_deletions').values({ blob_id: blobId, app_id: appId, created_at: now }).onConflict((oc) => oc.column('blob_id').doNothing()).execute();
+/**
+ * A blob queued for deletion, with the token of the write that queued it: deleteBlobDeletion removes the
+ * row only while it still carries that token.
+ */
+export interface QueuedBlob {
+  app_id: string;
+  blob_id: string;
+  token: string;
 }
 
-export async function deleteBlobDeletion(db: Db, blobId: string): Promise<void> {
-  await db.deleteFrom('blob_deletions').where('blob_id', '=', blobId).execute();
+/** A fresh token for one queueing write (random: a row queued, removed and queued again never repeats one). */
+const queueToken = () => randomBytes(12).toString('base64url');
+
+/**
+ * Queues the blob for deletion. A blob already queued (by a bucket deletion or the sweep, whose deleter
+ * may be between its store delete and its row delete) takes this write's token, so that deleter leaves
+ * the row, and the blob this write may have put back, to this one or to the sweep.
+ */
+export async function insertBlobDeletion(db: Db, appId: string, blobId: string, now: string): Promise<QueuedBlob> {
+  const token = queueToken();
+  await db
+    .insertInto('blob_deletions')
+    .values({ blob_id: blobId, app_id: appId, created_at: now, token })
+    .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token }))
+    .execute();
+  return { app_id: appId, blob_id: blobId, token };
+}
+
+/** Removes the queue row once its blob is deleted, unless another write queued the blob again since it was read. */
+export async function deleteBlobDeletion(db: Db, blob: QueuedBlob): Promise<void> {
+  await db.deleteFrom('blob_deletions').where('blob_id', '=', blob.blob_id).where('token', '=', blob.token).execute();
 }
 
 /** Blobs queued for deletion before `before` (every app, for the sweep). */
 export async function listBlobDeletions(db: Db, before: string, limit: number) {
-  return db.selectFrom('blob_deletions').select(['app_id', 'blob_id']).where('created_at', '<', before).limit(rowLimit(limit)).execute();
+  return db.selectFrom('blob_deletions').select(['app_id', 'blob_id', 'token']).where('created_at', '<', before).limit(rowLimit(limit)).execute();
 }
 
 /**
  * Queues every blob of the bucket (objects and uploads in flight) for deletion and removes their rows.
  * Returns the blob ids, for deletion right after the commit.
  */
-export async function deleteBucketContents(db: Db, appId: string, bucketId: string, now: string): Promise<{ app_id: string; blob_id: string }[]> {
+export async function deleteBucketContents(db: Db, appId: string, bucketId: string, now: string): Promise<QueuedBlob[]> {
+  const token = queueToken();
   for (const table of ['objects', 'object_uploads'] as const) {
     await db
       .insertInto('blob_deletions')
-      .columns(['blob_id', 'app_id', 'created_at'])
+      .columns(['blob_id', 'app_id', 'created_at', 'token'])
       .expression(
         db
           .selectFrom(table)
-          .select((eb) => ['blob_id', 'app_id', eb.val(now).as('created_at')])
+          .select((eb) => ['blob_id', 'app_id', eb.val(now).as('created_at'), eb.val(token).as('token')])
           .where('app_id', '=', appId)
           .where('bucket_id', '=', bucketId),
       )
-      .onConflict((oc) => oc.column('blob_id').doNothing())
+      .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token }))
       .execute();
   }
   const objects = await db.deleteFrom('objects').where('app_id', '=', appId).where('bucket_id', '=', bucketId).returning(['app_id', 'blob_id']).execute();
@@ -141,5 +168,5 @@ export async function deleteBucketContents(db: Db, appId: string, bucketId: stri
     .where('bucket_id', '=', bucketId)
     .returning(['app_id', 'blob_id'])
     .execute();
-  return [...objects, ...uploads];
+  return [...objects, ...uploads].map((blob) => ({ ...blob, token }));
 }
