@@ -68,14 +68,7 @@ describe('object storage sweep (maintenance)', () => {
   });
 
   it('an upload that cannot commit, whose blob the store then fails to delete, leaves it queued for the sweep', async () => {
-    const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
-    const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});
-    const bucket = await createBucket(deps, app.app_id, 'b');
-    const failing = failingDeletes(deps.blobs);
-    const body = new PassThrough();
-    body.write(Buffer.alloc(100));
-    const pending = putObject({ ...deps, blobs: failing.store }, { appId: app.app_id, bucketId: bucket.id, owner: '', key: 'k' }, { contentType: 'text/plain', size: 200, body });
-    await expect.poll(async () => (await objectStorageUsage(deps, app.app_id)).used_bytes).toBe(200);
+    const { app, bucket, failing, body, pending } = await uploadHalfway();
     // The bucket goes while the body is still arriving: its deletion finds no blob yet. Then the body
     // ends, the blob lands, the commit finds no bucket, and the store refuses the clean-up delete.
     await deleteBucket(deps, app.app_id, bucket.id);
@@ -95,14 +88,7 @@ describe('object storage sweep (maintenance)', () => {
   });
 
   it('a blob queued again while an earlier deleter is between its store delete and its row delete stays queued', async () => {
-    const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
-    const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});
-    const bucket = await createBucket(deps, app.app_id, 'b');
-    const failing = failingDeletes(deps.blobs);
-    const body = new PassThrough();
-    body.write(Buffer.alloc(100));
-    const pending = putObject({ ...deps, blobs: failing.store }, { appId: app.app_id, bucketId: bucket.id, owner: '', key: 'k' }, { contentType: 'text/plain', size: 200, body });
-    await expect.poll(async () => (await objectStorageUsage(deps, app.app_id)).used_bytes).toBe(200);
+    const { app, bucket, failing, body, pending } = await uploadHalfway();
     // The bucket deletion queues the upload's blob and deletes it from the store, then stalls before
     // removing its queue row. Meanwhile the body ends, the blob lands again, the commit finds no bucket,
     // the upload queues the blob again and the store refuses its delete. Then the bucket deletion goes on.
@@ -172,6 +158,24 @@ describe('object storage sweep (maintenance)', () => {
 });
 
 /** The store, with deletes that fail while `fail` is set (an S3 outage, a read-only disk). */
+/**
+ * A new app and bucket, and a 200-byte upload into it whose body has brought half: the upload is in
+ * flight. Its store fails deletes while `failing.fail` is set.
+ */
+async function uploadHalfway() {
+  const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
+  const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});
+  const bucket = await createBucket(deps, app.app_id, 'b');
+  const failing = failingDeletes(deps.blobs);
+  const body = new PassThrough();
+  body.write(Buffer.alloc(100));
+  const pending = putObject({ ...deps, blobs: failing.store }, { appId: app.app_id, bucketId: bucket.id, owner: '', key: 'k' }, { contentType: 'text/plain', size: 200, body });
+  // Not awaited here: the caller decides how the upload ends.
+  pending.catch(() => {});
+  await expect.poll(async () => (await objectStorageUsage(deps, app.app_id)).used_bytes).toBe(200);
+  return { app, bucket, failing, body, pending };
+}
+
 function failingDeletes(store: BlobStore) {
   const control = {
     fail: false,
