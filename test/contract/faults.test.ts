@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROBE_REUSE_MS } from '../../src/http/routes/health.js';
 import { PG_ADMIN_URL, TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -18,6 +19,8 @@ describe.skipIf(TEST_DB !== 'postgres')('contract 0: faults', () => {
     await admin.connect();
     await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
     await admin.end();
+    // Health answers from a successful probe for this long (the server's start-up check made one).
+    await new Promise((resolve) => setTimeout(resolve, PROBE_REUSE_MS));
   });
   afterAll(async () => {
     await server?.stop();
