@@ -113,7 +113,7 @@ export async function buildApp(deps: Deps): Promise<Http> {
     schemaController: { compilersFactory: { buildValidator: strictBodyValidator() } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
 
-  // Every request runs these two hooks and the cookie plugin's onSend writer, all callback-style (an async
+  // Every request runs these two hooks, both callback-style (an async
   // hook costs a promise and a microtask hop). Each hook phase Fastify runs costs every request (seven
   // no-op hooks in five phases: about 2.5 µs on a bare Fastify hello, bench/README.md), so what only some
   // routes need is attached to those routes (onRoute below).
@@ -158,8 +158,11 @@ export async function buildApp(deps: Deps): Promise<Http> {
   });
   app.addSchema(ErrorBody);
 
-  // Set-Cookie through reply.setCookie; the Cookie header is parsed only where a route reads it (http/cookies.ts).
-  await app.register(cookie, { hook: false });
+  // Cookies are parsed and set by the routes that use them (http/cookies.ts), with the plugin's parser and
+  // serializer: registered in a scope without routes, its parsing hook and Set-Cookie writer run on no request.
+  await app.register(async (noRoutes) => {
+    await noRoutes.register(cookie, { hook: false });
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

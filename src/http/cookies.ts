@@ -1,3 +1,4 @@
+import { fastifyCookie as cookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.js';
 import type { SessionTokens } from '../services/sessions.js';
@@ -9,29 +10,42 @@ const REFRESH_PATH = '/v1/tokens/session';
 
 const secure = (config: Config) => config.publicBaseUrl.startsWith('https:');
 
-/**
- * One cookie the request carries, parsed from its Cookie header when a route asks (@fastify/cookie is
- * registered without its parsing hook: most requests carry no cookie a route reads, and every hook
- * Fastify runs costs each request, bench/README.md).
+/*
+ * Cookies are read and written here with @fastify/cookie's parser and serializer, by the few routes that
+ * use them, rather than through the plugin's hooks: its parsing hook and its Set-Cookie writer (onSend)
+ * would run on every request, and every hook Fastify runs costs each request (bench/README.md). app.ts
+ * registers the plugin where no route is, which loads the cookie module these functions use.
  */
+
+/** One cookie the request carries, parsed from its Cookie header when a route asks. */
 export function requestCookie(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
-  return header ? request.server.parseCookie(header)[name] : undefined;
+  return header ? cookie.parse(header)[name] : undefined;
+}
+
+type CookieOptions = { httpOnly: true; sameSite: 'lax'; path: string; secure: boolean; maxAge: number; expires?: Date };
+
+/** Adds Set-Cookie headers (Fastify appends to any Set-Cookie already set). */
+function setCookies(reply: FastifyReply, cookies: [name: string, value: string, options: CookieOptions][]): void {
+  reply.header(
+    'set-cookie',
+    cookies.map(([name, value, options]) => cookie.serialize(name, value, options)),
+  );
 }
 
 /** Sets `__session` (the access JWT, 15 minutes) and `__refresh` (30 days, only sent to the refresh route). */
 export function setAuthCookies(reply: FastifyReply, config: Config, tokens: SessionTokens): void {
-  reply.setCookie(SESSION_COOKIE, tokens.access_token, { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(config), maxAge: 15 * 60 });
-  reply.setCookie(REFRESH_COOKIE, tokens.refresh_token, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: REFRESH_PATH,
-    secure: secure(config),
-    maxAge: REFRESH_TOKEN_SECONDS,
-  });
+  setCookies(reply, [
+    [SESSION_COOKIE, tokens.access_token, { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(config), maxAge: 15 * 60 }],
+    [REFRESH_COOKIE, tokens.refresh_token, { httpOnly: true, sameSite: 'lax', path: REFRESH_PATH, secure: secure(config), maxAge: REFRESH_TOKEN_SECONDS }],
+  ]);
 }
 
+/** Expires both cookies (as @fastify/cookie's clearCookie: an empty value, Max-Age=0 and an Expires in 1970). */
 export function clearAuthCookies(reply: FastifyReply, config: Config): void {
-  reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(config) });
-  reply.clearCookie(REFRESH_COOKIE, { httpOnly: true, sameSite: 'lax', path: REFRESH_PATH, secure: secure(config) });
+  const gone = { httpOnly: true, sameSite: 'lax', secure: secure(config), maxAge: 0, expires: new Date(0) } as const;
+  setCookies(reply, [
+    [SESSION_COOKIE, '', { ...gone, path: '/' }],
+    [REFRESH_COOKIE, '', { ...gone, path: REFRESH_PATH }],
+  ]);
 }

@@ -72,6 +72,10 @@ describe('4.1 POST /v1/sessions/logout', () => {
     const cookies = setCookies(res.headers);
     expect(cookies.__session.value).toBe('');
     expect(cookies.__refresh.value).toBe('');
+    // Expired where they were set, so a browser drops them.
+    expect(cookies.__session.attributes).toMatchObject({ 'max-age': '0', path: '/', httponly: true, samesite: 'Lax' });
+    expect(cookies.__refresh.attributes).toMatchObject({ 'max-age': '0', path: '/v1/tokens/session', httponly: true });
+    expect(new Date(cookies.__refresh.attributes.expires as string).getTime()).toBe(0);
     const me = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: user.tokens.access_token });
     expect(me.status).toBe(401);
     expect((await refresh(user.tokens.refresh_token)).status).toBe(401);
