@@ -1,4 +1,4 @@
-import { iso } from '../clock.js';
+import { addSeconds, iso } from '../clock.js';
 import { newUuid } from '../crypto/ids.js';
 import type { Deps } from '../deps.js';
 import { conflict, notFound } from '../errors.js';
@@ -10,6 +10,7 @@ import { deleteBucketContents } from '../store/repos/objects.js';
 import { inTransaction } from '../store/transaction.js';
 import { appObjectsLimit, lockAppUsage } from './object-usage.js';
 import { deleteBlobsNow } from './object-blobs.js';
+import { UPLOAD_TIMEOUT_SECONDS } from './object-sweep.js';
 
 export type BucketDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log'>;
 
@@ -61,12 +62,15 @@ export async function updateBucketCaps(deps: BucketDeps, appId: string, bucketId
 
 /**
  * Deletes the bucket, its objects and uploads in flight in one transaction, gives their bytes back to
- * the app, then removes the blobs (queued in blob_deletions, so the sweep finishes if this node dies).
+ * the app, then removes the objects' blobs (queued in blob_deletions, so the sweep finishes if this node
+ * dies). A blob an upload in flight writes later is deleted by that upload's request, or by the sweep
+ * once no upload can still be running (deleteBucketContents).
  */
 export async function deleteBucket(deps: BucketDeps, appId: string, bucketId: string): Promise<void> {
   const blobs = await inTransaction(deps.db, async (trx) => {
     await lockAppUsage(trx, appId);
-    const contents = await deleteBucketContents(trx, appId, bucketId, iso(deps.clock.now()));
+    const now = deps.clock.now();
+    const contents = await deleteBucketContents(trx, appId, bucketId, iso(now), iso(addSeconds(now, UPLOAD_TIMEOUT_SECONDS)));
     const removed = await buckets.deleteBucketReturning(trx, appId, bucketId);
     if (!removed) throw notFound('bucket not found');
     await addAppUsage(trx, appId, -removed.used_bytes, 0);

@@ -9,6 +9,7 @@ import type { Deps } from '../../src/deps.js';
 import { createApp, createTenant } from '../../src/services/apps.js';
 import { createBucket, deleteBucket, objectStorageUsage } from '../../src/services/buckets.js';
 import { pruneExpiredRows } from '../../src/services/maintenance.js';
+import { UPLOAD_TIMEOUT_SECONDS } from '../../src/services/object-sweep.js';
 import { putObject } from '../../src/services/objects.js';
 import { insertBlobDeletion } from '../../src/store/repos/objects.js';
 import { openInProcess } from '../helpers/in-process.js';
@@ -87,11 +88,30 @@ describe('object storage sweep (maintenance)', () => {
     expect(await deps.db.selectFrom('blob_deletions').selectAll().where('app_id', '=', app.app_id).execute()).toEqual([]);
   });
 
-  it('a blob queued again while an earlier deleter is between its store delete and its row delete stays queued', async () => {
+  it('a blob an upload writes after its bucket was deleted is deleted by the sweep once no upload can still run', async () => {
+    // The node running the upload dies once its write has landed: nothing but the sweep is left to delete it.
+    const { app, bucket, blobId } = await uploadLeftByDeadNode();
+    await deleteBucket(deps, app.app_id, bucket.id);
+    await deps.blobs.put(`${app.app_id}/${blobId}`, Readable.from([Buffer.from('landed late')]), 11);
+    const path = join(dir, 'blobs', app.app_id, blobId);
+
+    now = addSeconds(now, 120);
+    expect((await pruneExpiredRows(deps)).orphan_blobs).toBe(0); // the upload may still be running
+    expect(existsSync(path)).toBe(true);
+    now = addSeconds(now, UPLOAD_TIMEOUT_SECONDS);
+    expect((await pruneExpiredRows(deps)).orphan_blobs).toBe(1);
+    expect(existsSync(path)).toBe(false);
+    expect(await deps.db.selectFrom('blob_deletions').selectAll().where('app_id', '=', app.app_id).execute()).toEqual([]);
+  });
+
+  it('a blob queued again while the sweep is between its store delete and its row delete stays queued', async () => {
     const { app, bucket, failing, body, pending } = await uploadHalfway();
-    // The bucket deletion queues the upload's blob and deletes it from the store, then stalls before
-    // removing its queue row. Meanwhile the body ends, the blob lands again, the commit finds no bucket,
-    // the upload queues the blob again and the store refuses its delete. Then the bucket deletion goes on.
+    await deleteBucket(deps, app.app_id, bucket.id);
+    // An hour on, the upload's request still runs. The sweep takes its blob's queue row (no blob yet),
+    // deletes it from the store, and stalls before removing the row. Meanwhile the body ends, the blob
+    // lands, the commit finds no bucket, the upload queues the blob again and the store refuses its
+    // delete. Then the sweep goes on.
+    now = addSeconds(now, UPLOAD_TIMEOUT_SECONDS + 120);
     let reached!: () => void;
     const atGate = new Promise<void>((resolve) => (reached = resolve));
     let release!: () => void;
@@ -103,13 +123,13 @@ describe('object storage sweep (maintenance)', () => {
         await gate;
       },
     });
-    const deletion = deleteBucket({ ...deps, blobs: stalling }, app.app_id, bucket.id);
+    const sweep = pruneExpiredRows({ ...deps, blobs: stalling });
     await atGate;
     failing.fail = true;
     body.end(Buffer.alloc(100));
     await expect(pending).rejects.toMatchObject({ status: 404 });
     release();
-    await deletion;
+    await sweep;
 
     const queued = await deps.db.selectFrom('blob_deletions').select(['blob_id']).where('app_id', '=', app.app_id).execute();
     expect(queued).toHaveLength(1);
@@ -123,14 +143,7 @@ describe('object storage sweep (maintenance)', () => {
   });
 
   it('a stale upload whose blob the store fails to delete leaves it queued for the next sweep', async () => {
-    const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
-    const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});
-    const bucket = await createBucket(deps, app.app_id, 'b');
-    const blobId = randomUUID();
-    await deps.db
-      .insertInto('object_uploads')
-      .values({ blob_id: blobId, app_id: app.app_id, bucket_id: bucket.id, owner: '', reserved_bytes: 0, created_at: iso(now) })
-      .execute();
+    const { app, bucket, blobId } = await uploadLeftByDeadNode();
     await deps.blobs.put(`${app.app_id}/${blobId}`, Readable.from([Buffer.from('left by a dead node')]), 19);
     const path = join(dir, 'blobs', app.app_id, blobId);
     now = addSeconds(now, 2 * 3600);
@@ -157,7 +170,6 @@ describe('object storage sweep (maintenance)', () => {
   });
 });
 
-/** The store, with deletes that fail while `fail` is set (an S3 outage, a read-only disk). */
 /**
  * A new app and bucket, and a 200-byte upload into it whose body has brought half: the upload is in
  * flight. Its store fails deletes while `failing.fail` is set.
@@ -176,6 +188,20 @@ async function uploadHalfway() {
   return { app, bucket, failing, body, pending };
 }
 
+/** A new app and bucket, and an upload row in it as a node that died mid-upload leaves it (no blob yet). */
+async function uploadLeftByDeadNode() {
+  const appsDeps = { db: deps.db, clock, keys: deps.keys, hashcashEnabled: false };
+  const app = await createApp(appsDeps, (await createTenant(appsDeps, 'T')).tenant_id, 'A', {});
+  const bucket = await createBucket(deps, app.app_id, 'b');
+  const blobId = randomUUID();
+  await deps.db
+    .insertInto('object_uploads')
+    .values({ blob_id: blobId, app_id: app.app_id, bucket_id: bucket.id, owner: '', reserved_bytes: 0, created_at: iso(now) })
+    .execute();
+  return { app, bucket, blobId };
+}
+
+/** The store, with deletes that fail while `fail` is set (an S3 outage, a read-only disk). */
 function failingDeletes(store: BlobStore) {
   const control = {
     fail: false,

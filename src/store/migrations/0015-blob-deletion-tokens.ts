@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 
 // Each blob_deletions row carries the token of the write that queued it last. A deleter removes the row
-// only where the token is still the one it read: a blob queued again meanwhile (an upload abandoned after
-// a bucket deletion queued and deleted its blob, and whose store write landed again) keeps its row for the
-// sweep instead of losing it to the earlier deleter (docs/storage.md, "Crashes and store failures").
+// only where the token is still the one it read: a blob queued again meanwhile (by an upload abandoned
+// after the sweep took its queue row and deleted its blob, and whose store write landed again) keeps its
+// row instead of losing it to the earlier deleter (docs/storage.md, "Crashes and store failures").
 // Rows queued before this migration carry the empty token.
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -117,16 +117,17 @@ export interface QueuedBlob {
 const queueToken = () => randomBytes(12).toString('base64url');
 
 /**
- * Queues the blob for deletion. A blob already queued (by a bucket deletion or the sweep, whose deleter
- * may be between its store delete and its row delete) takes this write's token, so that deleter leaves
- * the row, and the blob this write may have put back, to this one or to the sweep.
+ * Queues the blob for deletion, now: whatever wrote it is done. A blob already queued (an upload's, by a
+ * bucket deletion that dated it for when no upload can still be running, and whose deleter may be between
+ * its store delete and its row delete) takes this write's token and time, so that deleter leaves the row,
+ * and the blob this upload put back, to this write or to the sweep's next pass.
  */
 export async function insertBlobDeletion(db: Db, appId: string, blobId: string, now: string): Promise<QueuedBlob> {
   const token = queueToken();
   await db
     .insertInto('blob_deletions')
     .values({ blob_id: blobId, app_id: appId, created_at: now, token })
-    .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token }))
+    .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token, created_at: now }))
     .execute();
   return { app_id: appId, blob_id: blobId, token };
 }
@@ -142,19 +143,22 @@ export async function listBlobDeletions(db: Db, before: string, limit: number) {
 }
 
 /**
- * Queues every blob of the bucket (objects and uploads in flight) for deletion and removes their rows.
- * Returns the blob ids, for deletion right after the commit.
+ * Queues every blob of the bucket for deletion and removes the rows of its objects and of its uploads in
+ * flight. The objects' blobs are returned, for deletion right after the commit. An upload in flight has
+ * no blob yet, or one that its request is about to abandon; but its write may still land one after this,
+ * and that request may die before it queues it: so its queue row is dated `uploadsDueAt` (when no upload
+ * can still be running), and the sweep deletes whatever landed then, unless the request did first.
  */
-export async function deleteBucketContents(db: Db, appId: string, bucketId: string, now: string): Promise<QueuedBlob[]> {
+export async function deleteBucketContents(db: Db, appId: string, bucketId: string, now: string, uploadsDueAt: string): Promise<QueuedBlob[]> {
   const token = queueToken();
-  for (const table of ['objects', 'object_uploads'] as const) {
+  for (const [table, createdAt] of [['objects', now], ['object_uploads', uploadsDueAt]] as const) {
     await db
       .insertInto('blob_deletions')
       .columns(['blob_id', 'app_id', 'created_at', 'token'])
       .expression(
         db
           .selectFrom(table)
-          .select((eb) => ['blob_id', 'app_id', eb.val(now).as('created_at'), eb.val(token).as('token')])
+          .select((eb) => ['blob_id', 'app_id', eb.val(createdAt).as('created_at'), eb.val(token).as('token')])
           .where('app_id', '=', appId)
           .where('bucket_id', '=', bucketId),
       )
@@ -162,11 +166,6 @@ export async function deleteBucketContents(db: Db, appId: string, bucketId: stri
       .execute();
   }
   const objects = await db.deleteFrom('objects').where('app_id', '=', appId).where('bucket_id', '=', bucketId).returning(['app_id', 'blob_id']).execute();
-  const uploads = await db
-    .deleteFrom('object_uploads')
-    .where('app_id', '=', appId)
-    .where('bucket_id', '=', bucketId)
-    .returning(['app_id', 'blob_id'])
-    .execute();
-  return [...objects, ...uploads].map((blob) => ({ ...blob, token }));
+  await db.deleteFrom('object_uploads').where('app_id', '=', appId).where('bucket_id', '=', bucketId).execute();
+  return objects.map((blob) => ({ ...blob, token }));
 }
