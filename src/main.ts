@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { closeIdleConnectionsLater } from './http/graceful-close.js';
 import type { Config } from './config/index.js';
 import { createDeps, type Deps } from './deps.js';
+import { PASSWORD_HASH_SLOTS, THREAD_POOL_SIZE } from './crypto/passwords.js';
 import { boundHeapGrowth } from './heap-growth.js';
 import { openStore } from './store/db.js';
 import type { Logger } from './logger.js';
@@ -20,6 +21,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const deps = createDeps(config, log);
   const applied = await migrate(config, deps);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+  log.info({ thread_pool: THREAD_POOL_SIZE, password_hash_slots: PASSWORD_HASH_SLOTS }, 'password hashing');
   const app = await buildApp(deps);
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();

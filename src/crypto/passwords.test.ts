@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, limitConcurrency, verifyPassword } from './passwords.js';
+import { hashPassword, limitConcurrency, passwordHashSlots, verifyPassword } from './passwords.js';
 
 describe('password hashing concurrency (issue 14)', () => {
   it('runs at most `slots` tasks at once, every task once, a failure freeing its slot', async () => {
@@ -19,6 +19,13 @@ describe('password hashing concurrency (issue 14)', () => {
     expect(most).toBe(2);
     expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([0, 1, 2, 'failed', 4, 5, 6, 7, 8, 9]);
     expect(await limit(async () => 'after')).toBe('after');
+  });
+
+  it('hands the pool one hash per thread, at most one per core, and one more to wait in its queue', () => {
+    expect(passwordHashSlots(2, 2)).toBe(3);
+    expect(passwordHashSlots(2, 4)).toBe(3);
+    expect(passwordHashSlots(8, 4)).toBe(5);
+    expect(passwordHashSlots(1, 2)).toBe(2);
   });
 
   it('hashes and verifies through the limit, concurrently', async () => {

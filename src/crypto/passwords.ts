@@ -28,13 +28,22 @@ export function limitConcurrency(slots: number) {
 }
 
 /**
- * Password hashes computed at once: one per core plus one (so a thread never waits for the event loop to
- * hand it the next hash), leaving one of libuv's threads (4 unless UV_THREADPOOL_SIZE says otherwise) to
- * the RS256 signature that follows every sign-in. Each argon2id computation holds 19 MiB; four at once on
- * a 2-core machine were no faster than three and kept ~40 MB more after a sign-in load (bench/README.md).
+ * Password hashes handed to libuv's thread pool at once: one per pool thread, at most one per core, plus
+ * one more (waiting in the pool's queue when every thread is hashing), so a thread that finishes a hash
+ * starts the next at once instead of idling until the event loop gets a core to hand it one. Signatures
+ * and file reads share the pool in arrival order and wait at most about one hash. The pool has one thread
+ * per core, 2 to 4
+ * (bin/gatehouse.js), unless UV_THREADPOOL_SIZE says otherwise. Each argon2id computation holds 19 MiB
+ * while it runs: on 2 cores, two at once with a third queued sign in as many users a second as three at
+ * once on 4 threads did, with 19 MB less at the peak (bench/README.md, 2026-11-26 22:08 UTC).
  */
-const THREAD_POOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-export const PASSWORD_HASH_SLOTS = Math.max(1, Math.min(availableParallelism() + 1, THREAD_POOL_SIZE - 1));
+export function passwordHashSlots(cores: number, threadPoolSize: number): number {
+  return Math.min(cores, threadPoolSize) + 1;
+}
+
+/** libuv's thread pool size in this process: UV_THREADPOOL_SIZE as it stood when the pool started, else libuv's 4. */
+export const THREAD_POOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+export const PASSWORD_HASH_SLOTS = passwordHashSlots(availableParallelism(), THREAD_POOL_SIZE);
 const hashing = limitConcurrency(PASSWORD_HASH_SLOTS);
 
 export function hashPassword(password: string): Promise<string> {

@@ -146,6 +146,11 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
     database.pragma(`busy_timeout = ${Math.max(15_000, timeouts.queryTimeoutMs)}`);
     database.pragma('foreign_keys = ON');
     database.pragma('synchronous = NORMAL');
+    // SQLite's own page cache size, 2 MB (better-sqlite3 builds it with 16 MB): the operating system caches
+    // the file anyway, so a page read past this cache is a copy from memory. The larger cache filled as a
+    // write load grew the database and stayed full: 17 MB more RSS after 20 s of minting sessions, and no
+    // more requests a second (bench/README.md, 2026-11-26 22:08 UTC).
+    database.pragma('cache_size = -2000');
     const statements = cachingStatements(database);
     const state: SqliteConnectionState = { database, statements, held: false };
     const db = new Kysely<Database>({ dialect: sqliteDriver(new SqliteDialect({ database: statements }), state) });

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
@@ -186,5 +188,38 @@ describe('refresh with a publishable key a node has used before: the key is stil
       expect(res.body).toEqual({ detail: 'invalid or expired refresh token' });
     }
     expect((await refresh(b, own.publishable_key, token)).status).toBe(200);
+  });
+});
+
+describe('password hashing: the thread pool is sized before it starts (issue 14)', () => {
+  const hashingLine = (output: string) => {
+    const line = output.split('\n').find((l) => l.includes('"msg":"password hashing"'));
+    expect(line, 'the start-up line about password hashing').toBeDefined();
+    return JSON.parse(line!) as { thread_pool: number; password_hash_slots: number };
+  };
+  const threads = (server: TestServer) => readdirSync(`/proc/${server.pid}/task`).length;
+
+  it('one pool thread per core, 2 to 4, unless UV_THREADPOOL_SIZE says otherwise; that many threads really run', async () => {
+    const cores = availableParallelism();
+    const byDefault = Math.min(4, Math.max(2, cores));
+    const own = await startServer({ UV_THREADPOOL_SIZE: '' });
+    const six = await startServer({ UV_THREADPOOL_SIZE: '6' });
+    try {
+      // Both sign a user in: argon2 and the RS256 signature ran on each pool.
+      for (const server of [own, six]) {
+        const target = await createApp(server);
+        const email = `pool-${(n++).toString(36)}@example.com`;
+        expect((await api(server, 'POST', '/v1/users', { bearer: target.secret_key, body: { email, password: 'correct horse battery' } })).status).toBe(201);
+        expect((await api(server, 'POST', '/v1/signins', { publishableKey: target.publishable_key, body: { email, password: 'correct horse battery' } })).status).toBe(200);
+      }
+      expect(hashingLine(await own.logs())).toMatchObject({ thread_pool: byDefault, password_hash_slots: Math.min(cores, byDefault) + 1 });
+      expect(hashingLine(await six.logs())).toMatchObject({ thread_pool: 6, password_hash_slots: Math.min(cores, 6) + 1 });
+      // The pool libuv started has the size the entry point chose: an ES module entry would have been
+      // read through a pool of 4 before any of its code ran.
+      expect(threads(six) - threads(own)).toBe(6 - byDefault);
+    } finally {
+      await six.stop();
+      await own.stop();
+    }
   });
 });

@@ -68,6 +68,7 @@ export async function startNode(deployment: Deployment, extraEnv: Record<string,
   return {
     child,
     exited,
+    pid: child.pid!,
     url,
     port,
     dir: deployment.dir,

@@ -28,6 +28,8 @@ export interface TestServer {
   dir: string;
   env: Record<string, string>;
   databaseUrl: string;
+  /** The server's process id. */
+  pid: number;
   /** Everything the server printed so far (JSON log lines and the banner). */
   output(): string;
   /**
@@ -157,6 +159,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     dir,
     env: serverEnv,
     databaseUrl,
+    pid: child.pid!,
     output,
     logs: () => settled(output),
     cli: (args, extraEnv = {}) => runCli(args, { ...serverEnv, ...extraEnv }, dir),
