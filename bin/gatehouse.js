@@ -4,10 +4,23 @@
 // CommonJS (bin/package.json), so that this runs before libuv starts its thread pool: an ES module entry
 // is read through the pool, which then has UV_THREADPOOL_SIZE's value of that moment for good. Password
 // hashes and RS256 signatures run on that pool; its size is one thread per core, 2 to 4, unless
-// UV_THREADPOOL_SIZE says otherwise (src/crypto/passwords.ts says why; docs/operations.md).
+// UV_THREADPOOL_SIZE says otherwise (src/crypto/passwords.ts says why; docs/operations.md). With
+// `--workers N` the primary shares the cores out among the workers (src/cluster.ts).
 'use strict';
 const { availableParallelism } = require('node:os');
 
-if (!process.env.UV_THREADPOOL_SIZE) process.env.UV_THREADPOOL_SIZE = String(Math.min(4, Math.max(2, availableParallelism())));
+// A module that node's --import or --loader names is read through the pool before this file runs: the
+// pool has started at libuv's 4 threads, and a size set now would only be reported, not used.
+const preloading = (flags) => flags.some((flag) => /^--(import|loader|experimental-loader)(=|$)/.test(flag));
+const poolStarted = preloading(process.execArgv) || preloading((process.env.NODE_OPTIONS ?? '').split(/\s+/));
+if (!process.env.UV_THREADPOOL_SIZE && !poolStarted) {
+  process.env.UV_THREADPOOL_SIZE = String(Math.min(4, Math.max(2, availableParallelism())));
+  process.env.GATEHOUSE_DEFAULT_THREAD_POOL = '1';
+}
 
-import('../dist/src/cli.js').then(({ run }) => run(process.argv));
+import('../dist/src/cli.js')
+  .then(({ run }) => run(process.argv))
+  .catch((error) => {
+    console.error(error);
+    process.exitCode = 1;
+  });

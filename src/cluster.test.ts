@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { workerExecArgv, YOUNG_GENERATION_FLAG } from './cluster.js';
+import { workerExecArgv, workerThreadPool, YOUNG_GENERATION_FLAG } from './cluster.js';
 import { HEAP_GROWING_FLAG, heapGrowingFlag } from './heap-growth.js';
 
 describe('the node flags of a server process', () => {
@@ -26,5 +26,16 @@ describe('the node flags of a server process', () => {
     expect(heapGrowingFlag(['--heap_growing_percent', '10'])).toBeUndefined();
     expect(heapGrowingFlag([], '--max-old-space-size=512 --heap-growing-percent=30')).toBeUndefined();
     expect(heapGrowingFlag(['--heap-growing-percents=5'])).toBe(HEAP_GROWING_FLAG);
+  });
+});
+
+describe("a worker's thread pool when the operator set none", () => {
+  it('shares the cores out among the workers, 2 to 4 threads each', () => {
+    expect(workerThreadPool(2, 2)).toBe(2);
+    expect(workerThreadPool(8, 8)).toBe(2);
+    expect(workerThreadPool(8, 2)).toBe(4);
+    expect(workerThreadPool(16, 3)).toBe(4);
+    expect(workerThreadPool(6, 2)).toBe(3);
+    expect(workerThreadPool(1, 4)).toBe(2);
   });
 });

@@ -22,6 +22,15 @@ export function workerExecArgv(execArgv: readonly string[], nodeOptions = ''): s
   return namesNodeFlag(execArgv, nodeOptions, 'max-semi-space-size') ? [...execArgv] : [...execArgv, YOUNG_GENERATION_FLAG];
 }
 
+/**
+ * A worker's thread pool when bin/gatehouse.js chose the size (the operator set no UV_THREADPOOL_SIZE):
+ * the cores shared out among the workers, 2 to 4 threads each, so that `--workers auto` hashes about
+ * one password per core at once rather than one per core in every worker.
+ */
+export function workerThreadPool(cores: number, workers: number): number {
+  return Math.min(4, Math.max(2, Math.floor(cores / workers)));
+}
+
 /** `--workers N|auto`: a whole number from 1 to 64, or `auto` for one process per core. */
 export function parseWorkers(value: string): number | undefined {
   if (value === 'auto') return availableParallelism();
@@ -55,7 +64,9 @@ export async function serveWorkers(config: Config, log: Logger, workers: number)
 
   let stopping = false;
   cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
-  const fork = (): Worker => cluster.fork();
+  // bin/gatehouse.js marks a pool size it chose itself (the operator set none); the workers then share the cores.
+  const env = process.env.GATEHOUSE_DEFAULT_THREAD_POOL === '1' ? { UV_THREADPOOL_SIZE: String(workerThreadPool(availableParallelism(), workers)) } : undefined;
+  const fork = (): Worker => cluster.fork(env);
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, limitConcurrency, passwordHashSlots, verifyPassword } from './passwords.js';
+import { hashPassword, limitConcurrency, passwordHashSlots, threadPoolSizeFrom, verifyPassword } from './passwords.js';
 
 describe('password hashing concurrency (issue 14)', () => {
   it('runs at most `slots` tasks at once, every task once, a failure freeing its slot', async () => {
@@ -26,6 +26,19 @@ describe('password hashing concurrency (issue 14)', () => {
     expect(passwordHashSlots(2, 4)).toBe(3);
     expect(passwordHashSlots(8, 4)).toBe(5);
     expect(passwordHashSlots(1, 2)).toBe(2);
+  });
+
+  it('reads UV_THREADPOOL_SIZE as libuv does, so the slots match the threads that run', () => {
+    expect(threadPoolSizeFrom(undefined)).toBe(4);
+    expect(threadPoolSizeFrom('2')).toBe(2);
+    expect(threadPoolSizeFrom('6abc')).toBe(6);
+    expect(threadPoolSizeFrom('2.5')).toBe(2);
+    for (const none of ['', '0', 'abc']) expect(threadPoolSizeFrom(none)).toBe(1);
+    expect(threadPoolSizeFrom('-1')).toBe(1024);
+    expect(threadPoolSizeFrom('5000')).toBe(1024);
+    // However the variable reads, at least one hash runs: a limit of 0 would queue every sign-in for good.
+    expect(passwordHashSlots(2, threadPoolSizeFrom('-1'))).toBe(3);
+    expect(passwordHashSlots(2, threadPoolSizeFrom('0'))).toBe(2);
   });
 
   it('hashes and verifies through the limit, concurrently', async () => {

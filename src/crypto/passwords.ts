@@ -29,8 +29,9 @@ export function limitConcurrency(slots: number) {
 
 /**
  * Password hashes handed to libuv's thread pool at once: one per pool thread, at most one per core, plus
- * one more (waiting in the pool's queue when every thread is hashing), so a thread that finishes a hash
- * starts the next at once instead of idling until the event loop gets a core to hand it one. Signatures
+ * one more, so a thread that finishes a hash starts the next at once instead of idling until the event
+ * loop gets a core to hand it one (the one more waits in the pool's queue when the pool has no more
+ * threads than cores, as by default; with more threads it runs beside the others). Signatures
  * and file reads share the pool in arrival order and wait at most about one hash. The pool has one thread
  * per core, 2 to 4
  * (bin/gatehouse.js), unless UV_THREADPOOL_SIZE says otherwise. Each argon2id computation holds 19 MiB
@@ -38,11 +39,22 @@ export function limitConcurrency(slots: number) {
  * once on 4 threads did, with 19 MB less at the peak (bench/README.md, 2026-11-26 22:08 UTC).
  */
 export function passwordHashSlots(cores: number, threadPoolSize: number): number {
-  return Math.min(cores, threadPoolSize) + 1;
+  return Math.max(1, Math.min(cores, threadPoolSize)) + 1;
 }
 
-/** libuv's thread pool size in this process: UV_THREADPOOL_SIZE as it stood when the pool started, else libuv's 4. */
-export const THREAD_POOL_SIZE = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+/**
+ * The thread pool size libuv reads from UV_THREADPOOL_SIZE: its leading whole number (C's atoi), 0 or none
+ * meaning 1, at most 1024 (a negative number wraps past it); 4 when unset.
+ */
+export function threadPoolSizeFrom(value: string | undefined): number {
+  if (value === undefined) return 4;
+  const n = Number.parseInt(value, 10);
+  if (Number.isNaN(n) || n === 0) return 1;
+  return n < 0 || n > 1024 ? 1024 : n;
+}
+
+/** libuv's thread pool size in this process (UV_THREADPOOL_SIZE as bin/gatehouse.js left it before the pool started). */
+export const THREAD_POOL_SIZE = threadPoolSizeFrom(process.env.UV_THREADPOOL_SIZE);
 export const PASSWORD_HASH_SLOTS = passwordHashSlots(availableParallelism(), THREAD_POOL_SIZE);
 const hashing = limitConcurrency(PASSWORD_HASH_SLOTS);
 

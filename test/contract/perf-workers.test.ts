@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { workerThreadPool } from '../../src/cluster.js';
 import { createPostgresDatabase, TEST_DB } from '../helpers/db.js';
 import { api } from '../helpers/fixtures.js';
 import { runCli, type TestServer } from '../helpers/server.js';
@@ -74,6 +75,12 @@ describe('serve --workers', () => {
             .map((l) => JSON.parse(l).pid as number),
         );
       await expect.poll(() => pidsOf().size, { timeout: 5_000 }).toBe(2);
+      // With no UV_THREADPOOL_SIZE set, the workers share the cores out: each worker's own pool.
+      const pools = output
+        .split('\n')
+        .filter((l) => l.includes('"msg":"password hashing"'))
+        .map((l) => JSON.parse(l).thread_pool as number);
+      expect(pools).toEqual([workerThreadPool(availableParallelism(), 2), workerThreadPool(availableParallelism(), 2)]);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {
