@@ -31,12 +31,11 @@ export function limitConcurrency(slots: number) {
  * Password hashes handed to libuv's thread pool at once: one per pool thread, at most one per core, plus
  * one more, so a thread that finishes a hash starts the next at once instead of idling until the event
  * loop gets a core to hand it one (the one more waits in the pool's queue when the pool has no more
- * threads than cores, as by default; with more threads it runs beside the others). Signatures
- * and file reads share the pool in arrival order and wait at most about one hash. The pool has one thread
- * per core, 2 to 4
- * (bin/gatehouse.js), unless UV_THREADPOOL_SIZE says otherwise. Each argon2id computation holds 19 MiB
- * while it runs: on 2 cores, two at once with a third queued sign in as many users a second as three at
- * once on 4 threads did, with 19 MB less at the peak (bench/README.md, 2026-11-26 22:08 UTC).
+ * threads than cores, as by default; with more threads it runs beside the others). Signatures and file
+ * reads share the pool in arrival order and wait at most about one hash. The pool has one thread per
+ * core, 2 to 4 (bin/gatehouse.js), unless UV_THREADPOOL_SIZE says otherwise. Each argon2id computation
+ * holds 19 MiB while it runs: on 2 cores, two at once with a third queued sign in as many users a second
+ * as three at once on 4 threads did, with 16-18 MB less at the peak (bench/README.md, 2026-11-26 22:08 UTC).
  */
 export function passwordHashSlots(cores: number, threadPoolSize: number): number {
   return Math.max(1, Math.min(cores, threadPoolSize)) + 1;
