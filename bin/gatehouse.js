@@ -10,8 +10,10 @@
 const { availableParallelism } = require('node:os');
 
 // A module that node's --import or --loader names is read through the pool before this file runs: the
-// pool has started at libuv's 4 threads, and a size set now would only be reported, not used.
-const preloading = (flags) => flags.some((flag) => /^--(import|loader|experimental-loader)(=|$)/.test(flag));
+// pool has started at libuv's 4 threads, and a size set now would only be reported, not used. Flags are
+// matched as src/node-flags.ts's namesNodeFlag matches them (node takes `_` for `-`), which this file
+// cannot import: it runs before any ES module may load.
+const preloading = (flags) => flags.some((flag) => /^--(import|loader|experimental[-_]loader)(=|$)/.test(flag));
 const poolStarted = preloading(process.execArgv) || preloading((process.env.NODE_OPTIONS ?? '').split(/\s+/));
 if (!process.env.UV_THREADPOOL_SIZE && !poolStarted) {
   process.env.UV_THREADPOOL_SIZE = String(Math.min(4, Math.max(2, availableParallelism())));
