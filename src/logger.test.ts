@@ -84,6 +84,24 @@ describe('accessLine: the access line built directly', () => {
     expect(lines[2]!.req).toEqual({ method: 'GET', url: '/v1/health', ip: '::1' });
   });
 
+  it('keeps each request its own method, host, address and status when one writer logs many', async () => {
+    const { log, lines } = capture();
+    const access = accessLine(log);
+    const requests = [
+      { id: 'a', method: 'GET', url: '/1', host: 'one.example:8080', hostname: 'one.example', ip: '10.0.0.1', status: 200 },
+      { id: 'b', method: 'GET', url: '/2', host: 'one.example:8080', hostname: 'one.example', ip: '10.0.0.1', status: 200 },
+      { id: 'c', method: 'POST', url: '/3', host: 'two.example', hostname: 'two.example', ip: '::1', status: 404 },
+      { id: 'd', method: 'GET', url: '/4', host: 'one.example:8080', hostname: 'one.example', ip: undefined, status: 200 },
+      { id: 'e', method: 'DELETE', url: '/5', host: '"q"', hostname: '"q"', ip: '10.0.0.1', status: 503 },
+      { id: 'f', method: 'GET', url: '/6', host: '', hostname: '', ip: '10.0.0.1', status: 200 },
+    ];
+    for (const { status, ...request } of requests) access(request, status, 0.5);
+    await flush();
+    expect(lines.map((line) => [line.reqId, line.req, (line.res as { statusCode: number }).statusCode])).toEqual(
+      requests.map(({ id, method, url, hostname, ip, status }) => [id, ip === undefined ? { method, url, host: hostname } : { method, url, host: hostname, ip }, status]),
+    );
+  });
+
   it('writes nothing when info is off', async () => {
     const { log, lines } = capture('warn');
     accessLine(log)({ id: 'r-11', method: 'GET', url: '/', ip: '::1' }, 200, 1);

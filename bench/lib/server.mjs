@@ -157,5 +157,5 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
       });
     });
 
-  return { url, databaseUrl: env.DATABASE_URL, cli, stop, output, rss: () => rssOf(child.pid), resetPeak: () => resetPeakOf(child.pid), cpu: () => cpuOf(child.pid) };
+  return { url, pid: child.pid, databaseUrl: env.DATABASE_URL, cli, stop, output, rss: () => rssOf(child.pid), resetPeak: () => resetPeakOf(child.pid), cpu: () => cpuOf(child.pid) };
 }
