@@ -220,20 +220,21 @@ const oneByte = (text: string) => (/^[\x00-\xff]*$/.test(text) ? Buffer.from(tex
 /**
  * The value a memo last saw and what it made of it. A keep-alive client sends the same method, Host and
  * address on request after request: a string comparison answers instead of Fastify's hostname getter (a
- * split) and a regular expression test per field.
+ * split) and a regular expression test per field. `from` is what `make` reads, `key` what it depends on
+ * (a hostname is made from the request, and depends only on its host).
  */
-class Memo<K> {
+class Memo<K, S = K> {
   private key: K | undefined;
   private value = '';
   private primed = false;
 
-  constructor(private readonly make: (key: K) => string) {}
+  constructor(private readonly make: (from: S) => string) {}
 
-  get(key: K): string {
+  get(key: K, from: S): string {
     if (!this.primed || key !== this.key) {
       this.primed = true;
       this.key = key;
-      this.value = oneByte(this.make(key));
+      this.value = oneByte(this.make(from));
     }
     return this.value;
   }
@@ -254,18 +255,9 @@ export function accessLine(log: Logger): (request: AccessedRequest, statusCode: 
   const head = oneByte(`{"level":${log.levels.values.info},"time":`);
   const base = oneByte(internals[pino.symbols.chindingsSym] as string);
   const method = new Memo((name: string) => `,"req":{"method":${quoted(name)}`);
-  // The hostname is a function of the host (Fastify's getter splits request.host), so it is read only
-  // when the host changes; a request without a host (tests' plain objects) is read each time.
-  let lastHost: string | undefined;
-  let lastHostField = '';
-  const hostField = (request: AccessedRequest) => {
-    if (request.host === undefined) return jsonField('host', request.hostname);
-    if (request.host !== lastHost) {
-      lastHost = request.host;
-      lastHostField = oneByte(jsonField('host', request.hostname));
-    }
-    return lastHostField;
-  };
+  // The hostname is a function of the host (Fastify's getter splits request.host); a request without a
+  // host (tests' plain objects) is read each time.
+  const host = new Memo<string, AccessedRequest>((request) => jsonField('host', request.hostname));
   const ip = new Memo((address: string | undefined) => `${jsonField('ip', address)}}`);
   const statuses = new Map<number, string>();
   const statusField = (code: number) => {
@@ -276,9 +268,9 @@ export function accessLine(log: Logger): (request: AccessedRequest, statusCode: 
   return (request, statusCode, responseTime) => {
     if (!log.isLevelEnabled('info')) return;
     stream.write(
-      `${head}${Date.now()}${base},"reqId":${quoted(request.id)}${method.get(request.method)},"url":${quoted(scrubUrl(request.url))}` +
+      `${head}${Date.now()}${base},"reqId":${quoted(request.id)}${method.get(request.method, request.method)},"url":${quoted(scrubUrl(request.url))}` +
         // Milliseconds to the microsecond: the shortest form of the full double costs more than the line's strings.
-        `${hostField(request)}${ip.get(request.ip)}${statusField(statusCode)}${responseTime.toFixed(3)},"msg":"request completed"}\n`,
+        `${request.host === undefined ? jsonField('host', request.hostname) : host.get(request.host, request)}${ip.get(request.ip, request.ip)}${statusField(statusCode)}${responseTime.toFixed(3)},"msg":"request completed"}\n`,
     );
   };
 }
