@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { PresumedKey } from './plugins/guards.js';
 import type { Application } from '../store/repos/applications.js';
 import type { SessionUser } from '../store/repos/session-auth.js';
+import type { User } from '../store/repos/users.js';
 
 /** The Fastify instance every route module receives: TypeBox schemas type the handlers. */
 export type Http = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -30,5 +31,7 @@ declare module 'fastify' {
     presumedKey?: PresumedKey;
     /** Set by the session guard when its joined query already read the user (GET /v1/me answers it). */
     sessionUser?: SessionUser;
+    /** Set by guards.publishableWithEmailUser: the app's user with the body's email, read with the key (undefined: none). */
+    emailUser?: { emailNormalized: string; user: User | undefined };
   }
 }

@@ -75,13 +75,19 @@ async function repeatsPendingPassword(deps: AccountDeps, app: Application, input
   return verifyPassword(pending.passwordHash, input.password);
 }
 
+/** The app's user with the email, already read (the sign-in guard's statement): undefined when there is none. */
+export interface KnownUser {
+  user: User | undefined;
+}
+
 /**
  * Password sign-in. Unknown emails and users without a password cost the same argon2 time as a
  * wrong password. An unverified self sign-up is told so only after the password proved right.
+ * `known`: the user the caller has read already (no second lookup).
  */
-export async function signInWithPassword(deps: AccountDeps, app: Application, email: string, password: string): Promise<SessionTokens> {
+export async function signInWithPassword(deps: AccountDeps, app: Application, email: string, password: string, known?: KnownUser): Promise<SessionTokens> {
   checkPasswordAllowed(app, password);
-  const user = await users.findUserByEmail(deps.db, app.id, email);
+  const user = known ? known.user : await users.findUserByEmail(deps.db, app.id, email);
   const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : await burnPasswordCheck(password);
   if (!user || !ok) throw invalidCredentials();
   if (user.requiresVerification) {
@@ -99,9 +105,10 @@ export async function signInWithEmail(
   app: Application,
   email: string,
   redirectUrlInput?: string | null,
+  known?: KnownUser,
 ): Promise<{ status: 'magic_link_sent' } | { status: 'verification_sent'; user_id: string }> {
   const redirectUrl = checkedRedirect(app, redirectUrlInput);
-  const user = await users.findUserByEmail(deps.db, app.id, email);
+  const user = known ? known.user : await users.findUserByEmail(deps.db, app.id, email);
   if (!user || user.email === null) throw unauthorized('no user with this email', 'invalid_credentials');
   const withEmail = user as User & { email: string };
   if (user.emailVerified) {

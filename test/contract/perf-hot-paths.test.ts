@@ -191,6 +191,60 @@ describe('refresh with a publishable key a node has used before: the key is stil
   });
 });
 
+describe('password sign-in reads the key and the user in one statement: the key is still checked every time', () => {
+  const signIn = (server: TestServer, key: string, email: string, password = 'correct horse battery') =>
+    api(server, 'POST', '/v1/signins', { publishableKey: key, body: { email, password } });
+
+  it('an expired key: 401 on both nodes for a user who signed in with it before; live again, it signs in', async () => {
+    const own = await createApp(a);
+    const { email } = await signedIn(own);
+    expect((await signIn(b, own.publishable_key, email)).status).toBe(200);
+    await execDatabase(a.databaseUrl, `update api_keys set expires_at = '2000-01-01T00:00:00.000Z' where app_id = '${own.app_id}' and kind = 'publishable'`);
+    for (const server of [a, b]) {
+      const res = await signIn(server, own.publishable_key, email);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ detail: 'invalid publishable key' });
+    }
+    await execDatabase(a.databaseUrl, `update api_keys set expires_at = null where app_id = '${own.app_id}' and kind = 'publishable'`);
+    expect((await signIn(b, own.publishable_key, email)).status).toBe(200);
+  });
+
+  it('a paused tenant: 402 on both nodes, with the right password or a wrong one; after a credit, 200', async () => {
+    const own = await createApp(a);
+    const { email } = await signedIn(own);
+    const credit = async (amount: string) => {
+      const result = await a.cli(['billing', 'credit', '--tenant', own.tenant_id, '--amount-usd', amount, '--note', 'test', '--json']);
+      expect(result.code, result.stderr).toBe(0);
+    };
+    await credit('-1');
+    for (const server of [a, b]) {
+      for (const password of ['correct horse battery', 'a wrong password']) {
+        const res = await signIn(server, own.publishable_key, email, password);
+        expect(res.status).toBe(402);
+        expect(Object.keys(res.body)).toEqual(['detail']);
+      }
+    }
+    await credit('1');
+    expect((await signIn(a, own.publishable_key, email)).status).toBe(200);
+  });
+
+  it("another app's key finds no user of this app: 401 invalid credentials, the same answer as an unknown email", async () => {
+    const user = await signedIn();
+    const foreign = await signIn(a, other.publishable_key, user.email);
+    const unknown = await signIn(a, other.publishable_key, `nobody-${n++}@example.com`);
+    expect(foreign.status).toBe(401);
+    expect(foreign.body).toEqual(unknown.body);
+    expect(JSON.stringify(foreign.body)).not.toContain(user.userId);
+    // The user of `other` with the same email signs in to `other`, and gets its own id.
+    const twin = await api(a, 'POST', '/v1/users', { bearer: other.secret_key, body: { email: user.email, password: 'another good password' } });
+    expect(twin.status).toBe(201);
+    const own = await signIn(b, other.publishable_key, user.email, 'another good password');
+    expect(own.status).toBe(200);
+    expect(own.body.user_id).toBe(twin.body.id);
+    expect((await signIn(b, other.publishable_key, user.email)).status).toBe(401);
+  });
+});
+
 describe('password hashing: the thread pool is sized before it starts (issue 14)', () => {
   const hashingLine = (output: string) => {
     const line = output.split('\n').find((l) => l.includes('"msg":"password hashing"'));

@@ -64,6 +64,29 @@ describe('4.1 POST /v1/signins strategy password', () => {
     expect(wrong.body.detail).not.toMatch(/verified/);
   });
 
+  it('401 invalid publishable key for a made-up key or a secret key sent as one, even with the right email and password', async () => {
+    const user = await verifiedUser(env, app);
+    for (const key of [`pk_${'0'.repeat(40)}`, app.secret_key, 'not-a-key']) {
+      const res = await api(env.server, 'POST', '/v1/signins', { headers: { 'x-publishable-key': key }, body: { email: user.email, password: user.password } });
+      expect(res.status).toBe(401);
+      expect(res.body.detail).toBe('invalid publishable key');
+      expect(setCookies(res.headers).__session).toBeUndefined();
+    }
+  });
+
+  it('an allowed Origin (the CORS check resolves the app first) signs in the same, by password and by magic link', async () => {
+    const user = await verifiedUser(env, app);
+    const headers = { origin: 'http://localhost:3000' };
+    const res = await api(env.server, 'POST', '/v1/signins', { publishableKey: app.publishable_key, headers, body: { email: user.email, password: user.password } });
+    expect(res.status).toBe(200);
+    expect(res.body.user_id).toBe(user.userId);
+    expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000');
+    const link = await api(env.server, 'POST', '/v1/signins', { publishableKey: app.publishable_key, headers, body: { email: user.email, strategy: 'magic_link' } });
+    expect(link.body).toEqual({ status: 'magic_link_sent' });
+    const unknown = await api(env.server, 'POST', '/v1/signins', { publishableKey: app.publishable_key, headers, body: { email: uniqueEmail(), password: 'whatever pass' } });
+    expect(unknown.status).toBe(401);
+  });
+
   it('400 when strategy password has no password', async () => {
     const res = await signin({ email: uniqueEmail(), strategy: 'password' });
     expect(res.status).toBe(400);

@@ -7,7 +7,8 @@ import { allowedOriginsOf } from '../../services/origins.js';
 import * as applications from '../../store/repos/applications.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as sessions from '../../store/repos/sessions.js';
-import { findSessionAuth } from '../../store/repos/session-auth.js';
+import { findKeyAppAndEmailUser, findSessionAuth } from '../../store/repos/session-auth.js';
+import { normalizeEmail } from '../../store/repos/users.js';
 import { requestCookie, SESSION_COOKIE } from '../cookies.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -52,6 +53,12 @@ export interface Guards {
   secret(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Secret, and still open while the tenant is paused (billing routes: the way to pay). */
   billing(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * `publishable` for a route whose body names an `email` it next looks up (password sign-in): with a
+   * publishable key sent, one statement reads the key's app and that user, and request.emailUser holds
+   * what it found.
+   */
+  publishableWithEmailUser(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Publishable + Session: both, and the session must be live. */
   publishableSession(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Secret, or Publishable + Session (tables, buckets). */
@@ -160,6 +167,21 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     const app = await resolvePublishable(request);
     if (!app) throw unauthorized('missing X-Publishable-Key (or a verified-domain Host)');
     refusePaused(app);
+  }
+
+  async function publishableWithEmailUser(request: FastifyRequest): Promise<void> {
+    const key = request.headers['x-publishable-key'];
+    const email = (request.body as { email?: unknown } | undefined)?.email;
+    if (request.application || typeof key !== 'string' || !key.startsWith('pk_') || typeof email !== 'string') return publishable(request);
+    const keyHash = publishableKeyHash(key);
+    const emailNormalized = normalizeEmail(email);
+    const found = await findKeyAppAndEmailUser(db, { keyHash, emailNormalized, now: iso(clock.now()) });
+    if (!found) throw unauthorized('invalid publishable key');
+    remember(publishableKeys, key, { hash: keyHash, appId: found.app.id });
+    request.application = found.app;
+    request.appVia = 'publishable';
+    refusePaused(found.app);
+    request.emailUser = { emailNormalized, user: found.user };
   }
 
   async function secret(request: FastifyRequest): Promise<void> {
@@ -296,6 +318,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
 
   return {
     publishable,
+    publishableWithEmailUser,
     secret,
     billing,
     publishableSession,

@@ -2,6 +2,7 @@ import { compiledQuery } from '../compiled.js';
 import { APPLICATION_COLUMNS, qualified } from '../columns.js';
 import { rowLimit } from '../limit.js';
 import { toApplication, type Application } from './applications.js';
+import type { User } from './users.js';
 
 /** What GET /v1/me answers about the signed-in user. */
 export interface SessionUser {
@@ -49,5 +50,64 @@ export async function findSessionAuth(
   return {
     app: toApplication(app),
     user: { id: input.userId, email: user_email, emailVerified: user_email_verified === 1, isBot: user_is_bot === 1 },
+  };
+}
+
+const keyAppAndEmailUserQuery = compiledQuery(['keyHash', 'emailNormalized', 'now'], (db, v) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('applications', 'applications.id', 'api_keys.app_id')
+    .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
+    .leftJoin('users', (join) => join.onRef('users.app_id', '=', 'applications.id').on('users.email_normalized', '=', v.emailNormalized))
+    .select(qualified('applications', APPLICATION_COLUMNS))
+    .select('billing_accounts.paused as tenant_paused')
+    .select([
+      'users.id as user_id',
+      'users.email as user_email',
+      'users.email_verified as user_email_verified',
+      'users.password_hash as user_password_hash',
+      'users.is_bot as user_is_bot',
+      'users.public_key as user_public_key',
+      'users.requires_verification as user_requires_verification',
+      'users.created_at as user_created_at',
+      'users.updated_at as user_updated_at',
+    ])
+    .where('api_keys.key_hash', '=', v.keyHash)
+    .where('api_keys.kind', '=', 'publishable')
+    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', v.now)]))
+    .limit(rowLimit(1)),
+);
+
+/**
+ * Publishable key → app, and the app's user with this (normalized) email, in one query: a sign-in's
+ * lookups in one round trip instead of two. Undefined for an unknown or expired key; `user` undefined
+ * when the app has no such user.
+ */
+export async function findKeyAppAndEmailUser(
+  db: Parameters<typeof keyAppAndEmailUserQuery>[0],
+  input: { keyHash: string; emailNormalized: string; now: string },
+): Promise<{ app: Application; user: User | undefined } | undefined> {
+  const [row] = await keyAppAndEmailUserQuery(db, input);
+  if (!row) return undefined;
+  const {
+    user_id, user_email, user_email_verified, user_password_hash, user_is_bot, user_public_key, user_requires_verification, user_created_at, user_updated_at,
+    ...app
+  } = row;
+  const application = toApplication(app);
+  if (user_id === null) return { app: application, user: undefined };
+  return {
+    app: application,
+    user: {
+      id: user_id,
+      appId: application.id,
+      email: user_email,
+      emailVerified: user_email_verified === 1,
+      passwordHash: user_password_hash,
+      isBot: user_is_bot === 1,
+      publicKey: user_public_key,
+      requiresVerification: user_requires_verification === 1,
+      createdAt: user_created_at!,
+      updatedAt: user_updated_at!,
+    },
   };
 }

@@ -21,7 +21,7 @@ export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/signins',
     {
-      preHandler: guards.publishable,
+      preHandler: guards.publishableWithEmailUser,
       schema: {
         tags: ['sign-up and sign-in'],
         summary: 'Sign in with a password (tokens and cookie) or by magic link / code (emailed)',
@@ -48,9 +48,11 @@ export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
       await deps.limiter.consume('signin_email_any', `${application.id}:${email_}`);
       // A password selects the password strategy unless the client says otherwise.
       const strategy = request.body.strategy ?? (password != null ? 'password' : 'magic_link');
-      if (strategy === 'magic_link') return signInWithEmail(deps, application, email, redirect_url);
+      // The guard's statement read the user with the key when it could: no second round trip.
+      const known = request.emailUser?.emailNormalized === email_ ? request.emailUser : undefined;
+      if (strategy === 'magic_link') return signInWithEmail(deps, application, email, redirect_url, known);
       if (password == null || password === '') throw badRequest('password is required for strategy password');
-      const tokens = await signInWithPassword(deps, application, email, password);
+      const tokens = await signInWithPassword(deps, application, email, password, known);
       setAuthCookies(reply, deps.config, tokens);
       return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
     },
