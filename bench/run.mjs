@@ -27,7 +27,7 @@ const USAGE = `usage: npm run bench -- [options]   (run \`npm run build\` first)
   --redis-url URL          REDIS_URL for the server (default: none; redis://127.0.0.1:6379 when --workers > 1)
   --log-level LEVEL        the server's LOG_LEVEL (default info, the server's default)
   --cpu-prof DIR           write the server's V8 CPU profile(s) to DIR (summarize: node bench/lib/profile-summary.mjs DIR/*.cpuprofile)
-  --settle-seconds N       idle time after start before the second idle RSS reading (default 20; 0 skips it)
+  --settle-seconds N       idle time after start before the second idle RSS reading (default 35; 0 skips it)
   --node-flags "FLAGS"     extra node flags for the server, e.g. "--max-semi-space-size=4" (memory vs throughput)
   --in-flight N            jose operations in flight for the in-process sign/verify ceiling (default 32)
   --argon2-seconds SECONDS time per bare-argon2id measurement (default 5)
@@ -48,7 +48,7 @@ function options() {
       'in-flight': { type: 'string', default: '32' },
       'cpu-prof': { type: 'string' },
       'node-flags': { type: 'string', default: '' },
-      'settle-seconds': { type: 'string', default: '20' },
+      'settle-seconds': { type: 'string', default: '35' },
       'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
       help: { type: 'boolean', short: 'h' },
     },
