@@ -3,8 +3,10 @@
 // whose speed wanders from second to second, a sequential A/B moves more between rounds than the
 // difference it looks for; two servers measured side by side see the same machine.
 //
-//   node bench/paired.mjs [--a DIR|hello] [--b DIR|hello] [--path /v1/health] [--rounds 10] [--seconds 3] [--connections 16] [--db sqlite|postgres]
+//   node bench/paired.mjs [--a DIR|hello] [--b DIR|hello] [--path /v1/health] [--rounds 10] [--seconds 3] [--connections 16] [--db sqlite|postgres] [--a-idle 0]
 //
+// --a-idle N: A idles N seconds after its start before B starts and the load begins (a server that has
+// idled long enough for V8's memory reducer against one loaded straight after its start).
 // DIR is the root of a built checkout (its bench/lib/server.mjs and dist/ are used; default: this one);
 // `hello` is the bare Fastify ceiling server. Prints each round and the median of B / A.
 import { spawn } from 'node:child_process';
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '16' },
     db: { type: 'string', default: 'sqlite' },
+    'a-idle': { type: 'string', default: '0' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -46,6 +49,7 @@ async function load(target, seconds) {
 }
 
 const a = await start(values.a);
+await new Promise((idled) => setTimeout(idled, Number(values['a-idle']) * 1000));
 const b = await start(values.b);
 try {
   await Promise.all([load(a, 2), load(b, 2)]); // warm-up
