@@ -139,6 +139,14 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     return app;
   }
 
+  /** A joined statement found the app of this live publishable key: remembered, refused if paused, set on the request. */
+  function acceptPublishable(request: FastifyRequest, key: string, keyHash: string, app: Application): void {
+    remember(publishableKeys, key, { hash: keyHash, appId: app.id });
+    refusePaused(app);
+    request.application = app;
+    request.appVia = 'publishable';
+  }
+
   async function resolvePublishable(request: FastifyRequest, queryKey?: string): Promise<Application | undefined> {
     // Already resolved for this very request (the CORS check asks first, then the guard): one lookup.
     if (queryKey === undefined && request.application && (request.appVia === 'publishable' || request.appVia === 'host')) return request.application;
@@ -177,10 +185,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     const emailNormalized = normalizeEmail(email);
     const found = await findKeyAppAndEmailUser(db, { keyHash, emailNormalized, now: iso(clock.now()) });
     if (!found) throw unauthorized('invalid publishable key');
-    remember(publishableKeys, key, { hash: keyHash, appId: found.app.id });
-    request.application = found.app;
-    request.appVia = 'publishable';
-    refusePaused(found.app);
+    acceptPublishable(request, key, keyHash, found.app);
     request.emailUser = { emailNormalized, user: found.user };
   }
 
@@ -252,10 +257,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     const keyHash = publishableKeyHash(key);
     const found = await findSessionAuth(db, { keyHash, appId, sessionId: claims.sid, userId: claims.sub, now: iso(clock.now()) });
     if (!found) return false;
-    remember(publishableKeys, key, { hash: keyHash, appId: found.app.id });
-    refusePaused(found.app);
-    request.application = found.app;
-    request.appVia = 'publishable';
+    acceptPublishable(request, key, keyHash, found.app);
     const via = fromHeader ? 'bearer' : 'cookie';
     if (via === 'cookie') checkCookieOrigin(request, found.app);
     request.session = { userId: claims.sub, sessionId: claims.sid, email: claims.email, emailVerified: claims.email_verified, via, token };

@@ -2,7 +2,7 @@ import { compiledQuery } from '../compiled.js';
 import { APPLICATION_COLUMNS, qualified } from '../columns.js';
 import { rowLimit } from '../limit.js';
 import { toApplication, type Application } from './applications.js';
-import type { User } from './users.js';
+import { toUser, type User, type UserFields } from './users.js';
 
 /** What GET /v1/me answers about the signed-in user. */
 export interface SessionUser {
@@ -95,19 +95,18 @@ export async function findKeyAppAndEmailUser(
   } = row;
   const application = toApplication(app);
   if (user_id === null) return { app: application, user: undefined };
-  return {
-    app: application,
-    user: {
-      id: user_id,
-      appId: application.id,
-      email: user_email,
-      emailVerified: user_email_verified === 1,
-      passwordHash: user_password_hash,
-      isBot: user_is_bot === 1,
-      publicKey: user_public_key,
-      requiresVerification: user_requires_verification === 1,
-      createdAt: user_created_at!,
-      updatedAt: user_updated_at!,
-    },
-  };
+  // The left join types every user column nullable; with the user's id present, the row is the user's.
+  const user = {
+    id: user_id,
+    app_id: application.id,
+    email: user_email,
+    email_verified: user_email_verified,
+    password_hash: user_password_hash,
+    is_bot: user_is_bot,
+    public_key: user_public_key,
+    requires_verification: user_requires_verification,
+    created_at: user_created_at,
+    updated_at: user_updated_at,
+  } as UserFields;
+  return { app: application, user: toUser(user) };
 }

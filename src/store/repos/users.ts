@@ -19,7 +19,10 @@ export interface User {
   updatedAt: string;
 }
 
-export function toUser(row: UserRow): User {
+/** The columns toUser reads (a joined query may select only these). */
+export type UserFields = Pick<UserRow, 'id' | 'app_id' | 'email' | 'email_verified' | 'password_hash' | 'is_bot' | 'public_key' | 'requires_verification' | 'created_at' | 'updated_at'>;
+
+export function toUser(row: UserFields): User {
   return {
     id: row.id,
     appId: row.app_id,
