@@ -23,7 +23,14 @@ function reachable(host, port) {
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+const failures = [];
 let failedRun = false;
+
+/** The first line of a failure, so the closing summary names what failed (CI keeps only the tail). */
+function firstLine(messages) {
+  const text = (messages ?? []).find((message) => typeof message === 'string' && message.trim() !== '') ?? '';
+  return text.trim().split('\n')[0].slice(0, 300);
+}
 
 function runVitest(db, env) {
   const report = join(tmpdir(), `gatehouse-vitest-${db}-${process.pid}.json`);
@@ -39,6 +46,12 @@ function runVitest(db, env) {
     totals.failed += json.numFailedTests;
     totals.skipped += json.numPendingTests + (json.numTodoTests ?? 0);
     if (json.numFailedTestSuites > 0 && json.numFailedTests === 0) totals.failed += json.numFailedTestSuites;
+    for (const file of json.testResults ?? []) {
+      const name = file.name.startsWith(process.cwd()) ? file.name.slice(process.cwd().length + 1) : file.name;
+      const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
+      for (const test of failed) failures.push(`${db}: ${name} > ${test.fullName}\n    ${firstLine(test.failureMessages)}`);
+      if (failed.length === 0 && file.status === 'failed') failures.push(`${db}: ${name}\n    ${firstLine([file.message])}`);
+    }
     rmSync(report, { force: true });
   } catch {
     totals.failed += 1;
@@ -65,5 +78,6 @@ if (pgUp) {
   console.warn(`PostgreSQL is not reachable at ${pgUrl.host}: skipped the PostgreSQL run.`);
 }
 
+if (failures.length > 0) console.log(`\nfailed:\n${failures.map((line) => `  ${line}`).join('\n')}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(failedRun || totals.failed > 0 ? 1 : 0);
