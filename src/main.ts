@@ -5,6 +5,7 @@ import type { Config } from './config/index.js';
 import { createDeps, type Deps } from './deps.js';
 import { PASSWORD_HASH_SLOTS, THREAD_POOL_SIZE } from './crypto/passwords.js';
 import { boundHeapGrowth } from './heap-growth.js';
+import { holdTickObjectShape } from './tick-shape.js';
 import { openStore } from './store/db.js';
 import type { Logger } from './logger.js';
 import { scheduleMaintenance } from './services/maintenance.js';
@@ -18,6 +19,7 @@ import { migrateToLatest } from './store/migrations/index.js';
  */
 export async function serve(config: Config, log: Logger): Promise<void> {
   boundHeapGrowth();
+  await holdTickObjectShape();
   const deps = createDeps(config, log);
   const applied = await migrate(config, deps);
   if (applied.length) log.info({ migrations: applied }, 'migrations applied');
