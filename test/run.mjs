@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 const pgUrl = new URL(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -47,7 +47,7 @@ function runVitest(db, env) {
     totals.skipped += json.numPendingTests + (json.numTodoTests ?? 0);
     if (json.numFailedTestSuites > 0 && json.numFailedTests === 0) totals.failed += json.numFailedTestSuites;
     for (const file of json.testResults ?? []) {
-      const name = file.name.startsWith(process.cwd()) ? file.name.slice(process.cwd().length + 1) : file.name;
+      const name = relative(process.cwd(), file.name);
       const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
       for (const test of failed) failures.push(`${db}: ${name} > ${test.fullName}\n    ${firstLine(test.failureMessages)}`);
       if (failed.length === 0 && file.status === 'failed') failures.push(`${db}: ${name}\n    ${firstLine([file.message])}`);
