@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { signRs256Jwt } from '../crypto/jws.js';
 import { addSeconds, iso, type Clock } from '../clock.js';
 import { generateSigningKey, openPrivateKey, publicKeyFromJwk, type PublicJwk } from '../crypto/signing-keys.js';
 import { newUuid } from '../crypto/ids.js';
@@ -88,14 +89,16 @@ export class KeyRing {
       this.privateKeys.set(row.kid, key);
     }
     const now = this.clock.now();
-    return new SignJWT({ sid: claims.sid, email: claims.email, email_verified: claims.email_verified })
-      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
-      .setIssuer(this.issuer)
-      .setAudience(appId)
-      .setSubject(claims.sub)
-      .setIssuedAt(Math.floor(now.getTime() / 1000))
-      .setExpirationTime(Math.floor((expiresAt ?? addSeconds(now, ACCESS_TOKEN_SECONDS)).getTime() / 1000))
-      .sign(key);
+    return signRs256Jwt(key, kid!, {
+      sid: claims.sid,
+      email: claims.email,
+      email_verified: claims.email_verified,
+      iss: this.issuer,
+      aud: appId,
+      sub: claims.sub,
+      iat: Math.floor(now.getTime() / 1000),
+      exp: Math.floor((expiresAt ?? addSeconds(now, ACCESS_TOKEN_SECONDS)).getTime() / 1000),
+    });
   }
 
   /** The app a token was verified for, when this very token string was verified before; else undefined. */
