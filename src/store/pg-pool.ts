@@ -5,9 +5,13 @@ import { timestamptzText } from './tables-dialect.js';
 
 /** node-postgres is loaded only by a process that uses PostgreSQL (about 15 MB otherwise spent for nothing on SQLite). */
 let loaded: typeof import('pg') | undefined;
+/** node-postgres' own mapping of a JavaScript value to a parameter's text (loaded with it). */
+let prepareValue: (value: unknown) => unknown;
 function loadPg(): typeof import('pg') {
   if (!loaded) {
-    loaded = createRequire(import.meta.url)('pg') as typeof import('pg');
+    const require = createRequire(import.meta.url);
+    loaded = require('pg') as typeof import('pg');
+    prepareValue = (require('pg/lib/utils') as { prepareValue: (value: unknown) => unknown }).prepareValue;
     // PostgreSQL's int8 (count(*), sums) arrives as text by default; our values fit a double.
     loaded.types.setTypeParser(20, (value) => Number(value));
     // timestamptz (custom-table dates only) as ISO text: the records show it so, and a Date per value costs.
@@ -84,13 +88,130 @@ class ConnectionStatements {
  * `client.query(text, values?, callback?)` with a registered or marked text becomes a named query;
  * anything else stays as it is. Answers the marked text it named, if any.
  */
-function asPrepared(args: unknown[], statements: ConnectionStatements): { args: unknown[]; marked?: string } {
+function asPrepared(args: unknown[], statements: ConnectionStatements): { args: unknown[]; marked?: string; execution?: NamedExecution } {
   const [text, values, ...rest] = args;
   if (typeof text !== 'string') return { args };
   const marked = text.startsWith(PREPARE_PER_CONNECTION) ? text : undefined;
   const name = marked ? statements.nameOf(text) : preparedNames.get(text);
   if (!name) return { args };
+  // A registered text with its values and no callback (how Kysely runs it): the lean execution.
+  if (!marked && Array.isArray(values) && rest.length === 0) return { args, execution: new NamedExecution(name, text, values) };
   return { args: typeof values === 'function' ? [{ name, text }, values, ...rest] : [{ name, text, values }, ...rest], marked };
+}
+
+/** What a registered text's rows look like: column names and their parsers, from its first RowDescription. */
+interface ResultShape {
+  names: string[];
+  parsers: ((text: string) => unknown)[];
+}
+/** Registered text → its result shape, learnt once (any connection): later executions skip Describe. */
+const shapes = new Map<string, ResultShape>();
+const COMMAND_TAG = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/;
+
+type Connection = {
+  stream: { cork(): void; uncork(): void };
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  parse(query: { text: string; name: string; types: unknown[] }): void;
+  bind(config: { portal: string; statement: string; values: unknown[]; binary: boolean; valueMapper: (value: unknown) => unknown }): void;
+  describe(message: { type: 'P' | 'S'; name: string }): void;
+  execute(config: { portal: string; rows: number }): void;
+  close(message: { type: 'P' | 'S'; name: string }): void;
+  sync(): void;
+};
+type Field = { name: string; dataTypeID: number; format: string };
+type Callback = (error: Error | null, result?: { command: string | null; rowCount: number | null; rows: Record<string, unknown>[] }) => void;
+
+/**
+ * One execution of a registered text's named statement, submitted to node-postgres as a custom query
+ * (its Submittable interface, as pg-cursor is). It does what pg's Query does for a named statement,
+ * without what the hot path pays for and never uses: no Describe once the text's result shape is known
+ * (PostgreSQL then sends no RowDescription to parse), no per-query Result that rebuilds the column
+ * parsers and clones a dictionary-mode object for every row, no EventEmitter, no copy of the config.
+ * About a seventh of the event loop's work on a PostgreSQL GET /v1/me (bench/README.md).
+ * A result shape cannot change under a running server: registered texts are the service's own fixed
+ * queries on tables only migrations alter, and a statement whose result type changed fails with 0A000,
+ * which also forgets the shape.
+ */
+class NamedExecution {
+  callback: Callback | undefined;
+  private shape: ResultShape | undefined;
+  private readonly rows: Record<string, unknown>[] = [];
+  private command: string | null = null;
+  private rowCount: number | null = null;
+
+  constructor(
+    readonly name: string,
+    readonly text: string,
+    private readonly values: unknown[],
+  ) {
+    this.shape = shapes.get(text);
+  }
+
+  submit(connection: Connection): null {
+    connection.stream.cork();
+    try {
+      if (connection.parsedStatements[this.name] === undefined && connection.submittedNamedStatements[this.name] === undefined) {
+        connection.parse({ text: this.text, name: this.name, types: [] });
+        connection.submittedNamedStatements[this.name] = this.text;
+      }
+      try {
+        connection.bind({ portal: '', statement: this.name, values: this.values, binary: false, valueMapper: prepareValue });
+      } catch (error) {
+        connection.close({ type: 'S', name: this.name });
+        connection.sync();
+        this.handleError(error as Error);
+        return null;
+      }
+      if (!this.shape) connection.describe({ type: 'P', name: '' });
+      connection.execute({ portal: '', rows: 0 });
+      connection.sync();
+    } finally {
+      connection.stream.uncork();
+    }
+    return null;
+  }
+
+  handleRowDescription(message: { fields: Field[] }): void {
+    const shape: ResultShape = { names: [], parsers: [] };
+    for (const field of message.fields) {
+      shape.names.push(field.name);
+      shape.parsers.push(loadPg().types.getTypeParser(field.dataTypeID, 'text') as (text: string) => unknown);
+    }
+    this.shape = shape;
+    shapes.set(this.text, shape);
+  }
+
+  handleDataRow(message: { fields: (string | null)[] }): void {
+    const { names, parsers } = this.shape!;
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) {
+      const raw = message.fields[i];
+      row[names[i]!] = raw === null || raw === undefined ? null : parsers[i]!(raw);
+    }
+    this.rows.push(row);
+  }
+
+  handleCommandComplete(message: { text: string }): void {
+    const match = COMMAND_TAG.exec(message.text);
+    if (!match) return;
+    this.command = match[1]!;
+    const count = match[3] ?? match[2];
+    if (count !== undefined) this.rowCount = Number(count);
+  }
+
+  handleEmptyQuery(): void {}
+
+  handlePortalSuspended(): void {}
+
+  handleReadyForQuery(): void {
+    this.callback?.(null, { command: this.command, rowCount: this.rowCount, rows: this.rows });
+  }
+
+  handleError(error: Error & { code?: string }): void {
+    if (error?.code === PLAN_CHANGED) shapes.delete(this.text);
+    this.callback?.(error);
+  }
 }
 
 /**
@@ -136,7 +257,16 @@ export function openPostgresPool(url: string, timeouts: StoreTimeouts): Pool {
     const statements = new ConnectionStatements(query, client as unknown as ParsedStatements);
     (client as unknown as { query: Query }).query = (...args: unknown[]) => {
       const prepared = asPrepared(args, statements);
-      const result = query(...prepared.args);
+      let result: unknown;
+      if (prepared.execution) {
+        const execution = prepared.execution;
+        result = new Promise((resolve, reject) => {
+          execution.callback = (error, rows) => (error ? reject(error) : resolve(rows));
+        });
+        query(execution);
+      } else {
+        result = query(...prepared.args);
+      }
       if (result && typeof (result as Promise<unknown>).catch === 'function') {
         (result as Promise<unknown>).catch((error: Error & { code?: string }) => {
           if (error?.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
