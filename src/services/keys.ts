@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { signRs256Jwt } from '../crypto/jws.js';
 import { addSeconds, iso, type Clock } from '../clock.js';
+import { encodeRs256Header, signRs256Jwt } from '../crypto/jws.js';
 import { generateSigningKey, openPrivateKey, publicKeyFromJwk, type PublicJwk } from '../crypto/signing-keys.js';
 import { newUuid } from '../crypto/ids.js';
 import type { Db } from '../store/db.js';
@@ -32,7 +32,8 @@ export interface VerifiedAccessToken extends AccessClaims {
  * database on each signing so a rotation made by the CLI (another process) is used at once.
  */
 export class KeyRing {
-  private readonly privateKeys = new Map<string, KeyObject>();
+  /** Opened private keys by kid, each with its tokens' encoded header. */
+  private readonly privateKeys = new Map<string, { key: KeyObject; header: string }>();
   private readonly publicKeys = new Map<string, { key: KeyObject; retiredAt: string | null; checkedAt: number }>();
   /** Token string → what verifying it gave, until its exp: a busy session costs no RSA work per request. */
   private readonly verified = new Map<string, { appId: string; kid: string; claims: VerifiedAccessToken }>();
@@ -79,17 +80,16 @@ export class KeyRing {
    * opened or rotated); without it the current key is read here.
    */
   async signAccessToken(appId: string, claims: AccessClaims, expiresAt?: Date, currentKid?: string): Promise<string> {
-    let kid = currentKid?.startsWith(`${appId}:`) ? currentKid : undefined;
-    let key = kid === undefined ? undefined : this.privateKeys.get(kid);
-    if (!key) {
+    const kid = currentKid?.startsWith(`${appId}:`) ? currentKid : undefined;
+    let signing = kid === undefined ? undefined : this.privateKeys.get(kid);
+    if (!signing) {
       const row = kid === undefined ? await signingKeys.findActiveSigningKey(this.db, appId) : await signingKeys.findSigningKeyByKid(this.db, appId, kid);
       if (!row) throw new Error(`application ${appId} has no signing key`);
-      kid = row.kid;
-      key = openPrivateKey(this.masterKeys, row.kid, row.private_key_sealed);
-      this.privateKeys.set(row.kid, key);
+      signing = { key: openPrivateKey(this.masterKeys, row.kid, row.private_key_sealed), header: encodeRs256Header(row.kid) };
+      this.privateKeys.set(row.kid, signing);
     }
     const now = this.clock.now();
-    return signRs256Jwt(key, kid!, {
+    return signRs256Jwt(signing.key, signing.header, {
       sid: claims.sid,
       email: claims.email,
       email_verified: claims.email_verified,

@@ -173,10 +173,11 @@ class NamedExecution {
   }
 
   handleRowDescription(message: { fields: Field[] }): void {
+    const { types } = loadPg();
     const shape: ResultShape = { names: [], parsers: [] };
     for (const field of message.fields) {
       shape.names.push(field.name);
-      shape.parsers.push(loadPg().types.getTypeParser(field.dataTypeID, 'text') as (text: string) => unknown);
+      shape.parsers.push(types.getTypeParser(field.dataTypeID, 'text') as (text: string) => unknown);
     }
     this.shape = shape;
     shapes.set(this.text, shape);
@@ -205,12 +206,19 @@ class NamedExecution {
   handlePortalSuspended(): void {}
 
   handleReadyForQuery(): void {
-    this.callback?.(null, { command: this.command, rowCount: this.rowCount, rows: this.rows });
+    this.finish(null, { command: this.command, rowCount: this.rowCount, rows: this.rows });
   }
 
   handleError(error: Error & { code?: string }): void {
     if (error?.code === PLAN_CHANGED) shapes.delete(this.text);
-    this.callback?.(error);
+    this.finish(error);
+  }
+
+  /** Answers once: a Bind that failed is answered at once, and its Sync's ReadyForQuery comes after. */
+  private finish(...answer: Parameters<Callback>): void {
+    const callback = this.callback;
+    this.callback = undefined;
+    callback?.(...answer);
   }
 }
 
