@@ -154,7 +154,8 @@ async function main() {
   const idleRss = server.rss();
   // V8 shrinks the heap grown during start-up (schema compilation) once the process has been idle for a
   // while (its memory reducer); what an idle server holds is the figure after that.
-  const settled = opts.settleSeconds > 0 && idleRss ? await settle(server, idleRss.rss, opts.settleSeconds) : undefined;
+  // With several workers the reading is the primary's, which runs no server: nothing to wait for.
+  const settled = opts.settleSeconds > 0 && opts.workers === 1 && idleRss ? await settle(server, idleRss.rss, opts.settleSeconds) : undefined;
   const stopOnSignal = () => server.stop().finally(() => process.exit(130));
   process.once('SIGINT', stopOnSignal);
   process.once('SIGTERM', stopOnSignal);
@@ -248,7 +249,6 @@ async function main() {
   console.log(`- finished ${new Date().toISOString()}; load average (1 min) ${load1()}`);
 }
 
-/** CPU time per request during one load run, in µs: the server's (from /proc) and the load process's (autocannon). */
 /**
  * Idles the fresh server until V8's memory reducer has run (its first memory-reducing collection gives
  * back the young generation and the old space that start-up grew: RSS falls by 15-25 MB at once) or for
@@ -275,6 +275,7 @@ async function settle(server, startRss, maxSeconds) {
   return `${fmt(server.rss()?.rss ?? NaN)} MB after ${maxSeconds} s idle (V8's memory reducer had not run)`;
 }
 
+/** CPU time per request during one load run, in µs: the server's (from /proc) and the load process's (autocannon). */
 function cpuPerRequest(serverBefore, serverAfter, loadCpu, requests) {
   if (serverBefore === undefined || serverAfter === undefined || !requests) return undefined;
   return { server: ((serverAfter - serverBefore) * 1e6) / requests, bench: loadCpu / requests };
