@@ -20,7 +20,7 @@ if (!process.env.UV_THREADPOOL_SIZE && !poolStarted) {
   process.env.GATEHOUSE_DEFAULT_THREAD_POOL = '1';
 }
 
-import('../dist/src/cli.js')
+import('../dist/src/cli/index.js')
   .then(({ run }) => run(process.argv))
   .catch((error) => {
     console.error(error);

@@ -1,18 +1,14 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Deps } from './deps.js';
-import { adjustBalance, billingOverview } from './services/billing/account.js';
-import { runMetering } from './services/billing/metering.js';
-import { parseUsd } from './services/billing/money.js';
-import { parsePeriod, previousPeriod } from './services/billing/pricing.js';
-import { findTenant } from './store/repos/tenants.js';
-import { ApiError } from './errors.js';
+import type { Deps } from '../deps.js';
+import { adjustBalance, billingOverview } from '../services/billing/account.js';
+import { runMetering } from '../services/billing/metering.js';
+import { parseUsd } from '../services/billing/money.js';
+import { parsePeriod, previousPeriod } from '../services/billing/pricing.js';
+import { findTenant } from '../store/repos/tenants.js';
+import { ApiError } from '../errors.js';
+import { print, withDeps } from './shared.js';
 
 // `gatehouse billing credit | run | show` (contract.md section 1).
-
-interface CliHelpers {
-  withDeps<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
-  print(value: object, json: boolean | undefined): void;
-}
 
 function signedUsd(value: string): number {
   if (!/^-?\d+(\.\d{1,2})?$/.test(value)) throw new InvalidArgumentError('expected a USD amount like 10, 2.50 or -5');
@@ -21,7 +17,7 @@ function signedUsd(value: string): number {
 
 const overviewDeps = (deps: Deps) => ({ db: deps.db, clock: deps.clock, config: deps.config, confirmations: deps.confirmations });
 
-export function registerBillingCommands(program: Command, { withDeps, print }: CliHelpers): void {
+export function registerBillingCommands(program: Command): void {
   const billing = program.command('billing').description('tenant balances, manual credits and metering');
 
   billing

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parseChallengeAnswer, solveChallenge } from './crypto/hashcash-solve.js';
+import { parseChallengeAnswer, solveChallenge } from '../crypto/hashcash-solve.js';
 
 async function readAll(source: string): Promise<string> {
   if (source !== '-') return readFile(source, 'utf8');

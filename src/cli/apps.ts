@@ -1,0 +1,94 @@
+import { Option, type Command } from 'commander';
+import type { Deps } from '../deps.js';
+import * as apps from '../services/apps.js';
+import { collect, onOff, print, usd, UsageError, wholeNumber, withDeps } from './shared.js';
+
+// `gatehouse app ...` (contract.md section 1): each command a thin call into services/apps.ts.
+
+function appSettingOptions(command: Command): Command {
+  return command
+    .option('--domain <host>', 'verified domain (frontend routes resolve the app from Host)')
+    .option('--allowed-origin <url>', 'redirect and CORS allow-list entry (repeatable)', collect)
+    .addOption(new Option('--verification-method <method>', 'what sign-up emails carry').choices(['code', 'link', 'both']))
+    .option('--passwords <on|off>', 'allow password sign-up and sign-in', onOff)
+    .option('--hashcash <on|off>', 'require proof-of-work on sign-up (default: HASHCASH_ENABLED)', onOff)
+    .option('--hashcash-difficulty <n>', 'leading zero bits, 0-32', wholeNumber)
+    .option('--bot-min-usd <amount>', 'smallest donation a bot may register with', usd)
+    .option('--link-landing <on|off>', 'emailed links answer a one-button page that POSTs (default off: 302 at once)', onOff)
+    .option('--tables-limit-bytes <n>', 'custom-table storage limit of this app (default: TABLES_STORAGE_LIMIT_BYTES)', wholeNumber)
+    .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber);
+}
+
+interface SettingFlags {
+  domain?: string;
+  clearDomain?: boolean;
+  allowedOrigin?: string[];
+  verificationMethod?: 'code' | 'link' | 'both';
+  passwords?: boolean;
+  hashcash?: boolean;
+  hashcashDifficulty?: number;
+  botMinUsd?: number;
+  linkLanding?: boolean;
+  tablesLimitBytes?: number;
+  objectsLimitBytes?: number;
+  name?: string;
+}
+
+function toSettings(flags: SettingFlags): apps.AppSettings & { name?: string } {
+  return {
+    domain: flags.clearDomain ? null : flags.domain,
+    allowedOrigins: flags.allowedOrigin,
+    verificationMethod: flags.verificationMethod,
+    passwordsEnabled: flags.passwords,
+    hashcashEnabled: flags.hashcash,
+    hashcashDifficulty: flags.hashcashDifficulty,
+    botMinUsd: flags.botMinUsd,
+    linkLanding: flags.linkLanding,
+    tablesLimitBytes: flags.tablesLimitBytes,
+    objectsLimitBytes: flags.objectsLimitBytes,
+    name: flags.name,
+  };
+}
+
+export const appsDeps = (deps: Deps): apps.AppsDeps => ({
+  db: deps.db,
+  clock: deps.clock,
+  keys: deps.keys,
+  hashcashEnabled: deps.config.hashcashEnabled,
+});
+
+export function registerAppCommands(program: Command): void {
+  const app = program.command('app').description('manage applications');
+  appSettingOptions(
+    app.command('create').requiredOption('--tenant <tenant_id>', 'owning tenant').requiredOption('--name <name>', 'application name'),
+  )
+    .option('--json', 'print JSON')
+    .action(async (flags: SettingFlags & { tenant: string; name: string; json?: boolean }) => {
+      print(await withDeps((deps) => apps.createApp(appsDeps(deps), flags.tenant, flags.name, toSettings(flags))), flags.json);
+    });
+  appSettingOptions(app.command('update').argument('<app_id>'))
+    .option('--name <name>', 'new name')
+    .option('--clear-domain', 'remove the verified domain')
+    .option('--json', 'print JSON')
+    .action(async (appId: string, flags: SettingFlags & { json?: boolean }) => {
+      if (flags.clearDomain && flags.domain) throw new UsageError('--domain and --clear-domain exclude each other');
+      print(await withDeps((deps) => apps.updateApp(appsDeps(deps), appId, toSettings(flags))), flags.json);
+    });
+  app
+    .command('rotate-keys')
+    .argument('<app_id>')
+    .description('new signing key, used at once; the old one stays in the JWKS while its tokens live')
+    .option('--json', 'print JSON')
+    .action(async (appId: string, flags: { json?: boolean }) => {
+      print(await withDeps((deps) => apps.rotateSigningKey(appsDeps(deps), appId)), flags.json);
+    });
+  app
+    .command('rotate-secret')
+    .argument('<app_id>')
+    .description('new secret key; the old one dies at once or after --keep-old-for seconds')
+    .option('--keep-old-for <seconds>', 'grace period for the old secret key', wholeNumber)
+    .option('--json', 'print JSON')
+    .action(async (appId: string, flags: { keepOldFor?: number; json?: boolean }) => {
+      print(await withDeps((deps) => apps.rotateSecretKey(appsDeps(deps), appId, flags.keepOldFor ?? 0)), flags.json);
+    });
+}

@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { MAX_WORKERS, parseWorkers, serveWorkers } from '../cluster.js';
+import { serveLogDestination } from '../log-pretty.js';
+import { createLogger, OWN_BATCH_BYTES, SHARED_BATCH_BYTES } from '../logger.js';
+import { pruneExpiredRows } from '../services/maintenance.js';
+import { rotateMasterKey } from '../services/master-key.js';
+import { migrateToLatest } from '../store/migrations/index.js';
+import { print, readConfig, UsageError, withDeps } from './shared.js';
+
+// `gatehouse serve | migrate | prune | master-key rotate`: running the service and keeping its database.
+
+export function registerServerCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('run the HTTP service (applies pending migrations first)')
+    .option('--workers <n|auto>', 'processes accepting on the port (auto: one per core; more than 1 needs REDIS_URL)', '1')
+    .action(async (flags: { workers: string }) => {
+      const workers = parseWorkers(flags.workers);
+      if (workers === undefined) throw new UsageError(`--workers must be auto or a whole number from 1 to ${MAX_WORKERS}`);
+      const config = readConfig();
+      // One process writes standard output alone; workers share it, in writes that never interleave.
+      const batchBytes = workers === 1 ? OWN_BATCH_BYTES : SHARED_BATCH_BYTES;
+      await serveWorkers(config, createLogger(config.logLevel, serveLogDestination(config.database), batchBytes), workers);
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending migrations and exit')
+    .action(async () => {
+      const applied = await withDeps((deps) => migrateToLatest(deps.db));
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+    });
+
+  program
+    .command('prune')
+    .description('delete dead single-use rows now (the server also does it every 10 minutes, one node at a time)')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }) => {
+      print(await withDeps((deps) => pruneExpiredRows(deps)), flags.json);
+    });
+
+  const masterKey = program.command('master-key').description('manage the master key that seals secrets at rest');
+  masterKey
+    .command('rotate')
+    .description('re-seal every sealed secret under MASTER_KEY, opening old ones with MASTER_KEY_PREVIOUS (resumable)')
+    .option('--batch-size <n>', 'rows per batch', '100')
+    .option('--json', 'print JSON')
+    .action(async (flags: { batchSize: string; json?: boolean }) => {
+      const batchSize = Number(flags.batchSize);
+      if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('--batch-size must be a whole number from 1 to 10000');
+      print(await withDeps((deps) => rotateMasterKey(deps, { batchSize })), flags.json);
+    });
+}
