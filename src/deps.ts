@@ -101,7 +101,7 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
     lifecycle: { draining: false },
     blobs,
     close: async () => {
-      await Promise.allSettled([limiter.close(), mailer.close(), blobs.close()]);
+      await Promise.allSettled([limiter.close(), mailer.close({ force: true }), blobs.close()]);
       await store.close();
     },
   };

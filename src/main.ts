@@ -41,7 +41,6 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     // Whatever hangs (a request stuck on a dead dependency, a relay that never answers), the process
     // is gone within SHUTDOWN_GRACE_SECONDS.
     const grace = config.shutdownGraceSeconds * 1000;
-    const deadline = Date.now() + grace;
     setTimeout(() => {
       log.error({ signal, grace_seconds: config.shutdownGraceSeconds }, 'shutdown grace ran out; exiting now');
       process.exit(1);
@@ -50,6 +49,9 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     // for SHUTDOWN_DRAIN_SECONDS while they notice.
     deps.lifecycle.draining = true;
     log.info({ signal, grace_seconds: config.shutdownGraceSeconds, drain_seconds: config.shutdownDrainSeconds }, 'shutting down');
+    // No new email from now on and no new relay connection; sends in flight get a moment, then their
+    // rows go back to the outbox for the next node or start (services/mail-worker.ts).
+    const mailStopped = mailWorker.stop(Math.max(0, grace - 1_000));
     let code = 0;
     try {
       if (config.shutdownDrainSeconds > 0) await new Promise((r) => setTimeout(r, config.shutdownDrainSeconds * 1000));
@@ -58,7 +60,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
       // Stops accepting, lets requests in flight finish (new requests on kept-alive connections get 503).
       closeIdleConnectionsLater(app.server);
       await app.close();
-      await mailWorker.stop(Math.max(0, deadline - Date.now() - 1_000));
+      await mailStopped;
       await deps.close();
     } catch (error) {
       log.error({ err: error }, 'shutdown failed');

@@ -11,6 +11,16 @@ export interface Mail {
  * `send` rejects when delivery fails: callers answer a clear 5xx, nothing is silently lost.
  */
 export interface Mailer {
-  send(mail: Mail): Promise<void>;
-  close(): Promise<void>;
+  /**
+   * How many emails the transport carries at once (the SMTP pool's connections). A caller that sends more
+   * at once only queues them inside the transport, where no deadline of its own can reach them.
+   */
+  readonly concurrency: number;
+  /** Hands the email over; an aborted `signal` fails it at once and drops the connection carrying it. */
+  send(mail: Mail, signal?: AbortSignal): Promise<void>;
+  /**
+   * Opens no new connection from now on. Idle connections close at once; with `force`, so do those in the
+   * middle of a delivery (which then fails).
+   */
+  close(options?: { force?: boolean }): Promise<void>;
 }

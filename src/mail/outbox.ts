@@ -15,6 +15,8 @@ export function createOutboxMailer(dir: string, from: string, log: Logger): Mail
   // streamTransport builds the exact message SMTP would carry, without sending it anywhere.
   let composer: ReturnType<ReturnType<typeof nodemailer>['createTransport']> | undefined;
   return {
+    // Files and log lines: as many at once as the worker likes.
+    concurrency: 4,
     async send(mail) {
       try {
         composer ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from });

@@ -3,6 +3,9 @@ import { mailFailed } from './failure.js';
 import type { Mailer } from './mailer.js';
 import { nodemailer } from './nodemailer.js';
 
+/** Connections of the SMTP pool: the mail worker sends this many emails at once, no more (issue 38). */
+export const SMTP_POOL_CONNECTIONS = 3;
+
 export interface SmtpOptions {
   /** How long connecting, the greeting and each command may take; a dead relay fails fast instead of hanging a request. */
   timeoutMs?: number;
@@ -16,11 +19,12 @@ export interface SmtpOptions {
  */
 export function createSmtpMailer(smtpUrl: string, from: string, log: Logger, options: SmtpOptions = {}): Mailer {
   const timeout = options.timeoutMs ?? 10_000;
+  const maxConnections = options.maxConnections ?? SMTP_POOL_CONNECTIONS;
   const transport = nodemailer().createTransport(
     {
       url: smtpUrl,
       pool: true,
-      maxConnections: options.maxConnections ?? 3,
+      maxConnections,
       connectionTimeout: timeout,
       greetingTimeout: timeout,
       socketTimeout: timeout,
@@ -29,16 +33,21 @@ export function createSmtpMailer(smtpUrl: string, from: string, log: Logger, opt
     { from },
   );
   return {
-    async send(mail) {
+    concurrency: maxConnections,
+    async send(mail, signal) {
       try {
-        const info = await transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+        // nodemailer 10 takes `signal` (not in @types/nodemailer): an abort fails the message and closes
+        // the connection delivering it, so a send given up on frees its pool slot instead of holding it.
+        const options = { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, signal };
+        const info = await transport.sendMail(options as Parameters<typeof transport.sendMail>[0]);
         log.info({ to: mail.to, subject: mail.subject, messageId: info.messageId }, 'email sent');
       } catch (error) {
         throw mailFailed(error);
       }
     },
-    async close() {
-      transport.close();
+    async close(options) {
+      // nodemailer 10's close({force}) (not in @types/nodemailer) also closes connections mid-delivery.
+      (transport.close as (options?: { force?: boolean }) => void)(options);
     },
   };
 }

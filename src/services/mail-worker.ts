@@ -10,8 +10,12 @@ import { openOutboxMail } from './mail-outbox.js';
 
 export type MailWorkerDeps = Pick<Deps, 'db' | 'store' | 'clock' | 'config' | 'masterKeys' | 'mailer' | 'log' | 'metrics' | 'mailSignal'>;
 
-/** Emails one node sends at once. */
-const CONCURRENCY = 4;
+/**
+ * After SIGTERM, how long sends in flight may still finish. A relay that answers takes milliseconds; one
+ * that is silent would otherwise hold the shutdown for its timeouts (issue 38). A send cut here has its
+ * lease released, so the next node or start sends it at once (at least once, as after a crash).
+ */
+export const STOP_WAIT_MS = 2_000;
 /** How often the worker looks for due emails when nothing woke it (other nodes' rows, retries). */
 const POLL_MS = 1_000;
 /** Retry delays double from 2 s up to 5 minutes, until the email's give_up_at. */
@@ -19,20 +23,37 @@ const FIRST_RETRY_SECONDS = 2;
 const MAX_RETRY_SECONDS = 300;
 
 export interface MailWorker {
-  /** Stops claiming and waits for the sends in flight, at most `waitMs`. */
+  /**
+   * Stops claiming, closes the transport to new connections, lets the sends in flight finish for at most
+   * STOP_WAIT_MS (and `waitMs`), then cuts the rest and releases their rows. Resolves within `waitMs`.
+   */
   stop(waitMs: number): Promise<void>;
+}
+
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 export function retryDelaySeconds(attempts: number): number {
   return Math.min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** Math.max(0, attempts - 1));
 }
 
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from the mail relay within ${ms} ms`)), ms);
+/** Why a send was cut by stop(): its row is released, not counted as a failed attempt. */
+class ShuttingDown extends Error {}
+
+/**
+ * Runs one send under `abort`: it is aborted after `ms` (the relay's fault) or by stop(), and the transport
+ * drops the connection carrying it, so a send given up on holds no pool slot afterwards.
+ */
+function withDeadline(send: (signal: AbortSignal) => Promise<void>, ms: number, abort: AbortController): Promise<void> {
+  const timer = setTimeout(() => abort.abort(new Error(`no answer from the mail relay within ${ms} ms`)), ms);
+  const aborted = new Promise<never>((_, reject) => {
+    if (abort.signal.aborted) reject(abort.signal.reason);
+    abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true });
   });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([send(abort.signal), aborted]).finally(() => clearTimeout(timer));
 }
 
 /** The relay's own words when it gave any, else the error's message (never the message's content). */
@@ -52,24 +73,31 @@ function describe(error: unknown): string {
 export function startMailWorker(deps: MailWorkerDeps): MailWorker {
   const holder = `${hostname()}:${process.pid}:${newUuid()}`;
   const leaseSeconds = deps.config.mailSendTimeoutMs / 1000 + 5;
-  const inFlight = new Set<Promise<void>>();
+  // Each send in flight with the controller that cuts it.
+  const inFlight = new Map<Promise<void>, AbortController>();
   let claiming = false;
   let again = false;
   let stopped = false;
   let lastClaimError = 0;
 
-  async function deliver(row: MailOutboxRow): Promise<void> {
+  async function deliver(row: MailOutboxRow, abort: AbortController): Promise<void> {
     const attempts = row.attempts + 1;
     const fields = { outbox_id: row.id, app_id: row.app_id, attempts };
     let error: unknown;
     try {
       const mail = openOutboxMail(deps.masterKeys, row.id, row.sealed);
-      await withDeadline(deps.mailer.send(mail), deps.config.mailSendTimeoutMs);
+      await withDeadline((signal) => deps.mailer.send(mail, signal), deps.config.mailSendTimeoutMs, abort);
       await outbox.deleteSentMail(deps.db, row.id, holder);
       deps.metrics.mailSent.inc();
       return;
     } catch (caught) {
       error = caught;
+    }
+    if (abort.signal.reason instanceof ShuttingDown) {
+      // Not the relay's failure: the row goes back as it was, for the next node or start.
+      await outbox.releaseMail(deps.db, row.id, holder).catch(() => {});
+      deps.log.info({ ...fields, code: 'mail_released' }, 'email not sent before shutdown; released for the next node');
+      return;
     }
     const now = deps.clock.now();
     const lastError = describe(error);
@@ -100,7 +128,7 @@ export function startMailWorker(deps: MailWorkerDeps): MailWorker {
     try {
       do {
         again = false;
-        const room = CONCURRENCY - inFlight.size;
+        const room = deps.mailer.concurrency - inFlight.size;
         if (stopped || room <= 0) break;
         const now = deps.clock.now();
         const rows = await inTransaction(deps.db, (trx) =>
@@ -113,11 +141,12 @@ export function startMailWorker(deps: MailWorkerDeps): MailWorker {
           }),
         );
         for (const row of rows) {
-          const sending = deliver(row).finally(() => {
+          const abort = new AbortController();
+          const sending = deliver(row, abort).finally(() => {
             inFlight.delete(sending);
             void claim();
           });
-          inFlight.add(sending);
+          inFlight.set(sending, abort);
         }
         if (rows.length === room) again = true;
       } while (again && !stopped);
@@ -150,13 +179,18 @@ export function startMailWorker(deps: MailWorkerDeps): MailWorker {
 
   return {
     async stop(waitMs) {
+      const deadline = Date.now() + waitMs;
       stopped = true;
       clearInterval(poll);
       clearInterval(gauge);
       deps.mailSignal.listen(() => {});
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => (timer = setTimeout(r, waitMs)))]);
-      clearTimeout(timer);
+      // No new connection from now on (a silent relay would hold each for its greeting timeout).
+      await deps.mailer.close();
+      const settled = () => Promise.allSettled([...inFlight.keys()]);
+      await within(settled(), Math.min(STOP_WAIT_MS, waitMs));
+      for (const abort of inFlight.values()) abort.abort(new ShuttingDown('shutting down'));
+      // The cut sends release their rows (one short write each) while the database is still open.
+      await within(settled(), Math.max(0, deadline - Date.now()));
     },
   };
 }

@@ -69,6 +69,32 @@ describe('issue 8: a silent SMTP relay', () => {
     await expect.poll(async () => (await queryDatabase(deployment.databaseUrl, 'SELECT id FROM mail_outbox')).length, { timeout: 5_000 }).toBe(0);
   });
 
+  it('issue 38: SIGTERM with a silent relay under the default grace exits in under 5 s: no connection opened after the signal, never more at once than the pool, every email kept and released for the next start', async () => {
+    const silent = await startSilentRelay();
+    try {
+      // Defaults: MAIL_SEND_TIMEOUT_MS 30000, SHUTDOWN_GRACE_SECONDS 25, the relay's 10 s greeting timeout.
+      const deployment = await deploy({ SMTP_URL: silent.url });
+      const stalled = await start(deployment);
+      const app = await createApp(stalled, { args: ['--hashcash', 'off'] });
+      const emails = Array.from({ length: 6 }, (_, i) => `shutdown${i}.${Date.now().toString(36)}@example.com`);
+      for (const res of await Promise.all(emails.map((email) => signUp(stalled, app, email)))) expect(res.status).toBe(200);
+      // The worker fills the pool (3 connections) and sends no more at once.
+      await expect.poll(() => silent.connections(), { timeout: 5_000 }).toBe(3);
+      const before = silent.connections();
+      const stopping = Date.now();
+      stalled.child.kill('SIGTERM');
+      const { code } = await stalled.exited;
+      expect(Date.now() - stopping).toBeLessThan(5_000);
+      expect(code).toBe(0);
+      expect(silent.connections()).toBe(before);
+      const rows = await queryDatabase(deployment.databaseUrl, 'SELECT lease_holder, gave_up_at FROM mail_outbox');
+      expect(rows).toHaveLength(emails.length);
+      for (const row of rows) expect(row).toMatchObject({ lease_holder: null, gave_up_at: null });
+    } finally {
+      await silent.close();
+    }
+  });
+
   it('an email given up on is logged and counted; a magic-link sign-in of the never-verified user resends a verification that works', async () => {
     const deployment = await deploy({ SMTP_URL: relay.url, MAIL_SEND_TIMEOUT_MS: '1000', MAIL_GIVE_UP_SECONDS: '2' });
     const stalled = await start(deployment);

@@ -50,6 +50,11 @@ export async function rescheduleMail(db: Db, id: string, holder: string, change:
     .execute();
 }
 
+/** Gives the lease back without counting an attempt (a send cut by shutdown); due again at once. */
+export async function releaseMail(db: Db, id: string, holder: string): Promise<void> {
+  await db.updateTable('mail_outbox').set({ lease_holder: null, lease_until: null }).where('id', '=', id).where('lease_holder', '=', holder).execute();
+}
+
 /** Marks an email given up on; the row stays (sealed) for the operator to inspect, and is never claimed again. */
 export async function markMailGivenUp(db: Db, id: string, holder: string, change: { attempts: number; now: string; lastError: string }): Promise<void> {
   await db
