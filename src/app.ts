@@ -11,6 +11,7 @@ import { createGuards } from './http/plugins/guards.js';
 import { registerMetrics, RequestStats } from './http/plugins/metrics.js';
 import { databaseOutageReporter } from './http/plugins/unavailable.js';
 import { genReqId } from './http/plugins/request-id.js';
+import { finishOpenApi } from './http/openapi.js';
 import { VERSION } from './http/routes/health.js';
 import { docsUiRoutes } from './http/routes/docs-ui.js';
 import { registerRoutes } from './http/routes/index.js';
@@ -175,6 +176,7 @@ export async function buildApp(deps: Deps): Promise<Http> {
         },
       },
     },
+    transformObject: (documentObject) => finishOpenApi((documentObject as { openapiObject: Record<string, unknown> }).openapiObject, deps.config.publicBaseUrl),
   });
   // The reference UI at /docs loads on its first request (src/http/routes/docs-ui.ts).
   docsUiRoutes(app);

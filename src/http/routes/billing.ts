@@ -63,7 +63,7 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/billing',
     {
       preHandler: guards.billing,
-      schema: { tags: ['billing'], summary: 'Balance, pause state, this month’s usage and payment methods', security: secret, response: { 200: Overview, ...errors(401, 403) } },
+      schema: { operationId: 'getBilling', tags: ['billing'], summary: 'Balance, pause state, this month’s usage and payment methods', security: secret, response: { 200: Overview, ...errors(401, 403) } },
     },
     async (request) => billingOverview(deps, request.application!.tenantId),
   );
@@ -73,6 +73,7 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.billing,
       schema: {
+        operationId: 'createTopup',
         tags: ['billing'],
         summary: 'Start a crypto top-up: a donation challenge at the provider; pay to pay_to',
         security: secret,
@@ -92,6 +93,7 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.billing,
       schema: {
+        operationId: 'getTopup',
         tags: ['billing'],
         summary: 'A top-up’s status; asks the provider and credits a confirmed payment once',
         security: secret,
@@ -107,6 +109,7 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.billing,
       schema: {
+        operationId: 'listTransactions',
         tags: ['billing'],
         summary: 'Ledger rows, newest first',
         security: secret,

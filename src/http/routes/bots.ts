@@ -30,6 +30,7 @@ export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishable,
       schema: {
+        operationId: 'botSignUp',
         tags: ['bots'],
         summary: 'Register a bot with a confirmed donation challenge and its Ed25519 public key',
         security: [{ publishable: [] }],
@@ -49,6 +50,7 @@ export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishable,
       schema: {
+        operationId: 'botAuth',
         tags: ['bots'],
         summary: 'Sign a bot in with an Ed25519 signature; answers a standard session',
         security: [{ publishable: [] }],

@@ -53,7 +53,7 @@ export function bucketRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/buckets',
     {
       preHandler: guards.secret,
-      schema: { ...secretRoute, summary: 'Create a bucket', body: CreateBody, response: { 201: BucketBody, ...errors(400, 401, 403, 409) } },
+      schema: { operationId: 'createBucket', ...secretRoute, summary: 'Create a bucket', body: CreateBody, response: { 201: BucketBody, ...errors(400, 401, 403, 409) } },
     },
     async (request, reply) => reply.code(201).send(bucketBody(await createBucket(deps, request.application!.id, request.body.name))),
   );
@@ -62,7 +62,7 @@ export function bucketRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/buckets',
     {
       preHandler: guards.secretOrSession,
-      schema: { ...readRoute, summary: "The app's buckets", response: { 200: Type.Object({ buckets: Type.Array(BucketBody) }), ...errors(401, 403) } },
+      schema: { operationId: 'listBuckets', ...readRoute, summary: "The app's buckets", response: { 200: Type.Object({ buckets: Type.Array(BucketBody) }), ...errors(401, 403) } },
     },
     async (request) => ({ buckets: (await listBuckets(deps, request.application!.id)).map(bucketBody) }),
   );
@@ -72,7 +72,7 @@ export function bucketRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/buckets/storage',
     {
       preHandler: guards.secretOrSession,
-      schema: { ...readRoute, summary: "The app's object storage: used, limit, per bucket", response: { 200: StorageBody, ...errors(401, 403) } },
+      schema: { operationId: 'getBucketStorage', ...readRoute, summary: "The app's object storage: used, limit, per bucket", response: { 200: StorageBody, ...errors(401, 403) } },
     },
     async (request) => objectStorageUsage(deps, request.application!.id),
   );
@@ -81,7 +81,7 @@ export function bucketRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/buckets/:bucket_id',
     {
       preHandler: guards.secretOrSession,
-      schema: { ...readRoute, summary: 'One bucket', params: Params, response: { 200: BucketBody, ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'getBucket', ...readRoute, summary: 'One bucket', params: Params, response: { 200: BucketBody, ...errors(400, 401, 403, 404) } },
     },
     async (request) => bucketBody(await getBucket(deps, request.application!.id, request.params.bucket_id)),
   );
@@ -91,6 +91,7 @@ export function bucketRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'updateBucket',
         ...secretRoute,
         summary: 'Set or remove the caps (either field alone; null removes it)',
         params: Params,
@@ -106,6 +107,7 @@ export function bucketRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'deleteBucket',
         ...secretRoute,
         summary: 'Delete a bucket with its objects and their bytes',
         params: Params,

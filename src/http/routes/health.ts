@@ -33,6 +33,7 @@ export function healthRoutes(app: Http, deps: Deps): void {
     '/v1/health',
     {
       schema: {
+        operationId: 'getHealth',
         tags: ['health'],
         summary: 'Liveness and database reachability',
         response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }), ...errors(503) },

@@ -18,6 +18,7 @@ export function jwksRoutes(app: Http, deps: Deps): void {
     '/.well-known/jwks.json',
     {
       schema: {
+        operationId: 'getJwks',
         tags: ['keys'],
         summary: 'Public keys of an application, for offline verification of access tokens',
         querystring: Type.Object({ app_id: Type.Optional(Type.String({ maxLength: 64 })) }),

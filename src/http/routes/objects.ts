@@ -102,6 +102,7 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
       {
         preHandler: guards.secretOrSession,
         schema: {
+          operationId: 'putObject',
           ...route,
           summary: 'Store an object: the body is its bytes, Content-Type its type, Content-Length required',
           params: ObjectParams,
@@ -129,6 +130,7 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secretOrSession,
       schema: {
+        operationId: 'getObject',
         ...route,
         summary: 'The bytes, with ETag, Last-Modified, If-None-Match (304) and one Range (206)',
         params: ObjectParams,
@@ -174,7 +176,7 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/buckets/:bucket_id/objects/*',
     {
       preHandler: guards.secretOrSession,
-      schema: { ...route, summary: 'Delete an object and its bytes', params: ObjectParams, querystring: OwnerQuery, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'deleteObject', ...route, summary: 'Delete an object and its bytes', params: ObjectParams, querystring: OwnerQuery, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
     },
     async (request) => {
       await deleteObject(deps, await addressOf(request));
@@ -187,6 +189,7 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secretOrSession,
       schema: {
+        operationId: 'listObjects',
         ...route,
         summary: 'A page of objects in key order (a session sees its own only)',
         params: Type.Object({ bucket_id: Uuid }),

@@ -39,6 +39,7 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: bridgeGuard,
       schema: {
+        operationId: 'ssoBridge',
         tags: ['sso'],
         summary: 'Redirect the signed-in browser to return_to with a one-time __sso_token',
         security: [{ publishable: [], session: [] }],
@@ -59,6 +60,7 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishable,
       schema: {
+        operationId: 'ssoExchange',
         tags: ['sso'],
         summary: 'Exchange an SSO token for a session in this app (tokens in the body, cookies set)',
         security: [{ publishable: [] }],

@@ -62,6 +62,7 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secretOrSession,
       schema: {
+        operationId: 'insertRow',
         ...route,
         summary: 'Create a row (data at most 256 KiB; 413 past the storage limit)',
         params: TableParams,
@@ -79,6 +80,7 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: cachesTableMetadata(deps.store.dialect) ? guards.presumingSecretOrSession : guards.secretOrSession,
       serializerCompiler: pageJson,
       schema: {
+        operationId: 'queryRows',
         ...route,
         summary: 'Filter (AND of field/op/value), sort and page by cursor',
         params: TableParams,
@@ -99,7 +101,7 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/tables/:table_id/rows/:row_id',
-    { preHandler: guards.secretOrSession, schema: { ...route, summary: 'A row', params: RowParams, response: { 200: RowBody, ...errors(400, 401, 403, 404) } } },
+    { preHandler: guards.secretOrSession, schema: { operationId: 'getRow', ...route, summary: 'A row', params: RowParams, response: { 200: RowBody, ...errors(400, 401, 403, 404) } } },
     async (request) => getRow(deps, request.application!.id, request.params.table_id, request.params.row_id, callerOf(request)),
   );
 
@@ -108,6 +110,7 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secretOrSession,
       schema: {
+        operationId: 'updateRow',
         ...route,
         summary: 'Merge data into the row; null clears a non-required field',
         params: RowParams,
@@ -120,7 +123,7 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.delete(
     '/v1/tables/:table_id/rows/:row_id',
-    { preHandler: guards.secretOrSession, schema: { ...route, summary: 'Delete a row', params: RowParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } } },
+    { preHandler: guards.secretOrSession, schema: { operationId: 'deleteRow', ...route, summary: 'Delete a row', params: RowParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } } },
     async (request) => {
       await deleteRow(deps, request.application!.id, request.params.table_id, request.params.row_id, callerOf(request));
       return { status: 'deleted' as const };

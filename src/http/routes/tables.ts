@@ -67,6 +67,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secretOrSession,
       schema: {
+        operationId: 'getTableStorage',
         ...either,
         summary: "The application's custom-table storage",
         response: { 200: Type.Object({ used_bytes: Type.Integer(), limit_bytes: Type.Integer(), used_percent: Type.Number({ minimum: 0, maximum: 100 }) }), ...errors(401, 403) },
@@ -80,6 +81,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secretOrSession,
       schema: {
+        operationId: 'createTable',
         ...either,
         summary: 'Create a table (at most 200 per application, 100 columns each)',
         body: Type.Object({ name: Name, columns: Type.Optional(Type.Array(ColumnInput, { maxItems: 100 })) }, { additionalProperties: NoOtherField }),
@@ -91,7 +93,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/tables',
-    { preHandler: guards.secretOrSession, schema: { ...either, summary: "The application's tables", response: { 200: Type.Object({ tables: Type.Array(TableBody) }), ...errors(401, 403) } } },
+    { preHandler: guards.secretOrSession, schema: { operationId: 'listTables', ...either, summary: "The application's tables", response: { 200: Type.Object({ tables: Type.Array(TableBody) }), ...errors(401, 403) } } },
     async (request) => ({ tables: await listTables(deps, request.application!.id) }),
   );
 
@@ -99,7 +101,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/tables/:table_id',
     {
       preHandler: guards.secretOrSession,
-      schema: { ...either, summary: 'A table with its columns', params: TableParams, response: { 200: TableBody, ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'getTable', ...either, summary: 'A table with its columns', params: TableParams, response: { 200: TableBody, ...errors(400, 401, 403, 404) } },
     },
     async (request) => getTable(deps, request.application!.id, request.params.table_id),
   );
@@ -108,7 +110,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/tables/:table_id',
     {
       preHandler: guards.secret,
-      schema: { ...secretOnly, summary: 'Delete a table with its rows (their bytes are given back)', params: TableParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'deleteTable', ...secretOnly, summary: 'Delete a table with its rows (their bytes are given back)', params: TableParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
     },
     async (request) => {
       await deleteTable(deps, request.application!.id, request.params.table_id);
@@ -120,7 +122,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/tables/:table_id/columns',
     {
       preHandler: guards.secret,
-      schema: { ...secretOnly, summary: 'Add a column; returns the table', params: TableParams, body: ColumnInput, response: { 201: TableBody, ...errors(400, 401, 403, 404, 409, 413) } },
+      schema: { operationId: 'addColumn', ...secretOnly, summary: 'Add a column; returns the table', params: TableParams, body: ColumnInput, response: { 201: TableBody, ...errors(400, 401, 403, 404, 409, 413) } },
     },
     async (request, reply) => reply.code(201).send(await addColumn(deps, request.application!.id, request.params.table_id, request.body)),
   );
@@ -130,6 +132,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'updateColumn',
         ...secretOnly,
         summary: 'Change a column: name, required, default_value, position; type only while the table is empty',
         params: ColumnParams,
@@ -144,7 +147,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/tables/:table_id/columns/:column_id',
     {
       preHandler: guards.secret,
-      schema: { ...secretOnly, summary: 'Delete a column and its values', params: ColumnParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
+      schema: { operationId: 'deleteColumn', ...secretOnly, summary: 'Delete a column and its values', params: ColumnParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
     },
     async (request) => {
       await deleteColumn(deps, request.application!.id, request.params.table_id, request.params.column_id);

@@ -63,6 +63,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'listUsers',
         ...secretRoute,
         summary: "A page of the app's users, newest first",
         querystring: ListQuery,
@@ -80,6 +81,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'createUser',
         ...secretRoute,
         summary: 'Create a user (email_verified false; no verification, no rate limit)',
         body: CreateBody,
@@ -97,6 +99,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'getUser',
         ...secretRoute,
         summary: 'One user of the app',
         params: Type.Object({ user_id: Uuid }),
@@ -111,6 +114,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'revokeSession',
         ...secretRoute,
         summary: 'Revoke a session: its access token is refused at once, its refresh token dies',
         querystring: Type.Object({ session_id: Uuid }),
@@ -130,6 +134,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'createSignInToken',
         ...secretRoute,
         summary: 'Issue a session for a user on the server’s word (a sign-in token)',
         body: SignInTokenBody,

@@ -28,6 +28,7 @@ export function challengeRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishable,
       schema: {
+        operationId: 'createChallenge',
         tags: ['sign-up and sign-in'],
         summary: 'A proof-of-work challenge, required before sign-up when hashcash is on',
         security: [{ publishable: [] }],

@@ -70,6 +70,7 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       attachValidation: true,
       schema: {
+        operationId: 'openEmailLink',
         tags: ['sign-up and sign-in'],
         summary: 'Open an emailed verification or magic link: session cookie and 302 (or a one-button page)',
         description:
@@ -98,6 +99,7 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
       {
         attachValidation: true,
         schema: {
+          operationId: 'confirmEmailLink',
           tags: ['sign-up and sign-in'],
           summary: 'Consume an emailed link token (the link-landing page button): session cookie and 303',
           description: 'Form (application/x-www-form-urlencoded) or JSON body `{token}`. An Origin other than this host or the app allow-list → 403.',

@@ -16,6 +16,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishableSession,
       schema: {
+        operationId: 'getMe',
         tags: ['sessions'],
         summary: 'The signed-in user',
         security: [{ publishable: [], session: [] }],
@@ -41,6 +42,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishableSession,
       schema: {
+        operationId: 'logOut',
         tags: ['sessions'],
         summary: 'Revoke the current session and clear the cookies',
         security: [{ publishable: [], session: [] }],
@@ -60,6 +62,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       // The rotation's own statement confirms a key this node has seen before (no lookup of its own).
       preHandler: guards.presumingPublishable,
       schema: {
+        operationId: 'refreshSession',
         tags: ['sessions'],
         summary: 'Rotate a refresh token: new access and refresh tokens',
         description: 'The refresh token comes from the body, else from the __refresh cookie (then both cookies are renewed).',

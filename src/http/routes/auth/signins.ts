@@ -23,6 +23,7 @@ export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishableWithEmailUser,
       schema: {
+        operationId: 'signIn',
         tags: ['sign-up and sign-in'],
         summary: 'Sign in with a password (tokens and cookie) or by magic link / code (emailed)',
         security: [{ publishable: [] }],

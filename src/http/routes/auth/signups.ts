@@ -25,6 +25,7 @@ export function signupRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishable,
       schema: {
+        operationId: 'signUp',
         tags: ['sign-up and sign-in'],
         summary: 'Sign up by email, with or without a password (proof-of-work when required)',
         security: [{ publishable: [] }],

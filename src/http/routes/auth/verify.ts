@@ -22,6 +22,7 @@ export function verifyRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishable,
       schema: {
+        operationId: 'verifyCode',
         tags: ['sign-up and sign-in'],
         summary: 'Exchange an emailed 6-digit code for a session',
         security: [{ publishable: [] }],

@@ -20,7 +20,8 @@ const ProviderParams = Type.Object({ provider: Type.String({ maxLength: 64 }) })
 const Param = Type.Optional(Type.String({ maxLength: 4096 }));
 const CallbackFields = Type.Object({ state: Param, code: Param, iss: Param, error: Param, error_description: Param, user: Param });
 
-const callbackSchema = (summary: string, where: 'querystring' | 'body') => ({
+const callbackSchema = (operationId: string, summary: string, where: 'querystring' | 'body') => ({
+  operationId,
   tags: ['oauth'],
   summary,
   params: ProviderParams,
@@ -48,6 +49,7 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishable,
       schema: {
+        operationId: 'oauthAuthorize',
         tags: ['oauth'],
         summary: "The provider's authorization URL (PKCE S256, state and nonce kept on the server for 10 minutes)",
         security: [{ publishable: [] }],
@@ -83,7 +85,7 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
     }
   }
 
-  app.get('/v1/oauth/:provider/callback', { schema: callbackSchema("The provider's redirect (query response mode)", 'querystring') }, (request, reply) =>
+  app.get('/v1/oauth/:provider/callback', { schema: callbackSchema('oauthCallback', "The provider's redirect (query response mode)", 'querystring') }, (request, reply) =>
     callback(request, reply, request.query as CallbackParams),
   );
 
@@ -97,7 +99,7 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
         done(new ApiError(400, 'validation_failed', 'the form body could not be read', { cause }), undefined);
       }
     });
-    scope.post('/v1/oauth/:provider/callback', { schema: callbackSchema("The provider's form_post response", 'body') }, (request, reply) =>
+    scope.post('/v1/oauth/:provider/callback', { schema: callbackSchema('oauthFormPostCallback', "The provider's form_post response", 'body') }, (request, reply) =>
       callback(request, reply, (request.body ?? {}) as CallbackParams),
     );
   });

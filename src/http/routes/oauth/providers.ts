@@ -45,6 +45,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'listOAuthProviders',
         ...secretRoute,
         summary: "The app's configured OAuth providers, secrets shown as ****",
         response: { 200: Type.Object({ providers: Type.Array(ProviderBody) }), ...errors(401, 403) },
@@ -57,7 +58,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
     '/v1/oauth/providers/google',
     {
       preHandler: guards.secret,
-      schema: { ...secretRoute, summary: 'Configure Google sign-in', body: GoogleBody, response: { 200: ProviderBody, ...errors(400, 401, 403) } },
+      schema: { operationId: 'putGoogleProvider', ...secretRoute, summary: 'Configure Google sign-in', body: GoogleBody, response: { 200: ProviderBody, ...errors(400, 401, 403) } },
     },
     async (request) => configureGoogle(deps, request.application!.id, request.body),
   );
@@ -67,6 +68,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'putAppleProvider',
         ...secretRoute,
         summary: 'Configure Sign in with Apple (the .p8 key must parse as ES256)',
         body: AppleBody,
@@ -81,6 +83,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'deleteOAuthProvider',
         ...secretRoute,
         summary: "Remove the provider's configuration",
         params: Type.Object({ provider: Type.String({ maxLength: 64 }) }),
