@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { connectionFailure, type ConnectionFailure } from '../../store/dialect.js';
+import { sendErrorPage, wantsErrorPage } from '../pages/error-pages.js';
 import type { Http } from '../types.js';
 import { RETRY_AFTER_SECONDS } from './unavailable.js';
 
@@ -36,24 +37,29 @@ export function registerErrorHandling(
   options: { onUnavailable?: (cause: ConnectionFailure, error: unknown, request: FastifyRequest) => void } = {},
 ): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // `{detail}`, or a page for a person who navigated to a route that may be opened in a browser.
+    const answer = (status: number, detail: string) =>
+      wantsErrorPage(request) ? sendErrorPage(request, reply, status, detail) : reply.code(status).send({ detail });
     if (error instanceof ApiError) {
       if (error.status >= 500) request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
       else request.log.info({ code: error.code, status: error.status }, error.detail);
-      return reply.code(error.status).headers(error.headers).send({ detail: error.status >= 500 ? error.detail : error.detail });
+      reply.headers(error.headers);
+      return answer(error.status, error.detail);
     }
     // A database outage is no bug: 503 the client may retry, counted and logged sparingly by onUnavailable.
     const outage = connectionFailure(error);
     if (outage) {
       options.onUnavailable?.(outage, error, request);
-      return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send({ detail: 'service temporarily unavailable; retry shortly' });
+      reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      return answer(503, 'service temporarily unavailable; retry shortly');
     }
     const mapped = frameworkStatus(error);
     if (mapped) {
       request.log.info({ status: mapped.status, code: error.code }, mapped.detail);
-      return reply.code(mapped.status).send({ detail: mapped.detail });
+      return answer(mapped.status, mapped.detail);
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ detail: 'internal error' });
+    return answer(500, 'internal error');
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -223,7 +223,14 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     const token = fromHeader ?? requestCookie(request, SESSION_COOKIE);
     if (!token) throw unauthorized('not authenticated');
     const claims = await keys.verifyAccessToken(app.id, token);
-    if (!claims) throw unauthorized('invalid or expired access token');
+    if (!claims) {
+      // Cookies are per host name, not per port: two apps served from one host share one __session, and
+      // the last sign-in's cookie wins. Say so, rather than a bare "invalid token" that hides why.
+      if (!fromHeader && claimedAudience(token) !== app.id && claimedAudience(token) !== undefined) {
+        throw unauthorized('the session cookie belongs to another application (two apps on one host name share cookies; see docs/browser.md)');
+      }
+      throw unauthorized('invalid or expired access token');
+    }
     // Session state lives in the database: a revoked session is refused at once, on every node.
     const live = await sessions.findLiveSession(db, app.id, claims.sid, iso(clock.now()));
     if (!live || live.user_id !== claims.sub) throw unauthorized('session is revoked or expired');

@@ -38,6 +38,7 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/sso/bridge',
     {
       preHandler: bridgeGuard,
+      config: { page: true },
       schema: {
         operationId: 'ssoBridge',
         tags: ['sso'],

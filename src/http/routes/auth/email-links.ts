@@ -68,6 +68,7 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(
     '/v1/email/verify',
     {
+      config: { page: true },
       attachValidation: true,
       schema: {
         operationId: 'openEmailLink',

@@ -47,6 +47,7 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(
     '/v1/oauth/:provider/authorize',
     {
+      config: { page: true },
       preHandler: guards.publishable,
       schema: {
         operationId: 'oauthAuthorize',
@@ -85,7 +86,7 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
     }
   }
 
-  app.get('/v1/oauth/:provider/callback', { schema: callbackSchema('oauthCallback', "The provider's redirect (query response mode)", 'querystring') }, (request, reply) =>
+  app.get('/v1/oauth/:provider/callback', { config: { page: true }, schema: callbackSchema('oauthCallback', "The provider's redirect (query response mode)", 'querystring') }, (request, reply) =>
     callback(request, reply, request.query as CallbackParams),
   );
 
@@ -99,7 +100,7 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
         done(new ApiError(400, 'validation_failed', 'the form body could not be read', { cause }), undefined);
       }
     });
-    scope.post('/v1/oauth/:provider/callback', { schema: callbackSchema('oauthFormPostCallback', "The provider's form_post response", 'body') }, (request, reply) =>
+    scope.post('/v1/oauth/:provider/callback', { config: { page: true }, schema: callbackSchema('oauthFormPostCallback', "The provider's form_post response", 'body') }, (request, reply) =>
       callback(request, reply, (request.body ?? {}) as CallbackParams),
     );
   });
