@@ -149,7 +149,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   if (process.env.TEST_REDIS_URL) serverEnv.REDIS_URL = process.env.TEST_REDIS_URL;
   Object.assign(serverEnv, env);
 
-  const { child, port, output, exited } = await spawnServe(serverEnv, dir, 30_000);
+  const { child, port, output, exited } = await spawnServe(serverEnv, dir, 60_000);
   serverEnv.PORT = String(port);
   const url = `http://127.0.0.1:${port}`;
 

@@ -1,0 +1,5 @@
+// @gatehouse/server: what a tenant's own servers need from Gatehouse.
+export { createVerifier, type AccessClaims, type Verifier, type VerifierOptions } from './verify.js';
+export { claimsFromRequest, expressAuth, fastifyAuth } from './middleware.js';
+export { createAdminClient, type AdminClient, type AdminOptions } from './admin.js';
+export { GatehouseError, InvalidTokenError } from './errors.js';
