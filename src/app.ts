@@ -9,7 +9,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './ht
 import { corsHook } from './http/plugins/cors.js';
 import { createGuards } from './http/plugins/guards.js';
 import { registerMetrics, RequestStats } from './http/plugins/metrics.js';
-import { databaseOutageReporter } from './http/plugins/unavailable.js';
+import { outageReporter } from './http/plugins/unavailable.js';
 import { genReqId } from './http/plugins/request-id.js';
 import { finishOpenApi } from './http/openapi.js';
 import { VERSION } from './http/routes/health.js';
@@ -136,7 +136,8 @@ export async function buildApp(deps: Deps): Promise<Http> {
     if (methods.includes('POST')) route.preValidation = first(emptyBodyIsEmptyObject, route.preValidation);
     if (takesInput(route, methods)) route.preHandler = first(refuseUnsafeInput, route.preHandler);
   });
-  registerErrorHandling(app, { onUnavailable: databaseOutageReporter(deps) });
+  const outages = outageReporter(deps);
+  registerErrorHandling(app, { onUnavailable: outages.database, onOutage: outages.outage });
   // An empty JSON body is no body (clients send the header on body-less POSTs such as logout);
   // keys that could poison prototypes are dropped.
   app.removeContentTypeParser('application/json');

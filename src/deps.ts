@@ -1,4 +1,6 @@
+import { hostname } from 'node:os';
 import { createBlobStore, type BlobStore } from './blobs/store.js';
+import { newUuid } from './crypto/ids.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/index.js';
 import { loadOrCreateMasterKeyFile } from './crypto/master-key.js';
@@ -55,6 +57,8 @@ export interface Deps {
   tableMetadata: TableMetadataCache;
   /** Set on SIGTERM: health answers 503 so load balancers stop sending (main.ts). */
   lifecycle: { draining: boolean };
+  /** This process among the nodes: uploads it serves carry it, and it vouches for them (object-sweep.ts). */
+  nodeId: string;
   close(): Promise<void>;
 }
 
@@ -76,7 +80,7 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
   const keys = new KeyRing(store.db, masterKeys, clock, config.publicBaseUrl, retiredKeyLifetime);
   const limiter = createLimiter(config, { clock, log });
   const mailer = createMailer(config, log);
-  const blobs = createBlobStore(config.blobStore);
+  const blobs = createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log });
   return {
     config,
     store,
@@ -99,6 +103,7 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
     mailSignal: new MailSignal(),
     tableMetadata: new TableMetadataCache(),
     lifecycle: { draining: false },
+    nodeId: `${hostname()}:${process.pid}:${newUuid().slice(0, 8)}`,
     blobs,
     close: async () => {
       await Promise.allSettled([limiter.close(), mailer.close({ force: true }), blobs.close()]);

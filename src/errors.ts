@@ -51,13 +51,19 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly detail: string;
   readonly headers: Record<string, string>;
+  /**
+   * A dependency is down (database, blob store) or the node is shutting down: every request fails alike
+   * while it lasts, so the error is logged as one rate-limited warning per cause, not one error per request.
+   */
+  readonly outage: boolean;
 
-  constructor(status: number, code: ErrorCode, detail: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(status: number, code: ErrorCode, detail: string, options: { cause?: unknown; headers?: Record<string, string>; outage?: boolean } = {}) {
     super(detail, { cause: options.cause });
     this.status = status;
     this.code = code;
     this.detail = detail;
     this.headers = options.headers ?? {};
+    this.outage = options.outage ?? false;
   }
 }
 

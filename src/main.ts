@@ -7,8 +7,10 @@ import { PASSWORD_HASH_SLOTS, THREAD_POOL_SIZE } from './crypto/passwords.js';
 import { boundHeapGrowth } from './heap-growth.js';
 import { holdTickObjectShape } from './tick-shape.js';
 import { openStore } from './store/db.js';
+import { LogThrottle } from './log-throttle.js';
 import type { Logger } from './logger.js';
 import { scheduleMaintenance } from './services/maintenance.js';
+import { scheduleUploadLiveness } from './services/object-sweep.js';
 import { scheduleMetering } from './services/billing/metering.js';
 import { startMailWorker } from './services/mail-worker.js';
 import { migrateToLatest } from './store/migrations/index.js';
@@ -18,6 +20,7 @@ import { migrateToLatest } from './store/migrations/index.js';
  * drains and closes within SHUTDOWN_GRACE_SECONDS (docs/operations.md).
  */
 export async function serve(config: Config, log: Logger): Promise<void> {
+  routeProcessWarnings(log);
   boundHeapGrowth();
   await holdTickObjectShape();
   const deps = createDeps(config, log);
@@ -31,6 +34,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   // With --workers, the first worker prints the banner for all.
   if (!cluster.isWorker || cluster.worker?.id === 1) process.stdout.write(banner(config, port));
   const stopMaintenance = scheduleMaintenance(deps);
+  const stopUploadLiveness = scheduleUploadLiveness(deps);
   const stopMetering = scheduleMetering(deps);
   const mailWorker = startMailWorker(deps);
 
@@ -56,6 +60,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     try {
       if (config.shutdownDrainSeconds > 0) await new Promise((r) => setTimeout(r, config.shutdownDrainSeconds * 1000));
       stopMaintenance();
+      stopUploadLiveness();
       stopMetering();
       // Stops accepting, lets requests in flight finish (new requests on kept-alive connections get 503).
       closeIdleConnectionsLater(app.server);
@@ -71,6 +76,19 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/**
+ * Node writes process warnings (deprecations, notices such as the AWS SDK's about Node versions) as plain
+ * text on stderr, in the middle of the JSON log: they go through the logger instead, each kind once an hour.
+ */
+function routeProcessWarnings(log: Logger): void {
+  const throttle = new LogThrottle(3_600_000);
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) => {
+    const suppressed = throttle.admit(`${warning.name}:${warning.code ?? warning.message.slice(0, 80)}`);
+    if (suppressed !== undefined) log.warn({ code: 'process_warning', warning: warning.name, warning_code: warning.code, suppressed }, warning.message);
+  });
 }
 
 /**

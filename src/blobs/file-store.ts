@@ -5,18 +5,24 @@ import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertBlobName, type BlobStore, type ByteRange } from './store.js';
+import { withBlobDeadline } from './deadline.js';
 import { exactLength } from './exact-length.js';
 
 /**
  * Blobs as files under DIR. A blob is written to DIR/.tmp/<random>, flushed to disk, then renamed into
  * place: a reader never sees a partial file, and a crash leaves only a temporary file (removed on start).
+ * Opening and removing a blob are bounded by BLOB_TIMEOUT_MS (a hung network file system answers 503
+ * instead of holding the request); the bytes of an upload flow at the client's pace, unbounded here.
  */
 export class FileBlobStore implements BlobStore {
   readonly kind = 'file' as const;
   private readonly root: string;
   private readonly tmp: string;
 
-  constructor(dir: string) {
+  constructor(
+    dir: string,
+    private readonly timeoutMs = 20_000,
+  ) {
     this.root = resolve(dir);
     this.tmp = join(this.root, '.tmp');
   }
@@ -43,12 +49,14 @@ export class FileBlobStore implements BlobStore {
 
   async get(name: string, range?: ByteRange): Promise<Readable> {
     const path = this.path(name);
-    const handle = await open(path, 'r');
+    // A file opened after the deadline is closed at once: nobody reads it.
+    const handle = await withBlobDeadline('open the blob', this.timeoutMs, () => open(path, 'r'), (late) => void late.close().catch(() => {}));
     return handle.createReadStream({ start: range?.start, end: range?.end, autoClose: true, highWaterMark: 256 * 1024 });
   }
 
   async delete(name: string): Promise<void> {
-    await rm(this.path(name), { force: true });
+    const path = this.path(name);
+    await withBlobDeadline('remove the blob', this.timeoutMs, () => rm(path, { force: true }));
   }
 
   async sweepTemporary(before: Date): Promise<number> {

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { BlobStoreConfig } from '../config/index.js';
+import type { Logger } from '../logger.js';
 import { FileBlobStore } from './file-store.js';
 import { S3BlobStore } from './s3-store.js';
 
@@ -36,6 +37,12 @@ export function assertBlobName(name: string): void {
   if (!BLOB_NAME.test(name)) throw new Error(`refusing blob name ${JSON.stringify(name)}`);
 }
 
-export function createBlobStore(config: BlobStoreConfig): BlobStore {
-  return config.kind === 'file' ? new FileBlobStore(config.dir) : new S3BlobStore(config);
+export interface BlobStoreOptions {
+  /** BLOB_TIMEOUT_MS: how long any one call may wait on the store (docs/operations.md, "Timeouts"). */
+  timeoutMs: number;
+  log: Logger;
+}
+
+export function createBlobStore(config: BlobStoreConfig, options: BlobStoreOptions): BlobStore {
+  return config.kind === 'file' ? new FileBlobStore(config.dir, options.timeoutMs) : new S3BlobStore(config, options);
 }

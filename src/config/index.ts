@@ -44,6 +44,10 @@ export interface Config {
   dbPoolTimeoutMs: number;
   mailSendTimeoutMs: number;
   mailGiveUpSeconds: number;
+  /** One blob store call: connecting, and silence on a request's connection; a whole GetObject's answer or DeleteObject. */
+  blobTimeoutMs: number;
+  /** An upload whose node has not vouched for it this long is released (its node is gone); nodes vouch every third of it. */
+  uploadStaleSeconds: number;
   shutdownGraceSeconds: number;
   shutdownDrainSeconds: number;
   /** Largest single object (OBJECTS_MAX_BYTES). */
@@ -278,6 +282,8 @@ function parseResilience(env: Env) {
     dbPoolTimeoutMs: integer(env, 'DB_POOL_TIMEOUT_MS', 5_000, 100, 600_000),
     mailSendTimeoutMs: integer(env, 'MAIL_SEND_TIMEOUT_MS', 30_000, 500, 600_000),
     mailGiveUpSeconds: integer(env, 'MAIL_GIVE_UP_SECONDS', 3_600, 1, 7 * 86_400),
+    blobTimeoutMs: integer(env, 'BLOB_TIMEOUT_MS', 20_000, 100, 600_000),
+    uploadStaleSeconds: integer(env, 'UPLOAD_STALE_SECONDS', 120, 3, 3_600),
     shutdownGraceSeconds,
     shutdownDrainSeconds,
   };

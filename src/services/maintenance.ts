@@ -20,7 +20,7 @@ const ROTATED_TOKEN_DAYS = 7;
  */
 export const DEAD_SESSION_RETENTION_DAYS = 62;
 
-export type MaintenanceDeps = Pick<Deps, 'db' | 'clock' | 'log'> & Partial<Pick<Deps, 'blobs'>>;
+export type MaintenanceDeps = Pick<Deps, 'db' | 'clock' | 'log'> & Partial<Pick<Deps, 'blobs' | 'config'>>;
 
 export interface PruneReport {
   ran: boolean;
@@ -47,7 +47,7 @@ export async function pruneExpiredRows(deps: MaintenanceDeps, holder = `${hostna
     report.sso_tokens = await expired.deleteExpiredSsoTokens(deps.db, skewed);
     report.refresh_tokens = await expired.deleteDeadRefreshTokens(deps.db, skewed, iso(addSeconds(now, -ROTATED_TOKEN_DAYS * 86_400)));
     report.oauth_states = await deleteExpiredOAuthStates(deps.db, skewed);
-    if (deps.blobs) Object.assign(report, await sweepObjects({ ...deps, blobs: deps.blobs }));
+    if (deps.blobs && deps.config) Object.assign(report, await sweepObjects({ ...deps, blobs: deps.blobs, config: deps.config }));
     const deadBefore = iso(addSeconds(now, -DEAD_SESSION_RETENTION_DAYS * 86_400 - SKEW_SECONDS));
     await inTransaction(deps.db, async (trx) => {
       report.refresh_tokens += await expired.deleteRefreshTokensOfDeadSessions(trx, deadBefore);

@@ -1,5 +1,8 @@
 import type { Deps } from '../deps.js';
+import { LogThrottle } from '../log-throttle.js';
 import { deleteBlobDeletion, type QueuedBlob } from '../store/repos/objects.js';
+
+const deletionFailures = new LogThrottle(10_000);
 
 export const blobName = (appId: string, blobId: string) => `${appId}/${blobId}`;
 
@@ -16,7 +19,11 @@ export async function deleteBlobsNow(deps: Pick<Deps, 'db' | 'blobs' | 'log'>, b
       await deleteBlobDeletion(deps.db, blob);
       deleted++;
     } catch (error) {
-      deps.log.warn({ err: error, blob_id: blob.blob_id }, 'blob deletion failed; the sweep will retry');
+      // A store that is down fails every deletion alike: one line every 10 s per node, the message only.
+      const suppressed = deletionFailures.admit('blob_deletion_failed');
+      if (suppressed !== undefined) {
+        deps.log.warn({ code: 'blob_deletion_failed', blob_id: blob.blob_id, error: (error as Error)?.message, suppressed }, 'blob deletion failed; the sweep will retry');
+      }
     }
   }
   return deleted;

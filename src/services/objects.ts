@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { BodyLengthError } from '../blobs/exact-length.js';
 import type { ByteRange } from '../blobs/store.js';
 import { iso } from '../clock.js';
@@ -14,7 +14,7 @@ import { inTransaction } from '../store/transaction.js';
 import { blobName, deleteBlobsNow } from './object-blobs.js';
 import { appObjectsLimit, chargeUsage, lockAppUsage, releaseUsage, tooLarge, type UsageTarget } from './object-usage.js';
 
-export type ObjectDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log'>;
+export type ObjectDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log' | 'nodeId'>;
 
 export interface Upload {
   contentType: string;
@@ -50,28 +50,44 @@ export async function putObject(deps: ObjectDeps, address: ObjectAddress, upload
   const previous = await objects.findObject(deps.db, address);
   const reserved = Math.max(0, upload.size - (previous?.sizeBytes ?? 0));
   const blobId = newUuid();
+  const now = iso(deps.clock.now());
   await inTransaction(deps.db, async (trx) => {
+    // This node vouches for the upload while it runs; if the node dies, another releases it (object-sweep.ts).
     await objects.insertUpload(trx, {
       blob_id: blobId,
       app_id: address.appId,
       bucket_id: address.bucketId,
       owner: address.owner,
       reserved_bytes: reserved,
-      created_at: iso(deps.clock.now()),
+      created_at: now,
+      node_id: deps.nodeId,
+      alive_at: now,
     });
     await chargeUsage(trx, target, reserved);
   });
 
   const name = blobName(address.appId, blobId);
   const hashing = md5Through();
+  // pipe, not pipeline: a store that fails must not destroy the request, which would destroy its socket
+  // and cut the 503 on its way to a client still sending (the route drains the body, then answers). A
+  // failure of the request itself (the client gone) still fails the write.
+  upload.body.once('error', (error) => hashing.stream.destroy(error));
+  upload.body.pipe(hashing.stream);
   let committed: { object: StoredObject; replaced?: QueuedBlob };
   try {
-    await deps.blobs.put(name, pipeline(upload.body, hashing.stream, () => {}), upload.size).catch((error: unknown) => {
+    await deps.blobs.put(name, hashing.stream, upload.size).catch((error: unknown) => {
       throw blobWriteFailure(error, upload);
     });
     committed = await commitUpload(deps, target, blobId, reserved, upload, hashing.digest());
   } catch (error) {
-    await abandonUpload(deps, address, blobId).catch((e) => deps.log.error({ err: e, blob_id: blobId }, 'releasing a failed upload failed; the sweep will'));
+    upload.body.unpipe(hashing.stream);
+    // The reservation goes back before the answer; the blob's deletion runs after it (a store that just
+    // failed or timed out would only delay the answer; the queue row keeps it for the sweep).
+    const queued = await abandonUpload(deps, address, blobId).catch((e) => {
+      deps.log.error({ err: e, blob_id: blobId }, 'releasing a failed upload failed; the sweep will');
+      return undefined;
+    });
+    if (queued) void deleteBlobsNow(deps, [queued]);
     throw error;
   }
   if (committed.replaced) await deleteBlobsNow(deps, [committed.replaced]);
@@ -99,7 +115,9 @@ const isClientAbort = (error: unknown) => error instanceof Error && (error as No
 /** A blob gone from the store: no file (file store), NoSuchKey (S3). */
 const isMissingBlob = (error: unknown) => (error as { code?: string }).code === 'ENOENT' || (error as { name?: string }).name === 'NoSuchKey';
 
-const blobStoreUnavailable = (detail: string, cause: unknown) => new ApiError(503, 'blob_store_unavailable', detail, { cause, headers: { 'retry-after': '5' } });
+/** An outage of the store: one rate-limited warning per cause with the store's own error (http/plugins/unavailable.ts). */
+const blobStoreUnavailable = (detail: string, cause: unknown) =>
+  new ApiError(503, 'blob_store_unavailable', detail, { cause, headers: { 'retry-after': '5' }, outage: true });
 
 /** Makes the upload visible: replaces any object at the address and settles the usage, retrying a lost race. */
 async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddress, blobId: string, reserved: number, upload: Upload, etag: string) {
@@ -139,20 +157,19 @@ async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddres
 
 /**
  * Ends an upload that will not commit: its reservation goes back (once) and its blob is queued for
- * deletion in the same transaction, then deleted; a store that fails the delete leaves the queue row
- * to the sweep. The upload row may be gone already: a bucket deletion or the sweep took it (and queued
+ * deletion in the same transaction (returned, for the caller to delete; a store that fails the delete
+ * leaves the queue row to the sweep). The upload row may be gone already: a bucket deletion or the sweep took it (and queued
  * the blob, perhaps before this write landed it: it is queued again), or the commit did land and only
  * its answer was lost, in which case the object at the address holds this blob and it stays.
  */
-async function abandonUpload(deps: ObjectDeps, address: ObjectAddress, blobId: string): Promise<void> {
-  const queued = await inTransaction(deps.db, async (trx) => {
+async function abandonUpload(deps: ObjectDeps, address: ObjectAddress, blobId: string): Promise<QueuedBlob | undefined> {
+  return inTransaction(deps.db, async (trx) => {
     await lockAppUsage(trx, address.appId);
     const upload = await objects.deleteUploadReturning(trx, address.appId, blobId);
     if (upload) await releaseUsage(trx, address, upload.reserved_bytes);
     else if ((await objects.findObject(trx, address))?.blobId === blobId) return undefined;
     return objects.insertBlobDeletion(trx, address.appId, blobId, iso(deps.clock.now()));
   });
-  if (queued) await deleteBlobsNow(deps, [queued]);
 }
 
 /** The object's metadata; 404 when there is none at the address. */

@@ -384,6 +384,10 @@ export interface ObjectUploadsTable {
   owner: string;
   reserved_bytes: number;
   created_at: string;
+  /** The node serving the upload (migration 0023); null on rows of an earlier release. */
+  node_id: string | null;
+  /** When that node last vouched for it; null on rows of an earlier release (the hour-long timeout applies). */
+  alive_at: string | null;
 }
 
 export interface BlobDeletionsTable {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import { expect } from 'vitest';
 import { api, createApp, type TestApp } from './fixtures.js';
+import { startFreezableProxy } from './freezable-proxy.js';
 import { startServer, type TestServer } from './server.js';
 
 // Object storage tests run every case on both blob stores: files on disk, and a real S3-compatible
@@ -26,6 +27,9 @@ export interface ObjectEnv {
   removeBlobs(appId: string): Promise<void>;
   /** Makes the blob store fail every request from now on: its directory becomes a file, or the S3 server stops. */
   breakBlobStore(): Promise<void>;
+  /** S3 only: the store accepts connections and answers nothing (a frozen process), until thawed. */
+  freeze(): void;
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -46,6 +50,10 @@ export async function startObjectServer(kind: StoreKind, env: Record<string, str
         renameSync(root, `${root}.moved`);
         writeFileSync(root, 'not a directory');
       },
+      freeze: () => {
+        throw new Error('only the S3 store freezes');
+      },
+      thaw: () => {},
       stop: async () => {
         if (process.env.OBJECT_TEST_LOG) appendFileSync(process.env.OBJECT_TEST_LOG, server.output());
         await server.stop();
@@ -57,8 +65,10 @@ export async function startObjectServer(kind: StoreKind, env: Record<string, str
   const s3 = new S3rver({ address: '127.0.0.1', port: 0, directory: dir, silent: true, configureBuckets: [{ name: S3_BUCKET }] });
   const { port } = (await s3.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${port}`;
+  // The service reaches s3rver through a proxy the test can freeze; the test's own client goes direct.
+  const proxy = await startFreezableProxy(port);
   const server = await startServer({
-    BLOB_STORE: `s3://${S3_BUCKET}?endpoint=${encodeURIComponent(endpoint)}&region=us-east-1&force_path_style=true`,
+    BLOB_STORE: `s3://${S3_BUCKET}?endpoint=${encodeURIComponent(`http://127.0.0.1:${proxy.port}`)}&region=us-east-1&force_path_style=true`,
     AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
     ...env,
@@ -78,10 +88,13 @@ export async function startObjectServer(kind: StoreKind, env: Record<string, str
     breakBlobStore: async () => {
       await s3.close();
     },
+    freeze: () => proxy.freeze(),
+    thaw: () => proxy.thaw(),
     stop: async () => {
       client.destroy();
       if (process.env.OBJECT_TEST_LOG) appendFileSync(process.env.OBJECT_TEST_LOG, server.output());
       await server.stop();
+      await proxy.close();
       await s3.close().catch(() => {}); // already stopped by breakBlobStore
       rmSync(dir, { recursive: true, force: true });
     },

@@ -34,14 +34,19 @@ function frameworkStatus(error: FastifyError): { status: number; detail: string 
  */
 export function registerErrorHandling(
   app: Http,
-  options: { onUnavailable?: (cause: ConnectionFailure, error: unknown, request: FastifyRequest) => void } = {},
+  options: {
+    onUnavailable?: (cause: ConnectionFailure, error: unknown, request: FastifyRequest) => void;
+    /** An ApiError marked `outage` (a failed health probe, a blob store down): logged sparingly. */
+    onOutage?: (error: ApiError, request: FastifyRequest) => void;
+  } = {},
 ): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // `{detail}`, or a page for a person who navigated to a route that may be opened in a browser.
     const answer = (status: number, detail: string) =>
       wantsErrorPage(request) ? sendErrorPage(request, reply, status, detail) : reply.code(status).send({ detail });
     if (error instanceof ApiError) {
-      if (error.status >= 500) request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
+      if (error.outage) options.onOutage?.(error, request);
+      else if (error.status >= 500) request.log.error({ err: error, cause: error.cause, code: error.code }, error.detail);
       else request.log.info({ code: error.code, status: error.status }, error.detail);
       reply.headers(error.headers);
       return answer(error.status, error.detail);

@@ -23,7 +23,8 @@ export function healthRoutes(app: Http, deps: Deps): void {
     try {
       await deps.store.ping();
     } catch (cause) {
-      throw new ApiError(503, 'database_unavailable', 'database unreachable', { cause, headers: { 'retry-after': '5' } });
+      // Probed every few seconds by every balancer: logged once per outage, not once per probe.
+      throw new ApiError(503, 'database_unavailable', 'database unreachable', { cause, headers: { 'retry-after': '5' }, outage: true });
     }
     probedOkUntil = performance.now() + PROBE_REUSE_MS;
     return OK;
@@ -41,7 +42,7 @@ export function healthRoutes(app: Http, deps: Deps): void {
     },
     // Not async: a check answered from a recent probe costs no promise.
     () => {
-      if (deps.lifecycle.draining) throw new ApiError(503, 'shutting_down', 'shutting down', { headers: { 'retry-after': '1' } });
+      if (deps.lifecycle.draining) throw new ApiError(503, 'shutting_down', 'shutting down', { headers: { 'retry-after': '1' }, outage: true });
       return performance.now() < probedOkUntil ? OK : probe();
     },
   );

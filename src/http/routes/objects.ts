@@ -6,6 +6,7 @@ import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
 import { deleteObject, headObject, listObjects, openObject, putObject } from '../../services/objects.js';
 import type { ObjectAddress, StoredObject } from '../../store/repos/objects.js';
 import { findUserById } from '../../store/repos/users.js';
+import { drainBody } from '../objects/drain-body.js';
 import { CONTENT_SECURITY_POLICY, contentDisposition, etagMatches, isMediaType, parseRange } from '../objects/serve-headers.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
@@ -93,9 +94,13 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
     });
     uploads.removeAllContentTypeParsers();
     uploads.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    // A refused upload is answered before its body is read: close the connection instead of draining it.
+    // A refused upload whose body is still arriving: read a bounded part of the rest, so the client (still
+    // sending) can read the answer, then close the connection rather than read on (objects/drain-body.ts).
     uploads.addHook('onSend', async (request, reply) => {
-      if (reply.statusCode >= 400 && !request.raw.complete) reply.header('connection', 'close');
+      if (reply.statusCode >= 400 && !request.raw.complete) {
+        reply.header('connection', 'close');
+        await drainBody(request.raw);
+      }
     });
     uploads.put(
       '/v1/buckets/:bucket_id/objects/*',

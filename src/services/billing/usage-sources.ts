@@ -14,13 +14,24 @@ export async function tableStorageBytes(db: Db, tenantId: string): Promise<numbe
   return Number(row?.bytes ?? 0);
 }
 
-/** Bytes of objects held by the tenant's apps now (object storage's exact per-app usage rows). */
+/**
+ * Bytes of objects held by the tenant's apps now (object storage's exact per-app usage rows), without the
+ * reservations of uploads in flight: those count against the caps while they run, but are not stored
+ * objects, and one stranded by a crash must never be billed (issue 38).
+ */
 export async function objectStorageBytes(db: Db, tenantId: string): Promise<number> {
-  const row = await db
+  const used = await db
     .selectFrom('object_storage_usage')
     .innerJoin('applications', 'applications.id', 'object_storage_usage.app_id')
     .where('applications.tenant_id', '=', tenantId)
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('object_storage_usage.used_bytes'), eb.val(0)).as('bytes'))
     .executeTakeFirst();
-  return Number(row?.bytes ?? 0);
+  // Uploads in flight are few: an index walk over the tenant's apps' rows (object_uploads_app).
+  const reserved = await db
+    .selectFrom('object_uploads')
+    .innerJoin('applications', 'applications.id', 'object_uploads.app_id')
+    .where('applications.tenant_id', '=', tenantId)
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('object_uploads.reserved_bytes'), eb.val(0)).as('bytes'))
+    .executeTakeFirst();
+  return Math.max(0, Number(used?.bytes ?? 0) - Number(reserved?.bytes ?? 0));
 }

@@ -15,6 +15,7 @@ import * as m0012 from './0012-custom-table-versions.js';
 import * as m0013 from './0013-custom-table-check.js';
 import * as m0014 from './0014-session-refresh-state.js';
 import * as m0015 from './0015-blob-deletion-tokens.js';
+import * as m0023 from './0023-upload-liveness.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-custom-table-check': m0013,
   '0014-session-refresh-state': m0014,
   '0015-blob-deletion-tokens': m0015,
+  '0023-upload-liveness': m0023,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

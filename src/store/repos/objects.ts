@@ -87,14 +87,33 @@ export async function listObjects(
 
 export async function insertUpload(
   db: Db,
-  row: { blob_id: string; app_id: string; bucket_id: string; owner: string; reserved_bytes: number; created_at: string },
+  row: { blob_id: string; app_id: string; bucket_id: string; owner: string; reserved_bytes: number; created_at: string; node_id: string; alive_at: string },
 ): Promise<void> {
   await db.insertInto('object_uploads').values(row).execute();
 }
 
-/** Ends an upload's reservation: only the one caller that deletes the row gets it back (commit, failure, sweep or bucket deletion). */
-export async function deleteUploadReturning(db: Db, appId: string, blobId: string) {
-  const row = await db.deleteFrom('object_uploads').where('app_id', '=', appId).where('blob_id', '=', blobId).returningAll().executeTakeFirst();
+/** The node vouches for its uploads in flight (an index walk over its own rows). */
+export async function touchNodeUploads(db: Db, nodeId: string, now: string): Promise<void> {
+  await db.updateTable('object_uploads').set({ alive_at: now }).where('node_id', '=', nodeId).execute();
+}
+
+/** Uploads no node has vouched for since `before`: their node is gone. */
+export async function listOrphanedUploads(db: Db, before: string, limit: number) {
+  return db.selectFrom('object_uploads').select(['app_id', 'blob_id']).where('alive_at', '<', before).limit(rowLimit(limit)).execute();
+}
+
+/**
+ * Ends an upload's reservation: only the one caller that deletes the row gets it back (commit, failure,
+ * sweep or bucket deletion). With `orphanedBefore`, only while no node vouched for it since then.
+ */
+export async function deleteUploadReturning(db: Db, appId: string, blobId: string, orphanedBefore?: string) {
+  const row = await db
+    .deleteFrom('object_uploads')
+    .where('app_id', '=', appId)
+    .where('blob_id', '=', blobId)
+    .$if(orphanedBefore !== undefined, (qb) => qb.where('alive_at', '<', orphanedBefore!))
+    .returningAll()
+    .executeTakeFirst();
   return row && { ...row, reserved_bytes: Number(row.reserved_bytes) };
 }
 
