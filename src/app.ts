@@ -14,6 +14,7 @@ import { genReqId } from './http/plugins/request-id.js';
 import { finishOpenApi } from './http/openapi.js';
 import { VERSION } from './http/routes/health.js';
 import { docsUiRoutes } from './http/routes/docs-ui.js';
+import { BadJsonBody, parseJsonBody } from './http/json-body.js';
 import { registerRoutes } from './http/routes/index.js';
 import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
@@ -38,8 +39,6 @@ function strictBodyValidator(): BuildCompilerFromPool {
 }
 
 /** Builds the HTTP application (plugins and routes). Never listens: main.ts does, tests may inject. */
-class NulInBody extends Error {}
-
 function hasNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\0');
   return Array.isArray(value) && value.some((item) => typeof item === 'string' && item.includes('\0'));
@@ -138,23 +137,15 @@ export async function buildApp(deps: Deps): Promise<Http> {
   });
   const outages = outageReporter(deps);
   registerErrorHandling(app, { onUnavailable: outages.database, onOutage: outages.outage });
-  // An empty JSON body is no body (clients send the header on body-less POSTs such as logout);
-  // keys that could poison prototypes are dropped.
+  // An empty JSON body is no body (clients send the header on body-less POSTs such as logout); the rest
+  // of the rules (depth, NUL, prototype keys) are parseJsonBody's.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') return done(null, undefined);
     try {
-      const text = body as string;
-      // A NUL can only come as the escape \u0000 (JSON refuses a raw one), and the two keys are
-      // spelled out or escaped: a body with none of the three needs no reviver, which costs three times
-      // the parse.
-      if (!text.includes('\\u') && !text.includes('__proto__') && !text.includes('constructor')) return done(null, JSON.parse(text));
-      done(null, JSON.parse(text, (key, value) => {
-        if (key.includes('\0') || (typeof value === 'string' && value.includes('\0'))) throw new NulInBody();
-        return key === '__proto__' || key === 'constructor' ? undefined : value;
-      }));
+      done(null, parseJsonBody(body as string));
     } catch (error) {
-      const detail = error instanceof NulInBody ? 'body must not contain a NUL character' : 'body is not valid JSON';
+      const detail = error instanceof BadJsonBody ? error.message : 'body is not valid JSON';
       done(new ApiError(400, 'validation_failed', detail), undefined);
     }
   });

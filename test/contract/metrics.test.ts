@@ -7,7 +7,8 @@ let open: TestServer;
 let guarded: TestServer;
 
 beforeAll(async () => {
-  [open, guarded] = await Promise.all([startServer(), startServer({ ADMIN_TOKEN })]);
+  // `open` trusts a proxy and has no ADMIN_TOKEN: the set-up of a same-host reverse proxy (issue 35, finding 4).
+  [open, guarded] = await Promise.all([startServer({ TRUST_PROXY: 'loopback' }), startServer({ ADMIN_TOKEN, TRUST_PROXY: 'loopback' })]);
 });
 afterAll(async () => {
   await Promise.all([open?.stop(), guarded?.stop()]);
@@ -32,5 +33,18 @@ describe('GET /metrics (Prometheus)', () => {
     const ok = await api(guarded, 'GET', '/metrics', { bearer: ADMIN_TOKEN });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatch(/gatehouse_http_request_duration_seconds_bucket/);
+  });
+
+  it('35.4 without ADMIN_TOKEN a loopback request carrying a proxy header is 403 (behind a same-host proxy every client is loopback), and start-up warns', async () => {
+    for (const headers of [{ 'x-forwarded-for': '203.0.113.7' } as Record<string, string>, { 'x-real-ip': '203.0.113.7' }, { forwarded: 'for=203.0.113.7' }, { 'x-forwarded-for': '127.0.0.1' }]) {
+      const res = await api(open, 'GET', '/metrics', { headers });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(res.body.detail).toMatch(/ADMIN_TOKEN/);
+    }
+    expect((await api(open, 'GET', '/metrics')).status).toBe(200);
+    // With ADMIN_TOKEN the token decides, through a proxy too.
+    expect((await api(guarded, 'GET', '/metrics', { bearer: ADMIN_TOKEN, headers: { 'x-forwarded-for': '203.0.113.7' } })).status).toBe(200);
+    expect(await open.logs()).toMatch(/TRUST_PROXY is set without ADMIN_TOKEN: \/metrics answers loopback clients only/);
+    expect(await guarded.logs()).not.toMatch(/TRUST_PROXY is set without ADMIN_TOKEN/);
   });
 });

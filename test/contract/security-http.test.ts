@@ -176,14 +176,14 @@ describe('a NUL character in any string a request brings → 400 {detail} on bot
     expect(list.body.users).toEqual([]);
   });
 
-  it('the keys __proto__ and constructor are dropped from a JSON body, spelled out or escaped; other escapes pass', async () => {
+  it('the key __proto__, and constructor where it holds prototype, are dropped from a JSON body, spelled out or escaped; other escapes pass', async () => {
     const created = await api(server, 'POST', '/v1/tables', { bearer: app.secret_key, body: { name: 'proto_keys', columns: [{ name: 'title', type: 'text' }] } });
     expect(created.status).toBe(201);
     const rows = `/v1/tables/${created.body.table_id}/rows`;
     for (const rawBody of [
-      '{"data":{"title":"pen","constructor":"x"}}',
+      '{"data":{"title":"pen","constructor":{"prototype":{"admin":true}}}}',
       '{"data":{"title":"pen","__proto__":{"admin":true}}}',
-      '{"data":{"title":"pen","\\u0063onstructor":"x"}}',
+      '{"data":{"title":"pen","\\u0063onstructor":{"prototype":{}}}}',
       '{"data":{"title":"pen","\\u005f_proto__":{"admin":true}}}',
     ]) {
       const res = await api(server, 'POST', rows, { bearer: app.secret_key, rawBody, headers: { 'content-type': 'application/json' } });
@@ -194,9 +194,11 @@ describe('a NUL character in any string a request brings → 400 {detail} on bot
     const escaped = await api(server, 'POST', rows, { bearer: app.secret_key, rawBody: '{"data":{"title":"p\\u00e9n"}}', headers: { 'content-type': 'application/json' } });
     expect(escaped.status).toBe(201);
     expect(escaped.body.data).toEqual({ title: 'pén' });
-    const unknown = await api(server, 'POST', rows, { bearer: app.secret_key, rawBody: '{"data":{"title":"pen","colour":"red"}}', headers: { 'content-type': 'application/json' } });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.detail).toMatch(/colour/);
+    for (const rawBody of ['{"data":{"title":"pen","colour":"red"}}', '{"data":{"title":"pen","constructor":"x"}}']) {
+      const unknown = await api(server, 'POST', rows, { bearer: app.secret_key, rawBody, headers: { 'content-type': 'application/json' } });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.detail).toMatch(/colour|constructor/);
+    }
   });
 
   it('a NUL in a form body (the e-mail link confirmation) → 400', async () => {
@@ -207,3 +209,45 @@ describe('a NUL character in any string a request brings → 400 {detail} on bot
     expect(res.status).toBe(400);
   });
 });
+
+describe('issue 35, finding 5: JSON bodies nest at most 64 levels; only prototype-poisoning keys are dropped', () => {
+  const nest = (levels: number, leaf: unknown = 'deep'): unknown => (levels === 0 ? leaf : { n: nest(levels - 1, leaf) });
+  const send = (method: string, path: string, rawBody: string) => api(server, method, path, { bearer: app.secret_key, rawBody, headers: { 'content-type': 'application/json' } });
+
+  it('35.5 a row PATCH with a 5,000-level data.meta → 400 {detail} and the row unchanged; 64 levels pass; a column named constructor is written and read back; __proto__ is dropped', async () => {
+    const table = await api(server, 'POST', '/v1/tables', {
+      bearer: app.secret_key,
+      body: { name: 'deep_json', columns: [{ name: 'meta', type: 'json' }, { name: 'constructor', type: 'text' }] },
+    });
+    expect(table.status).toBe(201);
+    const rows = `/v1/tables/${table.body.table_id}/rows`;
+    const row = await api(server, 'POST', rows, { bearer: app.secret_key, body: { data: { meta: { a: 1 }, constructor: 'made' } } });
+    expect(row.status).toBe(201);
+    expect(row.body.data).toEqual({ meta: { a: 1 }, constructor: 'made' });
+    const rowPath = `${rows}/${row.body.row_id}`;
+
+    // Built as text: JSON.stringify of a 5,000-level value would itself overflow the stack.
+    const deep = `{"data":{"meta":${'{"n":'.repeat(5_000)}1${'}'.repeat(5_000)}}}`;
+    expectEnvelope(await send('PATCH', rowPath, deep), 400);
+    expect((await send('PATCH', rowPath, deep)).body.detail).toMatch(/64 levels/);
+    // Every route parses bodies the same way.
+    expectEnvelope(await send('POST', '/v1/users', `{"email":${'['.repeat(5_000)}${']'.repeat(5_000)}}`), 400);
+    expect((await api(server, 'GET', rowPath, { bearer: app.secret_key })).body.data).toEqual({ meta: { a: 1 }, constructor: 'made' });
+
+    // The body {"data":{"meta":…}} is 2 levels, so a meta of 62 levels makes a 64-level body: accepted whole; 65 is not.
+    const meta = nest(60, { constructor: 'kept', list: [1] }) as object;
+    const ok = await send('PATCH', rowPath, JSON.stringify({ data: { meta, constructor: 'changed' } }));
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.data).toEqual({ meta, constructor: 'changed' });
+    expectEnvelope(await send('PATCH', rowPath, JSON.stringify({ data: { meta: nest(63) } })), 400);
+    const read = await api(server, 'GET', rowPath, { bearer: app.secret_key });
+    expect(read.body.data).toEqual({ meta, constructor: 'changed' });
+
+    // __proto__ is dropped at any depth (a json value keeps the rest), and pollutes nothing.
+    const poisoned = await send('PATCH', rowPath, '{"data":{"meta":{"x":1,"__proto__":{"admin":true}},"__proto__":{"admin":true}}}');
+    expect(poisoned.status).toBe(200);
+    expect(poisoned.body.data).toEqual({ meta: { x: 1 }, constructor: 'changed' });
+    expect(({} as { admin?: boolean }).admin).toBeUndefined();
+  });
+});
+

@@ -161,7 +161,7 @@ describe('10 query: sort', () => {
       { name: 'k', type: 'int', required: true },
       { name: 'constructor', type: 'int' },
     ]);
-    // Request bodies drop the key `constructor` (docs/tables.md), so its values here come from the default.
+    // Written without a value first (null), then through the column's default.
     for (const k of [0, 1]) expect((await insertRow(server, secret, table.table_id, { k })).data).toEqual({ k });
     const column = table.columns.find((c: { name: string }) => c.name === 'constructor')!;
     expect((await call(server, secret, 'PATCH', `/v1/tables/${table.table_id}/columns/${column.column_id}`, { default_value: 5 })).status).toBe(200);

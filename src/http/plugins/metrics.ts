@@ -5,14 +5,20 @@ import { safeEqual } from '../../crypto/ids.js';
 import type { Http } from '../types.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** Headers a reverse proxy adds: a request carrying one came through a proxy, whatever its socket says. */
+const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
 
 /**
  * Prometheus metrics at GET /metrics: requests by route template (never the raw URL, which would carry
  * ids) and status, latency (counted by `stats`, which the root's onResponse hook in app.ts feeds), and
  * the process's default metrics. With ADMIN_TOKEN set it needs
- * `Authorization: Bearer <ADMIN_TOKEN>`; without, only loopback clients may read it.
+ * `Authorization: Bearer <ADMIN_TOKEN>`; without, only loopback clients whose request carries no proxy
+ * header may read it (contract.md section 1).
  */
 export function registerMetrics(app: Http, deps: Deps, stats: RequestStats): void {
+  if (!deps.config.adminToken && deps.config.trustProxy !== false) {
+    deps.log.warn('TRUST_PROXY is set without ADMIN_TOKEN: /metrics answers loopback clients only, never a request through the proxy; set ADMIN_TOKEN to scrape it through the proxy');
+  }
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   for (const metric of deps.metrics.all) registry.registerMetric(metric);
@@ -23,9 +29,11 @@ export function registerMetrics(app: Http, deps: Deps, stats: RequestStats): voi
     if (token) {
       const sent = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
       if (!sent || !safeEqual(sent, token)) throw unauthorized('metrics need Authorization: Bearer <ADMIN_TOKEN>');
-    } else if (!LOOPBACK.has(request.raw.socket.remoteAddress ?? '')) {
+    } else if (!LOOPBACK.has(request.raw.socket.remoteAddress ?? '') || PROXY_HEADERS.some((name) => request.headers[name] !== undefined)) {
       // The socket's own peer, not request.ip: with TRUST_PROXY, X-Forwarded-For could claim 127.0.0.1.
-      throw forbidden('metrics are served to loopback clients only unless ADMIN_TOKEN is set');
+      // And a loopback peer is not enough: behind a proxy on the same host every client is loopback, so a
+      // request that came through a proxy (it carries the proxy's header) is refused whatever its socket.
+      throw forbidden('metrics are served to loopback clients not behind a proxy, unless ADMIN_TOKEN is set');
     }
     reply.header('content-type', registry.contentType);
     return registry.metrics();
