@@ -5,6 +5,7 @@ import { createDeps } from './deps.js';
 import type { Logger } from './logger.js';
 import { serve } from './main.js';
 import { namesNodeFlag } from './node-flags.js';
+import { checkMasterKey } from './services/master-key-check.js';
 import { migrateToLatest } from './store/migrations/index.js';
 
 export const MAX_WORKERS = 64;
@@ -43,7 +44,7 @@ export function parseWorkers(value: string): number | undefined {
  * `gatehouse serve --workers N`: N processes (Node cluster) accepting on one port. Every worker is a
  * whole server (stateless: sessions, keys and limits live in the database and Redis). Rate limits are
  * the one thing a process would otherwise count alone, so more than one worker needs REDIS_URL, and
- * start-up refuses without it. The primary applies migrations once, forks, replaces a worker that dies,
+ * start-up refuses without it. The primary applies migrations and checks the master key once, forks, replaces a worker that dies,
  * and on SIGTERM/SIGINT passes the signal on and waits for every worker to finish its requests.
  */
 export async function serveWorkers(config: Config, log: Logger, workers: number): Promise<void> {
@@ -58,6 +59,8 @@ export async function serveWorkers(config: Config, log: Logger, workers: number)
   try {
     const applied = await migrateToLatest(deps.db);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+    // Refused here, a wrong key stops the whole server instead of every worker dying and being replaced.
+    await checkMasterKey(deps);
   } finally {
     await deps.close();
   }

@@ -13,10 +13,11 @@ import { scheduleMaintenance } from './services/maintenance.js';
 import { scheduleUploadLiveness } from './services/object-sweep.js';
 import { scheduleMetering } from './services/billing/metering.js';
 import { startMailWorker } from './services/mail-worker.js';
+import { checkMasterKey } from './services/master-key-check.js';
 import { migrateToLatest } from './store/migrations/index.js';
 
 /**
- * loadConfig → createDeps → migrate → buildApp → listen, with the mail worker beside; on SIGTERM/SIGINT
+ * loadConfig → createDeps → migrate → check the master key → buildApp → listen, with the mail worker beside; on SIGTERM/SIGINT
  * drains and closes within SHUTDOWN_GRACE_SECONDS (docs/operations.md).
  */
 export async function serve(config: Config, log: Logger): Promise<void> {
@@ -24,8 +25,15 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   boundHeapGrowth();
   await holdTickObjectShape();
   const deps = createDeps(config, log);
-  const applied = await migrate(config, deps);
-  if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+  try {
+    const applied = await migrate(config, deps);
+    if (applied.length) log.info({ migrations: applied }, 'migrations applied');
+    await checkMasterKey(deps);
+  } catch (error) {
+    // Nothing listens yet: close the pool (and Redis) so the process exits with the error.
+    await deps.close();
+    throw error;
+  }
   log.info({ thread_pool: THREAD_POOL_SIZE, password_hash_slots: PASSWORD_HASH_SLOTS }, 'password hashing');
   const app = await buildApp(deps);
   await app.listen({ port: config.port, host: config.host });

@@ -102,6 +102,7 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
     url.pathname = `/${name}`;
     env.DATABASE_URL = url.toString();
     env.MASTER_KEY = randomBytes(32).toString('base64');
+    env.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`; // required with PostgreSQL
     env.SMTP_URL = 'log:'; // PostgreSQL refuses to start without SMTP_URL; the bench sends no email
   } else {
     env.DATABASE_URL = `sqlite:${join(dir, 'data/gatehouse.db')}`;

@@ -4,7 +4,6 @@ import { serveLogDestination } from '../log-pretty.js';
 import { createLogger, OWN_BATCH_BYTES, SHARED_BATCH_BYTES } from '../logger.js';
 import { pruneExpiredRows } from '../services/maintenance.js';
 import { rotateMasterKey } from '../services/master-key.js';
-import { migrateToLatest } from '../store/migrations/index.js';
 import { print, readConfig, UsageError, withDeps } from './shared.js';
 
 // `gatehouse serve | migrate | prune | master-key rotate`: running the service and keeping its database.
@@ -17,7 +16,7 @@ export function registerServerCommands(program: Command): void {
     .action(async (flags: { workers: string }) => {
       const workers = parseWorkers(flags.workers);
       if (workers === undefined) throw new UsageError(`--workers must be auto or a whole number from 1 to ${MAX_WORKERS}`);
-      const config = readConfig();
+      const config = readConfig({ serve: true });
       // One process writes standard output alone; workers share it, in writes that never interleave.
       const batchBytes = workers === 1 ? OWN_BATCH_BYTES : SHARED_BATCH_BYTES;
       await serveWorkers(config, createLogger(config.logLevel, serveLogDestination(config.database), batchBytes), workers);
@@ -27,7 +26,7 @@ export function registerServerCommands(program: Command): void {
     .command('migrate')
     .description('apply pending migrations and exit')
     .action(async () => {
-      const applied = await withDeps((deps) => migrateToLatest(deps.db));
+      const applied = await withDeps(async (_deps, migrated) => migrated, { createDatabase: true });
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
     });
 

@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { loadConfig, loadDotEnv, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, loadDotEnv, type Config, type DatabaseConfig } from '../config/index.js';
 import { createDeps, type Deps } from '../deps.js';
 import { createLogger } from '../logger.js';
-import { migrateToLatest } from '../store/migrations/index.js';
+import { checkMasterKey } from '../services/master-key-check.js';
+import { appliedMigrations, migrateToLatest } from '../store/migrations/index.js';
 
 // What every command group shares: option parsers, printing, and the one way a command opens the database.
 
@@ -40,19 +43,46 @@ export function print(value: object, json: boolean | undefined): void {
   if ('secret_key' in value) process.stdout.write('\nThe secret key is shown once: store it now.\n');
 }
 
-export function readConfig(): Config {
+/** The configuration from the environment and `.env`; `serve` asks for what only a server needs too. */
+export function readConfig(options: { serve?: boolean } = {}): Config {
   loadDotEnv();
-  return loadConfig(process.env);
+  return loadConfig(process.env, options);
 }
 
-/** Opens the same configuration and database as the server, applies migrations, runs `work`, closes. */
-export async function withDeps<T>(work: (deps: Deps) => Promise<T>): Promise<T> {
+/**
+ * Opens the same configuration and database as the server, applies migrations, checks the master key
+ * against the database's (before anything is written), runs `work` (told which migrations ran), closes. Only `createDatabase`
+ * (`migrate`; `serve` opens its own) may start a new database: any other command run where no database
+ * is (no DATABASE_URL in a PostgreSQL deployment's directory) would make a stray SQLite file and print
+ * ids the server never sees, so it stops naming the place it looked.
+ */
+export async function withDeps<T>(work: (deps: Deps, migrated: string[]) => Promise<T>, options: { createDatabase?: boolean } = {}): Promise<T> {
   const config = readConfig();
+  if (!options.createDatabase && config.database.kind === 'sqlite' && !existsSync(config.database.path)) throw noDatabase(config.database);
   const deps = createDeps(config, createLogger('warn', process.stderr));
   try {
-    await migrateToLatest(deps.db);
-    return await work(deps);
+    if (!options.createDatabase && !(await appliedMigrations(deps.db))?.length) throw noDatabase(config.database);
+    const migrated = await migrateToLatest(deps.db);
+    await checkMasterKey(deps);
+    return await work(deps, migrated);
   } finally {
     await deps.close();
   }
+}
+
+function noDatabase(database: DatabaseConfig): ConfigError {
+  const where =
+    database.kind === 'sqlite'
+      ? `the SQLite file ${resolve(database.path)}${process.env.DATABASE_URL?.trim() ? '' : ' (DATABASE_URL is unset: the default, under this directory)'}`
+      : `${withoutPassword(database.url)} (no migration has run there)`;
+  return new ConfigError(
+    'DATABASE_URL',
+    `no Gatehouse database at ${where}; only \`gatehouse serve\` and \`gatehouse migrate\` create one. Run the command with the server's DATABASE_URL (and working directory)`,
+  );
+}
+
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.toString();
 }

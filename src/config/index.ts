@@ -189,9 +189,10 @@ function parseEmailFrom(env: Env): string {
 
 /**
  * Reads and validates every variable of contract.md section 1. The only reader of the environment:
- * everything else receives the Config. Throws ConfigError naming the first bad variable.
+ * everything else receives the Config. Throws ConfigError naming the first bad variable. `serve` also
+ * requires what only a server needs (PUBLIC_BASE_URL on PostgreSQL).
  */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, options: { serve?: boolean } = {}): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = read(env, 'HOST') ?? '127.0.0.1';
   const database = parseDatabase(env);
@@ -209,6 +210,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('RATE_LIMITS', (error as Error).message);
   }
   const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // The tokens' issuer: derived from HOST and PORT, a moved port would void every outstanding token, and
+  // nodes behind one load balancer would disagree. SQLite (one node, a laptop) keeps the derived default.
+  if (options.serve && database.kind === 'postgres' && !read(env, 'PUBLIC_BASE_URL')) {
+    throw new ConfigError('PUBLIC_BASE_URL', "is required with PostgreSQL: it is the tokens' issuer and the base of emailed links, the same on every node (e.g. https://auth.example.com)");
+  }
   const adminToken = read(env, 'ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < 32) {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 32 characters');

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -18,4 +18,12 @@ export function loadOrCreateMasterKeyFile(dataDir: string, onCreate: (path: stri
   const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new Error(`${path} does not hold 32 bytes of base64`);
   return key;
+}
+
+/**
+ * The check value a database keeps of its master key: an HMAC-SHA256 of a fixed label under the key. It
+ * tells whether a key is the database's without storing the key or anything it could be recovered from.
+ */
+export function masterKeyCheck(key: Buffer): string {
+  return createHmac('sha256', key).update('gatehouse master-key check v1').digest('base64url');
 }

@@ -1,6 +1,7 @@
 import { open, seal } from '../crypto/envelope.js';
 import { signingKeyBinding } from '../crypto/signing-keys.js';
 import type { Deps } from '../deps.js';
+import { recordMasterKey } from './master-key-check.js';
 import { outboxMailBinding } from './mail-outbox.js';
 import { verifierBinding } from './oauth.js';
 import { providerSecretBinding } from './oauth-providers.js';
@@ -78,9 +79,11 @@ export interface RotationReport {
  * `gatehouse master-key rotate`: re-seals every sealed secret under MASTER_KEY, opening the old ones with
  * MASTER_KEY_PREVIOUS, in batches. Each row is replaced by a conditional write, so an interrupted run can
  * simply be started again (rows already done open with the new key and are skipped), and two runs at once
- * do no harm. Throws, naming the row, when a secret opens with neither key.
+ * do no harm. Throws, naming the row, when a secret opens with neither key. Once every secret opens with
+ * MASTER_KEY, the database's check value becomes MASTER_KEY's (services/master-key-check.ts), so a
+ * process holding only the old key is refused from then on.
  */
-export async function rotateMasterKey(deps: Pick<Deps, 'db' | 'masterKey' | 'config'>, options: { batchSize?: number } = {}): Promise<RotationReport> {
+export async function rotateMasterKey(deps: Pick<Deps, 'db' | 'masterKey' | 'config' | 'clock'>, options: { batchSize?: number } = {}): Promise<RotationReport> {
   const previous = deps.config.previousMasterKey;
   if (!previous) throw new Error('set MASTER_KEY to the new key and MASTER_KEY_PREVIOUS to the old one');
   const batchSize = options.batchSize ?? 100;
@@ -116,6 +119,7 @@ export async function rotateMasterKey(deps: Pick<Deps, 'db' | 'masterKey' | 'con
     report.current += counts.current;
     report.unopenable += counts.unopenable;
   }
+  await recordMasterKey(deps);
   return report;
 }
 

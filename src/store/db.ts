@@ -28,12 +28,13 @@ interface SqliteConnectionState {
 const sqliteConnections = new WeakMap<object, SqliteConnectionState>();
 
 /**
- * The SQLite driver, adjusted twice:
+ * The SQLite dialect, adjusted three times:
  * - transactions start with BEGIN IMMEDIATE: they take the write lock up front and wait for it
  *   (busy_timeout). A deferred transaction that reads and then writes fails at once with SQLITE_BUSY when
  *   another process (the CLI beside the server, a second node on one file) wrote in between.
  * - it records whether Kysely holds the one connection, so runNowOnSqlite and sqliteTransaction know when
  *   they may run on it directly.
+ * - its adapter says SQLite runs DDL in transactions (it does), so migrations run in one (store/migrations).
  */
 function sqliteDriver(dialect: SqliteDialect, state: SqliteConnectionState): SqliteDialect {
   const createDriver = dialect.createDriver.bind(dialect);
@@ -54,6 +55,14 @@ function sqliteDriver(dialect: SqliteDialect, state: SqliteConnectionState): Sql
       await connection.executeQuery(CompiledQuery.raw('begin immediate'));
     };
     return driver;
+  };
+  // SQLite runs DDL in transactions; Kysely's adapter says it does not, so its migrator would run
+  // migrations outside one and a migration failing halfway would leave its first steps applied.
+  const createAdapter = dialect.createAdapter.bind(dialect);
+  dialect.createAdapter = () => {
+    const adapter = createAdapter();
+    Object.defineProperty(adapter, 'supportsTransactionalDdl', { value: true });
+    return adapter;
   };
   return dialect;
 }

@@ -8,6 +8,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** True when a query named a table that does not exist (a database no migration has run on yet). */
+export function isUndefinedTable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string } | undefined;
+  return e?.code === '42P01' || (e?.code === 'SQLITE_ERROR' && /^no such table/.test(e.message ?? ''));
+}
+
 /** Why the database could not serve a query, as a short label for logs and metrics. */
 export type ConnectionFailure =
   | 'refused'

@@ -400,3 +400,14 @@ export interface BlobDeletionsTable {
 
 export type BucketRow = Selectable<BucketsTable>;
 export type ObjectRow = Selectable<ObjectsTable>;
+
+/** Installation-wide settings (0018), one row per name: e.g. the master key's check value. */
+export interface SettingsTable {
+  name: string;
+  value: string;
+  updated_at: string;
+}
+
+export interface Database {
+  settings: SettingsTable;
+}

@@ -23,6 +23,7 @@ beforeAll(async () => {
     const database = await createPostgresDatabase();
     env.DATABASE_URL = database.url;
     env.MASTER_KEY = randomBytes(32).toString('base64');
+    env.PUBLIC_BASE_URL = 'https://auth.example.test';
     dropDb = database.drop;
   }
 });

@@ -1,5 +1,6 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from '../db.js';
+import { isUndefinedTable } from '../dialect.js';
 import * as m0001 from './0001-foundation.js';
 import * as m0002 from './0002-accounts.js';
 import * as m0003 from './0003-sso-bots.js';
@@ -16,6 +17,7 @@ import * as m0013 from './0013-custom-table-check.js';
 import * as m0014 from './0014-session-refresh-state.js';
 import * as m0015 from './0015-blob-deletion-tokens.js';
 import * as m0023 from './0023-upload-liveness.js';
+import * as m0018 from './0018-settings.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -35,18 +37,48 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-session-refresh-state': m0014,
   '0015-blob-deletion-tokens': m0015,
   '0023-upload-liveness': m0023,
+  '0018-settings': m0018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
+/** The newest migration this build knows (names sort in number order). */
+export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
+
+/** A migration failed (the schema is as it was before the run), or the database is newer than this build. */
+export class MigrationError extends Error {}
+
+/** The migrations the database has applied, or undefined when none ever ran there (no migration table). */
+export async function appliedMigrations(db: Db): Promise<string[] | undefined> {
+  try {
+    const rows = await db.selectFrom('kysely_migration' as never).select('name' as never).execute();
+    return (rows as { name: string }[]).map((row) => row.name);
+  } catch (error) {
+    if (isUndefinedTable(error)) return undefined;
+    throw error;
+  }
+}
+
 /**
- * Applies pending migrations. Kysely's migrator takes a lock in the database, so several nodes
- * starting at once apply each migration exactly once.
+ * Applies pending migrations, all in one transaction on both databases (store/db.ts tells Kysely that
+ * SQLite runs DDL in transactions): a migration that fails leaves the schema as it was before the run,
+ * and the error names it. On PostgreSQL Kysely's migrator also takes a lock, so several nodes starting
+ * at once apply each migration exactly once; on SQLite the transaction's BEGIN IMMEDIATE does.
+ * A database that a newer release migrated is refused before anything runs.
  */
 export async function migrateToLatest(db: Db): Promise<string[]> {
+  const applied = await appliedMigrations(db);
+  const unknown = (applied ?? []).filter((name) => !Object.hasOwn(MIGRATIONS, name)).sort();
+  if (unknown.length) throw new MigrationError(`database is at migration ${unknown.at(-1)}, newer than this release (${LATEST_MIGRATION})`);
+  if (applied && Object.keys(MIGRATIONS).every((name) => applied.includes(name))) return [];
   // Migrations of parallel features land out of number order; each still runs exactly once.
   const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!failed) throw error;
+    throw new MigrationError(`migration ${failed} failed, so none was applied (the schema is as it was): ${reason}`);
+  }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
