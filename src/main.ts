@@ -17,8 +17,8 @@ import { checkMasterKey } from './services/master-key-check.js';
 import { migrateToLatest } from './store/migrations/index.js';
 
 /**
- * loadConfig → createDeps → migrate → check the master key → buildApp → listen, with the mail worker beside; on SIGTERM/SIGINT
- * drains and closes within SHUTDOWN_GRACE_SECONDS (docs/operations.md).
+ * loadConfig → createDeps → migrate → check the master key → buildApp → listen, with the mail worker
+ * beside; on SIGTERM/SIGINT drains and closes within SHUTDOWN_GRACE_SECONDS (docs/operations.md).
  */
 export async function serve(config: Config, log: Logger): Promise<void> {
   routeProcessWarnings(log);

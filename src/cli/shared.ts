@@ -51,10 +51,10 @@ export function readConfig(options: { serve?: boolean } = {}): Config {
 
 /**
  * Opens the same configuration and database as the server, applies migrations, checks the master key
- * against the database's (before anything is written), runs `work` (told which migrations ran), closes. Only `createDatabase`
- * (`migrate`; `serve` opens its own) may start a new database: any other command run where no database
- * is (no DATABASE_URL in a PostgreSQL deployment's directory) would make a stray SQLite file and print
- * ids the server never sees, so it stops naming the place it looked.
+ * against the database's (before anything is written), runs `work` (told which migrations ran), closes.
+ * Only `createDatabase` (`migrate`; `serve` opens its own) may start a new database: any other command
+ * run where no database is (no DATABASE_URL in a PostgreSQL deployment's directory) would make a stray
+ * SQLite file and print ids the server never sees, so it stops naming the place it looked.
  */
 export async function withDeps<T>(work: (deps: Deps, migrated: string[]) => Promise<T>, options: { createDatabase?: boolean } = {}): Promise<T> {
   const config = readConfig();
