@@ -23,7 +23,7 @@ export function requestCookie(request: FastifyRequest, name: string): string | u
   return header ? cookie.parse(header)[name] : undefined;
 }
 
-type CookieOptions = { httpOnly: true; sameSite: 'lax'; path: string; secure: boolean; maxAge: number; expires?: Date };
+type CookieOptions = { httpOnly: true; sameSite: 'lax' | 'none'; path: string; secure: boolean; maxAge: number; expires?: Date };
 
 /** Adds Set-Cookie headers (Fastify appends to any Set-Cookie already set). */
 function setCookies(reply: FastifyReply, cookies: [name: string, value: string, options: CookieOptions][]): void {
@@ -48,4 +48,33 @@ export function clearAuthCookies(reply: FastifyReply, config: Config): void {
     [SESSION_COOKIE, '', { ...gone, path: '/' }],
     [REFRESH_COOKIE, '', { ...gone, path: REFRESH_PATH }],
   ]);
+}
+
+/**
+ * The OAuth browser binding (contract.md section 13): one cookie per provider, so a Google and an Apple
+ * sign-in can be in flight at once (a second authorize for the same provider replaces the first). Path
+ * /v1/oauth: only authorize and the callbacks ever see it.
+ */
+export const oauthBindingCookie = (provider: string) => `__oauth_${provider}`;
+const OAUTH_PATH = '/v1/oauth';
+
+/**
+ * Google's callback is a top-level GET, which carries SameSite=Lax cookies. Apple's is a form POSTed
+ * from Apple's page (form_post): a cross-site POST carries only SameSite=None cookies, and those must be
+ * Secure (browsers keep Secure cookies on http://localhost, so local set-ups work too).
+ */
+function oauthBindingOptions(config: Config, formPost: boolean): Omit<CookieOptions, 'maxAge'> {
+  return formPost
+    ? { httpOnly: true, sameSite: 'none', path: OAUTH_PATH, secure: true }
+    : { httpOnly: true, sameSite: 'lax', path: OAUTH_PATH, secure: secure(config) };
+}
+
+/** Sets the binding cookie for the sign-in authorize just started (10 minutes, as its state). */
+export function setOAuthBindingCookie(reply: FastifyReply, config: Config, provider: string, formPost: boolean, value: string, maxAge: number): void {
+  setCookies(reply, [[oauthBindingCookie(provider), value, { ...oauthBindingOptions(config, formPost), maxAge }]]);
+}
+
+/** Expires the binding cookie once its callback has been answered (it is single-use, as the state). */
+export function clearOAuthBindingCookie(reply: FastifyReply, config: Config, provider: string, formPost: boolean): void {
+  setCookies(reply, [[oauthBindingCookie(provider), '', { ...oauthBindingOptions(config, formPost), maxAge: 0, expires: new Date(0) }]]);
 }

@@ -3,6 +3,7 @@ import { burnPasswordCheck, verifyPassword } from '../crypto/passwords.js';
 import type { Deps } from '../deps.js';
 import { ApiError, badRequest, unauthorized } from '../errors.js';
 import type { Application } from '../store/repos/applications.js';
+import * as identities from '../store/repos/oauth-identities.js';
 import * as sessionsRepo from '../store/repos/sessions.js';
 import * as users from '../store/repos/users.js';
 import type { User } from '../store/repos/users.js';
@@ -123,7 +124,9 @@ export async function signInWithEmail(
  * Marks the email verified when it was not (a code or link proves control of the inbox). Through a
  * claim_email challenge the prover may not be whoever created the account (pre-hijacking: someone
  * signed up first with this address and a password of their own), so the password is dropped and every
- * earlier session revoked before the prover's session is made.
+ * earlier session revoked before the prover's session is made. Either way, every OAuth identity linked
+ * before the proof is removed in the same transaction (contract.md section 13): a subject linked to an
+ * unproven address belongs to whoever held the account then, and must not sign in to the owner's.
  */
 async function completeEmailProof(deps: AccountDeps, app: Application, challenge: EmailChallengeRow): Promise<User> {
   const user = await users.findUserById(deps.db, app.id, challenge.user_id);
@@ -132,13 +135,17 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
   const now = iso(deps.clock.now());
   if (challenge.purpose === 'claim_email') {
     await inTransaction(deps.db, async (trx) => {
-      if (await users.claimUnverifiedUser(trx, app.id, user.id, now)) await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
+      if (await users.claimUnverifiedUser(trx, app.id, user.id, now)) {
+        await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
+        await identities.deleteUserOAuthIdentities(trx, app.id, user.id);
+      }
     });
     return { ...user, emailVerified: true, requiresVerification: false, passwordHash: null };
   }
   // A sign-up's own verification: the claim rule applies only when the account was contested.
   const verified = await inTransaction(deps.db, async (trx) => {
     const result = await users.verifySignUpEmail(trx, app.id, user.id, now);
+    if (result) await identities.deleteUserOAuthIdentities(trx, app.id, user.id);
     if (result?.contested) await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
     return result;
   });

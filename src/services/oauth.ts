@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { addSeconds, iso } from '../clock.js';
 import { open, seal } from '../crypto/envelope.js';
 import { newUuid, sha256Hex } from '../crypto/ids.js';
@@ -22,7 +23,9 @@ import { startSession, type SessionTokens } from './sessions.js';
 
 // OAuth sign-in with Google and Apple (interface.md 4.2, contract.md section 13). Authorize keeps the
 // PKCE verifier, nonce and redirect_url on the server under the hash of the state, for 10 minutes and
-// one use, so no cookie is needed (Apple's cross-site form_post carries none under SameSite rules).
+// one use, with the hash of a random value it hands the browser as a cookie: the state alone would let
+// whoever stopped before their own callback send it to someone else and sign them in to the sender's
+// account (login CSRF), so the callback completes only in the browser that holds the cookie.
 // The callback consumes the state, lets openid-client exchange the code and check the ID token, then
 // finds or makes the user by (provider, subject).
 
@@ -64,15 +67,22 @@ export const verifierBinding = (stateHash: string) => `oauth-state:${stateHash}`
 /**
  * Starts a sign-in: checks redirect_url against the allow-list (400) and that the app configured the
  * provider (400), reads the issuer's discovery document (502 when unreachable), stores the state and
- * answers the issuer's authorization URL.
+ * answers the issuer's authorization URL, with the browser binding the caller puts in a cookie (only
+ * its hash is stored).
  */
-export async function startAuthorization(deps: OAuthDeps, app: Application, provider: OAuthProviderName, redirectUrl: string): Promise<string> {
+export async function startAuthorization(
+  deps: OAuthDeps,
+  app: Application,
+  provider: OAuthProviderName,
+  redirectUrl: string,
+): Promise<{ authorizationUrl: string; browserBinding: string }> {
   const target = checkRedirect(app, redirectUrl).toString();
   const row = await providers.findOAuthProvider(deps.db, app.id, provider);
   if (!row) throw badRequest(`${provider} sign-in is not configured for this application`, 'provider_not_configured');
   const config = await deps.issuers.configuration(await clientSettings(deps, deps.appleSecrets, row));
   const secrets = await newAuthorizationSecrets();
   const stateHash = sha256Hex(secrets.state);
+  const browserBinding = randomBytes(32).toString('base64url');
   const now = deps.clock.now();
   await states.insertOAuthState(deps.db, {
     state_hash: stateHash,
@@ -84,9 +94,10 @@ export async function startAuthorization(deps: OAuthDeps, app: Application, prov
     expires_at: iso(addSeconds(now, STATE_TTL_SECONDS)),
     used_at: null,
     created_at: iso(now),
+    browser_binding_hash: sha256Hex(browserBinding),
   });
   const scopes = JSON.parse(row.scopes) as string[];
-  return authorizationUrl(config, {
+  const url = authorizationUrl(config, {
     redirectUri: callbackUri(deps, provider),
     scope: (scopes.length > 0 ? scopes : DEFAULT_SCOPES[provider]).join(' '),
     state: secrets.state,
@@ -94,6 +105,7 @@ export async function startAuthorization(deps: OAuthDeps, app: Application, prov
     codeChallenge: secrets.codeChallenge,
     responseMode: provider === 'apple' ? 'form_post' : undefined,
   });
+  return { authorizationUrl: url, browserBinding };
 }
 
 /** The parameters an issuer sends back to the callback (query for Google, form_post body for Apple). */
@@ -107,15 +119,25 @@ export interface CallbackParams {
   user?: string;
 }
 
+/** What the callback's request says about the browser that sent it. */
+export interface CallbackBrowser {
+  /** The value of the binding cookie authorize set, if the request carried it. */
+  binding?: string;
+  /** A form_post's `Origin` header, when present (a GET navigation sends none). */
+  formOrigin?: string;
+}
+
 /**
- * Completes a sign-in: consumes the state (a used, expired or unknown one opens nothing), exchanges the
- * code, verifies the ID token, finds or makes the user, starts a session. `keyApp` is the app of a
- * publishable key the browser sent, if any: it must be the state's app.
+ * Completes a sign-in: checks that the browser is the one that started it, consumes the state (a used,
+ * expired or unknown one opens nothing), exchanges the code, verifies the ID token, finds or makes the
+ * user, starts a session. `keyApp` is the app of a publishable key the browser sent, if any: it must be
+ * the state's app.
  */
 export async function completeCallback(
   deps: OAuthDeps,
   provider: OAuthProviderName,
   params: CallbackParams,
+  browser: CallbackBrowser,
   keyApp?: Application,
 ): Promise<{ tokens: SessionTokens; redirectUrl: string }> {
   if (!params.state) throw new OAuthCallbackError('invalid_state', 'the callback carries no state');
@@ -126,6 +148,12 @@ export async function completeCallback(
   const redirectUrl = found.redirect_url;
   const fail = (code: CallbackErrorCode, detail: string, cause?: unknown) => new OAuthCallbackError(code, detail, redirectUrl, { cause });
   if (found.provider !== provider || (keyApp && keyApp.id !== found.app_id)) throw fail('invalid_state', 'the state belongs to another provider or application');
+  // Login CSRF: a form another site posts (any page can auto-submit one) or a callback link opened in a
+  // browser that did not start the flow fails as an unknown state, before the state is spent.
+  if (browser.formOrigin !== undefined && browser.formOrigin !== issuerOrigin(deps, provider)) {
+    throw fail('invalid_state', "the callback form was posted from a page other than the provider's");
+  }
+  if (!bindingMatches(browser.binding, found.browser_binding_hash)) throw fail('invalid_state', 'the callback came from a browser that did not start this sign-in');
   const claimed = await states.consumeOAuthState(deps.db, found.app_id, stateHash, iso(deps.clock.now()));
   if (!claimed) throw fail('invalid_state', 'the OAuth state was already used or has expired');
 
@@ -153,6 +181,18 @@ export async function completeCallback(
   return { tokens: await startSession(deps, app.id, user), redirectUrl };
 }
 
+function issuerOrigin(deps: OAuthDeps, provider: OAuthProviderName): string {
+  return new URL(provider === 'google' ? deps.config.googleIssuer : deps.config.appleIssuer).origin;
+}
+
+/** The cookie's value hashes to the stored hash; compared in constant time (a state made before 0016 has none: no match). */
+function bindingMatches(binding: string | undefined, storedHash: string | null): boolean {
+  if (!binding || !storedHash) return false;
+  const given = Buffer.from(sha256Hex(binding), 'hex');
+  const wanted = Buffer.from(storedHash, 'hex');
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
 /** Apple sends the name once, as JSON in the `user` form field; Google has it in the ID token. */
 function nameOf(claims: IdTokenClaims, appleUser: string | undefined): string | null {
   if (claims.name) return claims.name.slice(0, 200);
@@ -169,11 +209,17 @@ function nameOf(claims: IdTokenClaims, appleUser: string | undefined): string | 
 type Fail = (code: CallbackErrorCode, detail: string) => OAuthCallbackError;
 
 /**
- * The user for the provider's subject: the one already linked; else an existing user of the same email,
- * linked only when the provider says the email is verified; else a new user. Concurrent first sign-ins
+ * The user for the provider's subject: the one already linked; else an existing user of the same email;
+ * else a new user. An email the ID token does not say is verified opens nothing (contract.md section
+ * 13): a provider account holding someone else's unproven address would otherwise make or link a user
+ * of that address, and keep signing in to it after the owner claims it. Concurrent first sign-ins
  * cannot make two users: the unique constraints decide and the loser starts over, finding the winner.
  */
 async function upsertUser(deps: OAuthDeps, app: Application, provider: OAuthProviderName, claims: IdTokenClaims, name: string | null, fail: Fail, retried = false): Promise<User> {
+  // A token without an email asserts nothing about one: a linked subject may still sign in (below).
+  if (claims.email !== undefined && claims.email_verified !== true) {
+    throw fail('email_not_verified', 'the provider does not say this email address is verified');
+  }
   const now = iso(deps.clock.now());
   const linked = await identities.findOAuthIdentity(deps.db, app.id, provider, claims.sub);
   if (linked) {
@@ -187,12 +233,12 @@ async function upsertUser(deps: OAuthDeps, app: Application, provider: OAuthProv
   const identity = { app_id: app.id, provider, subject: claims.sub, email: claims.email, name, created_at: now, updated_at: now };
   try {
     const existing = await users.findUserByEmail(deps.db, app.id, claims.email);
-    if (existing) return await linkExisting(deps, app, existing, claims, identity, fail);
+    if (existing) return await linkExisting(deps, app, existing, identity);
     const row = users.emailUserRow({
       id: newUuid(),
       appId: app.id,
       email: claims.email,
-      emailVerified: claims.email_verified === true,
+      emailVerified: true,
       passwordHash: null,
       requiresVerification: false,
       now,
@@ -209,27 +255,23 @@ async function upsertUser(deps: OAuthDeps, app: Application, provider: OAuthProv
 }
 
 /**
- * Links the subject into a user that already holds the email. Only a verified email may: an unproven
- * address must not open someone else's account. Linking into an unverified account applies the
- * pre-hijacking rule (contract.md section 6): whoever made it before the owner loses its password and
- * its sessions before the owner's session is made.
+ * Links the subject into a user that already holds the email (the provider vouched for it: upsertUser
+ * checked). Linking into an unverified account applies the pre-hijacking rule (contract.md sections 6
+ * and 13): whoever made it before the owner loses its password, its sessions and any OAuth link it made,
+ * before the owner's session is made.
  */
 async function linkExisting(
   deps: OAuthDeps,
   app: Application,
   existing: User,
-  claims: IdTokenClaims,
   identity: { app_id: string; provider: OAuthProviderName; subject: string; email: string; name: string | null; created_at: string; updated_at: string },
-  fail: Fail,
 ): Promise<User> {
-  if (claims.email_verified !== true) {
-    throw fail('email_not_verified', 'the provider does not vouch for this email, and an account with it already exists');
-  }
   await inTransaction(deps.db, async (trx) => {
-    await identities.insertOAuthIdentity(trx, { ...identity, user_id: existing.id });
     if (!existing.emailVerified && (await users.claimUnverifiedUser(trx, app.id, existing.id, identity.created_at))) {
       await sessions.revokeUserSessions(trx, app.id, existing.id, identity.created_at);
+      await identities.deleteUserOAuthIdentities(trx, app.id, existing.id);
     }
+    await identities.insertOAuthIdentity(trx, { ...identity, user_id: existing.id });
   });
   return (await users.findUserById(deps.db, app.id, existing.id)) ?? existing;
 }

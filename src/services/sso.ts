@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { badRequest, forbidden, unauthorized } from '../errors.js';
 import * as applications from '../store/repos/applications.js';
 import type { Application } from '../store/repos/applications.js';
+import * as identities from '../store/repos/oauth-identities.js';
 import * as sessions from '../store/repos/sessions.js';
 import * as ssoTokens from '../store/repos/sso-tokens.js';
 import * as users from '../store/repos/users.js';
@@ -120,6 +121,8 @@ async function linkExisting(deps: SsoDeps, target: Application, existing: User, 
   await inTransaction(deps.db, async (trx) => {
     if (await users.claimUnverifiedUser(trx, target.id, existing.id, now)) {
       await sessions.revokeUserSessions(trx, target.id, existing.id, now);
+      // OAuth links made before the email was proven go with the password (contract.md section 13).
+      await identities.deleteUserOAuthIdentities(trx, target.id, existing.id);
     }
   });
   return (await users.findUserById(deps.db, target.id, existing.id)) ?? existing;

@@ -262,6 +262,7 @@ export interface OAuthStatesTable {
   expires_at: string;
   used_at: string | null;
   created_at: string;
+  browser_binding_hash: string | null; // sha256 hex of the cookie authorize set (migration 0016); null: made before it
 }
 
 export interface OAuthIdentitiesTable {

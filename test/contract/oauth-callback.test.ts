@@ -23,11 +23,18 @@ const googleCallback = () => `${o.server.url}/v1/oauth/google/callback`;
 /** Authorize for `app`, log in at the provider, and stop right before the browser reaches the callback. */
 async function atCallback(app = A(), edit?: (url: URL) => void) {
   const browser = new OAuthBrowser();
-  const start = await authorize(o.server, app, 'google');
+  const start = await authorize(o.server, app, 'google', RETURN, browser);
   const url = new URL(start.body.authorization_url);
   edit?.(url);
   const pending = await browser.walkProvider(url.href, newAccount(o.google).sub, googleCallback());
   return { browser, pending, state: url.searchParams.get('state')! };
+}
+
+/** Another browser holding the same binding cookie (a copy of it: what only its owner could make). */
+function withBindingOf(browser: OAuthBrowser): OAuthBrowser {
+  const copy = new OAuthBrowser();
+  copy.putCookie(googleCallback(), '__oauth_google', browser.cookie(googleCallback(), '__oauth_google')!, { path: '/v1/oauth' });
+  return copy;
 }
 
 async function expectNoSession(callback: Awaited<ReturnType<OAuthBrowser['send']>>, code: string) {
@@ -46,15 +53,16 @@ describe('13 OAuth callback: the state', () => {
     expect(posted.status).toBe(400);
   });
 
-  it('a replayed callback (the same state and code twice) → the second → ?error=invalid_state, no session', async () => {
+  it('a replayed callback (the same state, code and binding cookie twice) → the second → ?error=invalid_state, no session', async () => {
     const { browser, pending } = await atCallback();
+    const replayer = withBindingOf(browser);
     expect((await browser.send(pending)).location!.href).toBe(RETURN);
-    await expectNoSession(await new OAuthBrowser().send(pending), 'invalid_state');
+    await expectNoSession(await replayer.send(pending), 'invalid_state');
   });
 
-  it('the same callback fired twice at once → exactly one session', async () => {
-    const { pending } = await atCallback();
-    const results = await Promise.all([new OAuthBrowser().send(pending), new OAuthBrowser().send(pending)]);
+  it('the same callback fired twice at once (both with the binding cookie) → exactly one session', async () => {
+    const { browser, pending } = await atCallback();
+    const results = await Promise.all([withBindingOf(browser).send(pending), withBindingOf(browser).send(pending)]);
     const errors = results.map((r) => errorOf(r)).sort();
     expect(errors).toEqual(['invalid_state', null].sort());
     expect(results.filter((r) => setCookies(r.headers).__session).length).toBe(1);
@@ -71,7 +79,8 @@ describe('13 OAuth callback: the state', () => {
     const other = await atCallback();
     const mixed = new URL(one.pending.url);
     mixed.searchParams.set('state', other.state);
-    await expectNoSession(await one.browser.send({ ...one.pending, url: mixed }), 'token_exchange_failed');
+    // Sent from the browser that started `other` (it holds that state's binding cookie).
+    await expectNoSession(await other.browser.send({ ...one.pending, url: mixed }), 'token_exchange_failed');
     await expectNoSession(await other.browser.send(other.pending), 'invalid_state');
   });
 
@@ -118,7 +127,7 @@ describe('13 OAuth callback: the ID token', () => {
 describe('13 OAuth callback: the provider says no', () => {
   it('the person cancels at the provider ("Cancel" on its login page) → ?error=access_denied, no session', async () => {
     const browser = new OAuthBrowser();
-    const start = await authorize(o.server, A(), 'google');
+    const start = await authorize(o.server, A(), 'google', RETURN, browser);
     let page = await browser.request('GET', start.body.authorization_url);
     page = await browser.request('GET', page.location!);
     const cancel = /href="([^"]*\/abort)"/.exec(page.text);

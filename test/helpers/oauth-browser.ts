@@ -54,6 +54,13 @@ export class OAuthBrowser {
     return this.jar.get(new URL(url).host)?.get(name)?.value;
   }
 
+  /** Puts a cookie in the jar, as if `url`'s host had set it (a test copying one browser's cookie to another). */
+  putCookie(url: string, name: string, value: string, options: { path?: string; sameSite?: string } = {}): void {
+    const host = new URL(url).host;
+    if (!this.jar.has(host)) this.jar.set(host, new Map());
+    this.jar.get(host)!.set(name, { value, path: options.path ?? '/', sameSite: options.sameSite ?? 'lax' });
+  }
+
   /** One request; `form` sends application/x-www-form-urlencoded; `fromSite` is the origin of the page that sent it. */
   async request(method: string, url: string | URL, options: { form?: Record<string, string>; headers?: Record<string, string>; fromSite?: string } = {}): Promise<PageResponse> {
     const target = new URL(url);

@@ -75,9 +75,15 @@ export async function configureApple(server: TestServer, app: TestApp, c: { clie
   return res;
 }
 
-/** What the app's page does: asks Gatehouse for the provider's authorization URL. */
-export async function authorize(server: TestServer, app: TestApp, provider: 'google' | 'apple', redirectUrl = RETURN) {
-  return api(server, 'GET', `/v1/oauth/${provider}/authorize?redirect_url=${encodeURIComponent(redirectUrl)}`, { publishableKey: app.publishable_key });
+/**
+ * What the app's page does: asks Gatehouse for the provider's authorization URL, in `browser` (a fresh
+ * one when none is given), which keeps the browser-binding cookie the callback then requires.
+ */
+export async function authorize(server: TestServer, app: TestApp, provider: 'google' | 'apple', redirectUrl = RETURN, browser = new OAuthBrowser()) {
+  const res = await browser.request('GET', `${server.url}/v1/oauth/${provider}/authorize?redirect_url=${encodeURIComponent(redirectUrl)}`, {
+    headers: { 'x-publishable-key': app.publishable_key },
+  });
+  return { status: res.status, headers: res.headers, body: res.json, browser };
 }
 
 /** A whole sign-in: authorize, the provider's login and consent pages, the callback. Returns the callback's answer. */
@@ -89,7 +95,7 @@ export async function signInWith(
   options: { browser?: OAuthBrowser; redirectUrl?: string; editUrl?: (url: URL) => void; extraFields?: Record<string, string> } = {},
 ): Promise<{ callback: PageResponse; browser: OAuthBrowser }> {
   const browser = options.browser ?? new OAuthBrowser();
-  const start = await authorize(o.server, app, provider, options.redirectUrl);
+  const start = await authorize(o.server, app, provider, options.redirectUrl, browser);
   expect(start.status, JSON.stringify(start.body)).toBe(200);
   const url = new URL(start.body.authorization_url);
   options.editUrl?.(url);

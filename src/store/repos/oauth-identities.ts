@@ -34,3 +34,13 @@ export async function touchOAuthIdentity(
     .where('subject', '=', subject)
     .execute();
 }
+
+/**
+ * Unlinks every provider subject from the user (an index walk on (app_id, user_id)). Run in the
+ * transaction that proves the user's email: a link made before the proof was made by whoever held the
+ * account then, not necessarily by the inbox's owner. Returns how many links were removed.
+ */
+export async function deleteUserOAuthIdentities(db: Db, appId: string, userId: string): Promise<number> {
+  const result = await db.deleteFrom('oauth_identities').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -5,15 +5,19 @@ import { ApiError, badRequest, notFound } from '../../../errors.js';
 import { AppleClientSecrets } from '../../../providers/apple-secret.js';
 import { OidcIssuers } from '../../../providers/oidc.js';
 import { isProvider } from '../../../services/oauth-providers.js';
-import { completeCallback, OAuthCallbackError, startAuthorization, type CallbackParams, type OAuthDeps } from '../../../services/oauth.js';
+import { completeCallback, OAuthCallbackError, startAuthorization, STATE_TTL_SECONDS, type CallbackParams, type OAuthDeps } from '../../../services/oauth.js';
 import type { OAuthProviderName } from '../../../store/repos/oauth-providers.js';
-import { setAuthCookies } from '../../cookies.js';
+import { clearOAuthBindingCookie, oauthBindingCookie, requestCookie, setAuthCookies, setOAuthBindingCookie } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
 
 // interface.md 4.2 and contract.md section 13: authorize (Publishable) and the two callbacks (GET for
-// Google's query response, POST for Apple's form_post). The callbacks carry no key: the state names the app.
+// Google's query response, POST for Apple's form_post). The callbacks carry no key: the state names the
+// app, and the binding cookie authorize set names the browser.
+
+/** Apple answers with response_mode=form_post, a cross-site POST (its cookie must be SameSite=None). */
+const formPost = (provider: OAuthProviderName) => provider === 'apple';
 
 const ProviderParams = Type.Object({ provider: Type.String({ maxLength: 64 }) });
 
@@ -52,7 +56,8 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
       schema: {
         operationId: 'oauthAuthorize',
         tags: ['oauth'],
-        summary: "The provider's authorization URL (PKCE S256, state and nonce kept on the server for 10 minutes)",
+        summary:
+          "The provider's authorization URL (PKCE S256, state and nonce kept on the server for 10 minutes); sets the browser-binding cookie the callback requires (call it with credentials)",
         security: [{ publishable: [] }],
         params: ProviderParams,
         querystring: Type.Object({ redirect_url: Type.String({ minLength: 1, maxLength: 2048, description: 'on the allow-list; the browser returns here' }) }),
@@ -61,33 +66,39 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
     },
     async (request, reply) => {
       const provider = providerOf(request.params.provider);
-      const url = await startAuthorization(oauthDeps, request.application!, provider, request.query.redirect_url);
+      const { authorizationUrl, browserBinding } = await startAuthorization(oauthDeps, request.application!, provider, request.query.redirect_url);
+      setOAuthBindingCookie(reply, deps.config, provider, formPost(provider), browserBinding, STATE_TTL_SECONDS);
       reply.header('cache-control', 'no-store');
-      return { authorization_url: url };
+      return { authorization_url: authorizationUrl };
     },
   );
 
-  async function callback(request: FastifyRequest, reply: FastifyReply, params: CallbackParams) {
+  async function callback(request: FastifyRequest, reply: FastifyReply, params: CallbackParams, posted: boolean) {
     const provider = providerOf((request.params as { provider: string }).provider);
+    const binding = requestCookie(request, oauthBindingCookie(provider));
+    const origin = request.headers.origin;
     const keyApp = typeof request.headers['x-publishable-key'] === 'string' ? await guards.resolvePublishable(request) : undefined;
     // The URL held a code and a state: keep them out of the next page's Referer, and out of caches.
     reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
     try {
-      const { tokens, redirectUrl } = await completeCallback(oauthDeps, provider, params, keyApp);
+      const browser = { binding, formOrigin: posted && typeof origin === 'string' ? origin : undefined };
+      const { tokens, redirectUrl } = await completeCallback(oauthDeps, provider, params, browser, keyApp);
       setAuthCookies(reply, deps.config, tokens);
+      // Spent with its state. Only on success: a forged callback must not clear a sign-in in progress.
+      clearOAuthBindingCookie(reply, deps.config, provider, formPost(provider));
       return reply.redirect(redirectUrl, 302);
     } catch (error) {
       if (!(error instanceof OAuthCallbackError)) throw error;
       // Code and messages only: a provider's error may quote claims.
       const cause = error.cause as { message?: string; code?: string } | undefined;
-      request.log.info({ oauth_error: error.code, cause: cause && { message: cause.message, code: cause.code } }, 'OAuth callback failed');
+      request.log.info({ oauth_error: error.code, reason: error.detail, cause: cause && { message: cause.message, code: cause.code } }, 'OAuth callback failed');
       if (!error.redirectUrl) throw badRequest(error.detail, 'invalid_state');
       return reply.redirect(withError(error.redirectUrl, error.code), 302);
     }
   }
 
   app.get('/v1/oauth/:provider/callback', { config: { page: true }, schema: callbackSchema('oauthCallback', "The provider's redirect (query response mode)", 'querystring') }, (request, reply) =>
-    callback(request, reply, request.query as CallbackParams),
+    callback(request, reply, request.query as CallbackParams, false),
   );
 
   // Apple posts the response as a cross-site form (form_post): only this scope parses form bodies, so no
@@ -101,7 +112,7 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
       }
     });
     scope.post('/v1/oauth/:provider/callback', { config: { page: true }, schema: callbackSchema('oauthFormPostCallback', "The provider's form_post response", 'body') }, (request, reply) =>
-      callback(request, reply, (request.body ?? {}) as CallbackParams),
+      callback(request, reply, (request.body ?? {}) as CallbackParams, true),
     );
   });
 }
