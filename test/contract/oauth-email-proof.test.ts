@@ -75,7 +75,7 @@ describe('35.1 OAuth: an unverified provider email', () => {
     expect(await usersWith(app(), email)).toMatchObject([{ id: signup.body.user_id, email_verified: true }]);
   });
 
-  it('35.1 an unverified email does not link into an existing account either (an account of that email exists)', async () => {
+  it('13 OAuth: an unverified email (Apple "false") does not link into an existing account of that email either', async () => {
     const email = uniqueEmail('held');
     const created = await api(o.server, 'POST', '/v1/users', { bearer: app().secret_key, body: { email } });
     expect(created.status).toBe(201);
