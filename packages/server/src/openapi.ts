@@ -437,7 +437,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The provider's authorization URL (PKCE S256, state and nonce kept on the server for 10 minutes) */
+        /** The provider's authorization URL (PKCE S256, state and nonce kept on the server for 10 minutes); sets the browser-binding cookie the callback requires (call it with credentials) */
         get: operations["oauthAuthorize"];
         put?: never;
         post?: never;
