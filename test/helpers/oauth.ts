@@ -81,7 +81,8 @@ export async function configureApple(server: TestServer, app: TestApp, c: { clie
  */
 export async function authorize(server: TestServer, app: TestApp, provider: 'google' | 'apple', redirectUrl = RETURN, browser = new OAuthBrowser()) {
   const res = await browser.request('GET', `${server.url}/v1/oauth/${provider}/authorize?redirect_url=${encodeURIComponent(redirectUrl)}`, {
-    headers: { 'x-publishable-key': app.publishable_key },
+    // A page's fetch, not a navigation: errors come back as {detail}.
+    headers: { 'x-publishable-key': app.publishable_key, accept: 'application/json' },
   });
   return { status: res.status, headers: res.headers, body: res.json, browser };
 }
