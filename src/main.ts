@@ -15,6 +15,7 @@ import { scheduleMetering } from './services/billing/metering.js';
 import { startMailWorker } from './services/mail-worker.js';
 import { checkMasterKey } from './services/master-key-check.js';
 import { migrateToLatest } from './store/migrations/index.js';
+import { refreshPlannerStatistics } from './store/statistics.js';
 
 /**
  * loadConfig → createDeps → migrate → check the master key → buildApp → listen, with the mail worker
@@ -29,6 +30,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
     const applied = await migrate(config, deps);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
     await checkMasterKey(deps);
+    await refreshPlannerStatistics(deps.db, { startUp: true });
   } catch (error) {
     // Nothing listens yet: close the pool (and Redis) so the process exits with the error.
     await deps.close();

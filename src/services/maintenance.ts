@@ -5,7 +5,8 @@ import type { Deps } from '../deps.js';
 import * as expired from '../store/repos/expired-rows.js';
 import { inTransaction } from '../store/transaction.js';
 import { acquireJobLock, releaseJobLock } from '../store/repos/job-locks.js';
-import { deleteExpiredOAuthStates } from '../store/repos/oauth-states.js';
+import { deleteActiveUsersBefore } from '../store/repos/active-users.js';
+import { refreshPlannerStatistics } from '../store/statistics.js';
 import { sweepObjects } from './object-sweep.js';
 
 export const PRUNE_JOB = 'prune-expired-rows';
@@ -15,8 +16,8 @@ const LEASE_SECONDS = 5 * 60;
 const SKEW_SECONDS = 10 * 60;
 const ROTATED_TOKEN_DAYS = 7;
 /**
- * A revoked or expired session (and its refresh tokens) is deleted this long after it died: long enough
- * that the metering run for the month it lived in (monthly active users, billing) still counts it.
+ * A revoked or expired session (and its refresh tokens) is deleted this long after it died. (Monthly active
+ * users no longer read sessions since migration 0022; the retention stays what operators were told.)
  */
 export const DEAD_SESSION_RETENTION_DAYS = 62;
 
@@ -33,31 +34,95 @@ export interface PruneReport {
   stale_uploads?: number;
   orphan_blobs?: number;
   sessions: number;
+  /** Marks of monthly active users of months before the last (their counts stay). */
+  active_users: number;
 }
 
-/** Deletes dead single-use rows, on one node at a time (a database lease); `ran` false when another node holds it. */
+/** Rows a clean-up statement deletes at most (one short transaction each). */
+export const PRUNE_BATCH = 1000;
+/** Batches of one kind a run takes at most; what is left waits for the next run. */
+const MAX_BATCHES = 500;
+
+/** Lets requests waiting on the event loop in between two batches (better-sqlite3 runs each on the loop). */
+const letOthersIn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Repeats a batch delete until a batch comes back short (none left) or MAX_BATCHES; answers the rows deleted. */
+async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const deleted = await deleteBatch();
+    total += deleted;
+    if (deleted < PRUNE_BATCH) break;
+    await letOthersIn();
+  }
+  return total;
+}
+
+/**
+ * Deletes dead single-use rows, on one node at a time (a database lease); `ran` false when another node holds
+ * it. Every delete is a range of an index in batches of PRUNE_BATCH rows (store/repos/expired-rows.ts), so a
+ * run costs what it deletes, not what the tables hold; the planner's statistics are refreshed after it.
+ */
 export async function pruneExpiredRows(deps: MaintenanceDeps, holder = `${hostname()}:${process.pid}:${newUuid()}`): Promise<PruneReport> {
   const now = deps.clock.now();
-  const report: PruneReport = { ran: false, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, sessions: 0 };
+  const report: PruneReport = { ran: false, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, sessions: 0, active_users: 0 };
   if (!(await acquireJobLock(deps.db, PRUNE_JOB, holder, iso(now), iso(addSeconds(now, LEASE_SECONDS))))) return report;
   try {
     const skewed = iso(addSeconds(now, -SKEW_SECONDS));
-    report.replay_guards = await expired.deleteExpiredReplayGuards(deps.db, skewed);
-    report.email_challenges = await expired.deleteOldEmailChallenges(deps.db, iso(addSeconds(now, -2 * 86_400)));
-    report.sso_tokens = await expired.deleteExpiredSsoTokens(deps.db, skewed);
-    report.refresh_tokens = await expired.deleteDeadRefreshTokens(deps.db, skewed, iso(addSeconds(now, -ROTATED_TOKEN_DAYS * 86_400)));
-    report.oauth_states = await deleteExpiredOAuthStates(deps.db, skewed);
+    const timed = (rows: expired.TimedRows, before: string) => inBatches(() => expired.deleteTimedRows(deps.db, rows, before, PRUNE_BATCH));
+    report.replay_guards = (await timed('hashcash_spent', skewed)) + (await timed('bot_auth_replays', skewed));
+    report.email_challenges = await timed('email_challenges', iso(addSeconds(now, -2 * 86_400)));
+    report.sso_tokens = await timed('sso_tokens', skewed);
+    report.refresh_tokens = (await timed('refresh_tokens', skewed)) + (await timed('rotated_refresh_tokens', iso(addSeconds(now, -ROTATED_TOKEN_DAYS * 86_400))));
+    report.oauth_states = await timed('oauth_states', skewed);
     if (deps.blobs && deps.config) Object.assign(report, await sweepObjects({ ...deps, blobs: deps.blobs, config: deps.config }));
     const deadBefore = iso(addSeconds(now, -DEAD_SESSION_RETENTION_DAYS * 86_400 - SKEW_SECONDS));
-    await inTransaction(deps.db, async (trx) => {
-      report.refresh_tokens += await expired.deleteRefreshTokensOfDeadSessions(trx, deadBefore);
-      report.sessions = await expired.deleteDeadSessions(trx, deadBefore);
-    });
+    const swept = await sweepSessions(deps, deadBefore);
+    report.sessions = swept.sessions;
+    report.refresh_tokens += swept.refreshTokens;
+    // A month's marks keep its count exact while it can be written (its own month, and the next for a node
+    // whose clock lags); the counts are the figures and stay.
+    const keptFrom = monthBefore(skewed);
+    report.active_users = await inBatches(() => deleteActiveUsersBefore(deps.db, keptFrom, PRUNE_BATCH));
+    await refreshPlannerStatistics(deps.db);
     report.ran = true;
     return report;
   } finally {
     await releaseJobLock(deps.db, PRUNE_JOB, holder, iso(deps.clock.now()));
   }
+}
+
+/** 'YYYY-MM' of the month before the one `time` (ISO 8601) falls in. */
+function monthBefore(time: string): string {
+  const year = Number(time.slice(0, 4));
+  const month = Number(time.slice(5, 7));
+  return month === 1 ? `${year - 1}-12` : `${year}-${String(month - 1).padStart(2, '0')}`;
+}
+
+/**
+ * Sessions revoked or expired before `deadBefore` are deleted with their refresh tokens; the clean-up finds
+ * them by `sweep_after` (index sessions_sweep), never by a scan: each batch takes the sessions due, deletes
+ * the dead among them and postpones the live ones to their revocation or current expiry (expired-rows.ts).
+ * Sessions from before migration 0022 (no sweep_after yet) are taken first, once.
+ */
+async function sweepSessions(deps: MaintenanceDeps, deadBefore: string): Promise<{ sessions: number; refreshTokens: number }> {
+  const total = { sessions: 0, refreshTokens: 0 };
+  for (const unswept of [true, false]) {
+    for (let i = 0; i < MAX_BATCHES; i++) {
+      const due = await expired.findDueSessions(deps.db, deadBefore, PRUNE_BATCH, unswept);
+      const isDead = (s: expired.DueSession) => s.expires_at < deadBefore || (s.revoked_at !== null && s.revoked_at < deadBefore);
+      const deleted = await inTransaction(deps.db, async (trx) => {
+        const gone = await expired.deleteDeadSessions(trx, due.filter(isDead).map((s) => s.id), deadBefore);
+        await expired.postponeSessions(trx, due.filter((s) => !isDead(s)).map((s) => s.id));
+        return gone;
+      });
+      total.sessions += deleted.sessions;
+      total.refreshTokens += deleted.refreshTokens;
+      if (due.length < PRUNE_BATCH) break;
+      await letOthersIn();
+    }
+  }
+  return total;
 }
 
 /** Runs the clean-up every 10 minutes in the background; returns the stop function. */

@@ -16,9 +16,58 @@ import { startSession } from './sessions.js';
 
 export type UserDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'secrets'>;
 
-/** A page of the app's users, newest first; `email` is an exact, case-insensitive match. */
-export function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string }) {
-  return users.listUsers(deps.db, appId, query);
+/** How many users a step of a long offset walks (one statement; the event loop is free between steps). */
+export const OFFSET_STEP = 20_000;
+
+export interface UserPage {
+  users: User[];
+  /** Every user matching the query, when asked for (a count over the app's index entries). */
+  total?: number;
+  /** Where the next page starts (after the last user of this one); null on the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * A page of the app's users, newest first; `email` is an exact, case-insensitive match. A page starts
+ * after `cursor` (keyset: stable under inserts), then skips `offset` users; every read is a range of the
+ * index (app_id, created_at, id), a long offset walked in steps of OFFSET_STEP entries with the event loop
+ * free between them. `total` only with `includeTotal`: counting costs one index entry per user.
+ */
+export async function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string; cursor?: string; includeTotal?: boolean }): Promise<UserPage> {
+  let after = query.cursor === undefined ? undefined : decodeUserCursor(query.cursor);
+  let offset = query.offset;
+  const total = query.includeTotal ? await users.countUsers(deps.db, appId, query.email) : undefined;
+  while (offset > OFFSET_STEP) {
+    after = await users.findUserPosition(deps.db, appId, { email: query.email, after, skip: OFFSET_STEP });
+    if (!after) return { users: [], total, nextCursor: null };
+    offset -= OFFSET_STEP;
+    // better-sqlite3 runs each statement on the event loop: let waiting requests in between steps.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const found = await users.listUsersPage(deps.db, appId, { email: query.email, after, offset, limit: query.limit + 1 });
+  const page = found.slice(0, query.limit);
+  const last = page.at(-1);
+  const nextCursor = found.length > query.limit && last ? encodeUserCursor({ createdAt: last.createdAt, id: last.id }) : null;
+  return { users: page, total, nextCursor };
+}
+
+// A cursor is the last user's (created_at, id): nothing the page did not show, so it needs no MAC; any
+// position is valid (the query stays scoped to the app), a malformed one is 400.
+const encodeUserCursor = (position: users.UserPosition) => Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function decodeUserCursor(cursor: string): users.UserPosition {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && TIMESTAMP.test(value[0]) && UUID.test(value[1])) {
+      return { createdAt: value[0], id: value[1] };
+    }
+  } catch {
+    // not base64url JSON: the answer below
+  }
+  throw badRequest('cursor is not one this service gave');
 }
 
 /** The app's user, or 404 (a user of another app is not found either). */

@@ -160,6 +160,9 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
     // write load grew the database and stayed full: 17 MB more RSS after 20 s of minting sessions, and no
     // more requests a second (bench/README.md, 2026-11-26 22:08 UTC).
     database.pragma('cache_size = -2000');
+    // ANALYZE (PRAGMA optimize, store/statistics.ts) samples at most this many rows of each index, so it
+    // takes milliseconds on a table of any size.
+    database.pragma('analysis_limit = 1000');
     const statements = cachingStatements(database);
     const state: SqliteConnectionState = { database, statements, held: false };
     const db = new Kysely<Database>({ dialect: sqliteDriver(new SqliteDialect({ database: statements }), state) });

@@ -77,6 +77,23 @@ export interface SessionsTable {
   /** 'YYYY-MM' of the last two distinct months the session was refreshed in (monthly active users). */
   refreshed_month: string | null;
   prior_refreshed_month: string | null;
+  /** When the clean-up next looks at the session (migration 0022); null: at its next run. */
+  sweep_after: string | null;
+}
+
+/** A user active (a session started or refreshed) in an app in a month 'YYYY-MM' (migration 0022). */
+export interface ActiveUsersTable {
+  app_id: string;
+  user_id: string;
+  period: string;
+}
+
+/** How many active_users rows an (app, month) has, in slots by the user id's first character. */
+export interface ActiveUserCountsTable {
+  app_id: string;
+  period: string;
+  slot: string;
+  users: number;
 }
 
 /** Refresh tokens of the earlier form (before migration 0014), kept until they rotate or expire. */
@@ -148,6 +165,8 @@ export interface Database {
   signing_keys: SigningKeysTable;
   users: UsersTable;
   sessions: SessionsTable;
+  active_users: ActiveUsersTable;
+  active_user_counts: ActiveUserCountsTable;
   refresh_tokens: RefreshTokensTable;
   email_challenges: EmailChallengesTable;
   hashcash_spent: HashcashSpentTable;

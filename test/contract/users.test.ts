@@ -126,10 +126,13 @@ describe('4.5 GET /v1/users and contract 9', () => {
   });
   const list = (query: string) => secret('GET', `/v1/users${query}`, undefined, listed.secret_key);
 
-  it('limit defaults to 50, offset to 0; total counts every user; newest first', async () => {
+  it('limit defaults to 50, offset to 0; newest first; total only when asked (include_total=true), counting every user', async () => {
     const res = await list('');
     expect(res.status).toBe(200);
-    expect(res.body.total).toBe(55);
+    expect(res.body).not.toHaveProperty('total');
+    expect(res.body.next_cursor).toEqual(expect.any(String));
+    expect((await list('?include_total=true')).body.total).toBe(55);
+    expect((await list('?include_total=false')).body).not.toHaveProperty('total');
     expect(res.body.users).toHaveLength(50);
     const times = res.body.users.map((u: { created_at: string }) => u.created_at);
     expect([...times].sort().reverse()).toEqual(times);
@@ -139,7 +142,7 @@ describe('4.5 GET /v1/users and contract 9', () => {
   it('pages with limit and offset cover every user once', async () => {
     const seen: string[] = [];
     for (let offset = 0; offset < 60; offset += 20) {
-      const res = await list(`?limit=20&offset=${offset}`);
+      const res = await list(`?limit=20&offset=${offset}&include_total=true`);
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(55);
       seen.push(...res.body.users.map((u: { id: string }) => u.id));
@@ -150,8 +153,39 @@ describe('4.5 GET /v1/users and contract 9', () => {
     expect((await list('?limit=200')).body.users).toHaveLength(55);
   });
 
+  it('keyset pages (cursor, next_cursor) are complete and stable: users created meanwhile shift nothing', async () => {
+    const all = (await list('?limit=200')).body.users.map((u: { id: string }) => u.id);
+    expect(new Set(all)).toEqual(new Set(created));
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await list(`?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      seen.push(...res.body.users.map((u: { id: string }) => u.id));
+      cursor = res.body.next_cursor;
+      // A newer user arrives between pages: it sorts before the cursor, so no page repeats or skips a user.
+      if (pages++ === 2) await secret('POST', '/v1/users', { email: uniqueEmail('meanwhile') }, listed.secret_key);
+    } while (cursor);
+    expect(pages).toBe(8);
+    expect(seen).toEqual(all);
+    // The same walk as offsets answers the same order, and a cursor and an offset combine (offset after the cursor).
+    const current = (await list('?limit=200')).body.users.map((u: { id: string }) => u.id);
+    const first = (await list('?limit=5')).body;
+    const after = (await list(`?limit=5&cursor=${first.next_cursor}&offset=3`)).body;
+    expect(after.users.map((u: { id: string }) => u.id)).toEqual(current.slice(8, 13));
+  });
+
+  it('400 for a cursor this service did not give', async () => {
+    for (const cursor of ['nope', Buffer.from('["x","y"]').toString('base64url'), Buffer.from('{"a":1}').toString('base64url')]) {
+      const res = await list(`?cursor=${cursor}`);
+      expect(res.status, cursor).toBe(400);
+      expect(Object.keys(res.body)).toEqual(['detail']);
+    }
+  });
+
   it('400 for limit above 200 or below 1, a negative offset, or a non-number', async () => {
-    for (const query of ['?limit=201', '?limit=0', '?offset=-1', '?limit=ten']) {
+    for (const query of ['?limit=201', '?limit=0', '?offset=-1', '?limit=ten', '?include_total=maybe']) {
       const res = await list(query);
       expect(res.status, query).toBe(400);
       expect(Object.keys(res.body)).toEqual(['detail']);
@@ -159,11 +193,12 @@ describe('4.5 GET /v1/users and contract 9', () => {
   });
 
   it('email is an exact, case-insensitive filter', async () => {
-    const hit = await list('?email=MEMBER7@List.Example.COM');
+    const hit = await list('?email=MEMBER7@List.Example.COM&include_total=true');
     expect(hit.body.total).toBe(1);
     expect(hit.body.users.map((u: { email: string }) => u.email)).toEqual(['member7@list.example.com']);
-    const partial = await list('?email=member7');
-    expect(partial.body).toEqual({ users: [], total: 0 });
+    expect(hit.body.next_cursor).toBeNull();
+    const partial = await list('?email=member7&include_total=true');
+    expect(partial.body).toEqual({ users: [], total: 0, next_cursor: null });
   });
 });
 
@@ -281,7 +316,12 @@ describe('contract 0 and part 5: only the secret key of the same app', () => {
   it("another app's secret key sees none of this app's users and cannot revoke its sessions", async () => {
     const key = other.secret_key;
     expect((await secret('GET', `/v1/users/${user.id}`, undefined, key)).status).toBe(404);
-    expect((await secret('GET', `/v1/users?email=${encodeURIComponent(user.email)}`, undefined, key)).body).toEqual({ users: [], total: 0 });
+    expect((await secret('GET', `/v1/users?email=${encodeURIComponent(user.email)}&include_total=true`, undefined, key)).body).toEqual({ users: [], total: 0, next_cursor: null });
+    // A cursor made from this app's list positions the other app's list only among its own users.
+    const mine = (await secret('GET', '/v1/users?limit=1')).body;
+    const theirs = await secret('GET', `/v1/users?limit=200&cursor=${mine.next_cursor}`, undefined, key);
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.users.map((u: { id: string }) => u.id)).not.toContain(user.id);
     expect((await secret('POST', '/v1/sign_in_tokens', { user_id: user.id }, key)).status).toBe(404);
     expect((await secret('POST', `/v1/sessions/revoke?session_id=${session.session_id}`, undefined, key)).status).toBe(404);
     expect((await me(session.token)).status).toBe(200);

@@ -6,12 +6,14 @@ import { measureUsage } from '../../src/services/billing/metering.js';
 import { parsePeriod } from '../../src/services/billing/pricing.js';
 import { refreshSession, REFRESH_TOKEN_SECONDS, startSession } from '../../src/services/sessions.js';
 import { findUserById, insertUser } from '../../src/store/repos/users.js';
+import { backfillActiveUsers } from '../../src/store/migrations/0022-data-scale.js';
 import { openEarlierSession } from '../helpers/earlier-tokens.js';
 import { openInProcess } from '../helpers/in-process.js';
 
 // Monthly active users count a refresh in the month it happened, in-process on the run's real database
-// with a clock the test moves: the session row keeps the last two months it was refreshed in, and a
-// session from before migration 0014 counts by its refresh token's row and then by its row like the rest.
+// with a clock the test moves: a session's start and its first refresh of each month mark the user in
+// active_users (migration 0022), and a session from before migration 0014 counts by what the migration
+// filled from its refresh token's row, and then by its refreshes like the rest.
 let deps: Deps;
 let close: (() => Promise<void>) | undefined;
 let now = new Date('2026-01-10T12:00:00.000Z');
@@ -42,6 +44,8 @@ describe('12 monthly active users and refreshes', () => {
     await user(2); // never signs in
     let aTokens = await startSession(deps, app.app_id, a);
     const earlier = await openEarlierSession(deps.db, { appId: app.app_id, userId: c.id, now: iso(now), expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)) });
+    // Written as a release before migration 0022 wrote it (no active-user mark): the migration's fill counts it.
+    await backfillActiveUsers(deps.db);
     expect(await active('2026-01')).toBe(2);
 
     now = new Date('2026-02-05T12:00:00.000Z');

@@ -35,6 +35,14 @@ const ListQuery = Type.Object({
   limit: SafeInteger({ minimum: 1, maximum: 200, default: 50 }),
   offset: SafeInteger({ minimum: 0, maximum: 10_000_000, default: 0 }),
   email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact match, case-insensitive' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page: the page starts after its last user' })),
+  include_total: Type.Boolean({ default: false, description: 'answer `total`, the number of matching users (costs one index entry per user)' }),
+});
+
+const UserList = Type.Object({
+  users: Type.Array(UserBody),
+  total: Type.Optional(Type.Integer({ description: 'only with include_total=true' })),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'where the next page starts; null on the last page' }),
 });
 
 const CreateBody = Type.Object({
@@ -67,12 +75,13 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
         ...secretRoute,
         summary: "A page of the app's users, newest first",
         querystring: ListQuery,
-        response: { 200: Type.Object({ users: Type.Array(UserBody), total: Type.Integer() }), ...errors(400, 401, 403) },
+        response: { 200: UserList, ...errors(400, 401, 403) },
       },
     },
     async (request) => {
-      const page = await listUsers(deps, request.application!.id, request.query);
-      return { users: page.users.map(userBody), total: page.total };
+      const { include_total, ...query } = request.query;
+      const page = await listUsers(deps, request.application!.id, { ...query, includeTotal: include_total });
+      return { users: page.users.map(userBody), ...(page.total === undefined ? {} : { total: page.total }), next_cursor: page.nextCursor };
     },
   );
 

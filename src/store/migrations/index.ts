@@ -19,6 +19,7 @@ import * as m0015 from './0015-blob-deletion-tokens.js';
 import * as m0023 from './0023-upload-liveness.js';
 import * as m0018 from './0018-settings.js';
 import * as m0016 from './0016-oauth-browser-binding.js';
+import * as m0022 from './0022-data-scale.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023-upload-liveness': m0023,
   '0018-settings': m0018,
   '0016-oauth-browser-binding': m0016,
+  '0022-data-scale': m0022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Db } from '../db.js';
+import { sumActiveUsers } from './active-users.js';
 import type { UsageItem } from '../types.js';
 
 /**
@@ -20,25 +20,12 @@ export async function insertUsageCharge(
 }
 
 /**
- * Monthly active users: distinct users of the tenant's apps with a session started, or refreshed, in the
- * month `month` ('YYYY-MM') that runs over [from, to). A session row keeps the last two distinct months it
- * was refreshed in (migration 0014), which a metering run reads within a month of the period's end; the
- * refresh tokens of the earlier form count by their issue time. User ids are unique across apps, so one
- * person in two apps counts twice.
+ * Monthly active users of the tenant's apps in `period` (its name, 'YYYY-MM'): distinct users with a session
+ * started or refreshed in the month, per app, from the counts kept as sessions start and refresh
+ * (store/repos/active-users.ts, migration 0022): at most 16 rows per app, whatever the number of sessions.
  */
-export async function countActiveUsers(db: Db, tenantId: string, period: { name: string; start: string; end: string }): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`
-    select count(distinct user_id) as n from (
-      select s.user_id from sessions s join applications a on a.id = s.app_id
-        where a.tenant_id = ${tenantId} and s.created_at >= ${period.start} and s.created_at < ${period.end}
-      union
-      select s.user_id from sessions s join applications a on a.id = s.app_id
-        where a.tenant_id = ${tenantId} and (s.refreshed_month = ${period.name} or s.prior_refreshed_month = ${period.name})
-      union
-      select s.user_id from refresh_tokens r join sessions s on s.id = r.session_id join applications a on a.id = r.app_id
-        where a.tenant_id = ${tenantId} and r.created_at >= ${period.start} and r.created_at < ${period.end}
-    ) active`.execute(db);
-  return Number(rows[0]?.n ?? 0);
+export function countActiveUsers(db: Db, tenantId: string, period: { name: string }): Promise<number> {
+  return sumActiveUsers(db, tenantId, period.name);
 }
 
 /** Every tenant id, for a metering run. */

@@ -1,50 +1,83 @@
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db.js';
 import type { Database } from '../types.js';
 
 // Clean-up of single-use rows whose use is over. Maintenance spans every app by nature: these are the
-// only deletes not scoped by app id, and they only ever touch rows that are already dead.
+// only deletes not scoped by app id, and they only ever touch rows that are already dead. Each call is one
+// bounded batch: a range of an index (migration 0022) picks at most `batch` keys, and only those rows are
+// deleted, so no statement or transaction grows with the table; the caller repeats until a batch comes
+// back short.
 
-const count = (result: { numDeletedRows: bigint }[]) => Number(result.reduce((sum, r) => sum + r.numDeletedRows, 0n));
+/** The tables the clean-up deletes from by one time column, with their key and that column. */
+const BY_TIME = {
+  hashcash_spent: { key: 'challenge_hash', time: 'expires_at' },
+  bot_auth_replays: { key: 'signature_hash', time: 'expires_at' },
+  sso_tokens: { key: 'token_hash', time: 'expires_at' },
+  email_challenges: { key: 'id', time: 'created_at' },
+  oauth_states: { key: 'state_hash', time: 'expires_at' },
+  refresh_tokens: { key: 'token_hash', time: 'expires_at' },
+  rotated_refresh_tokens: { key: 'token_hash', time: 'rotated_at', table: 'refresh_tokens' },
+} as const;
 
-/** Spent hashcash challenges and bot signatures past their expiry (a replay would fail on time anyway). */
-export async function deleteExpiredReplayGuards(db: Db, before: string): Promise<number> {
-  const hashcash = await db.deleteFrom('hashcash_spent').where('expires_at', '<', before).execute();
-  const bots = await db.deleteFrom('bot_auth_replays').where('expires_at', '<', before).execute();
-  return count([...hashcash, ...bots]);
+export type TimedRows = keyof typeof BY_TIME;
+
+/**
+ * Deletes up to `batch` rows whose time column is before `before`: spent hashcash challenges and bot
+ * signatures past their expiry, SSO tokens and OAuth states past theirs, emailed codes and links by age,
+ * refresh tokens of the earlier form past their expiry or rotated long ago. Answers how many it deleted.
+ */
+export async function deleteTimedRows(db: Db, rows: TimedRows, before: string, batch: number): Promise<number> {
+  const spec = BY_TIME[rows];
+  const table = sql.table('table' in spec ? spec.table : rows);
+  const key = sql.ref(spec.key);
+  const result = await sql`delete from ${table} where ${key} in (select ${key} from ${table} where ${sql.ref(spec.time)} < ${before} limit ${sql.lit(batch)})`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
-export async function deleteOldEmailChallenges(db: Db, createdBefore: string): Promise<number> {
-  return count(await db.deleteFrom('email_challenges').where('created_at', '<', createdBefore).execute());
-}
-
-export async function deleteExpiredSsoTokens(db: Db, before: string): Promise<number> {
-  return count(await db.deleteFrom('sso_tokens').where('expires_at', '<', before).execute());
+/** A session the clean-up looks at, with what decides whether it is dead. */
+export interface DueSession {
+  id: string;
+  expires_at: string;
+  revoked_at: string | null;
 }
 
 /**
- * Refresh tokens past their expiry, and rotated ones kept long enough to catch a thief's late reuse
- * (which revokes the session) but not forever.
+ * Up to `batch` sessions due for a look: `sweep_after` before `dueBefore` (from the index sessions_sweep),
+ * or, with `unswept`, sessions never looked at (sweep_after null: written before migration 0022).
  */
-export async function deleteDeadRefreshTokens(db: Db, now: string, rotatedBefore: string): Promise<number> {
-  return count(
-    await db
-      .deleteFrom('refresh_tokens')
-      .where((eb) => eb.or([eb('expires_at', '<', now), eb('rotated_at', '<', rotatedBefore)]))
-      .execute(),
-  );
+export async function findDueSessions(db: Db, dueBefore: string, batch: number, unswept = false): Promise<DueSession[]> {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'expires_at', 'revoked_at'])
+    .where((eb) => (unswept ? eb('sweep_after', 'is', null) : eb('sweep_after', '<', dueBefore)))
+    .limit(batch)
+    .execute();
 }
 
-const deadSession = (deadBefore: string) => (eb: ExpressionBuilder<Database, 'sessions'>) =>
-  eb.or([eb('revoked_at', '<', deadBefore), eb('expires_at', '<', deadBefore)]);
-
-/** Refresh tokens of sessions revoked or expired before `deadBefore` (deleted before their sessions). */
-export async function deleteRefreshTokensOfDeadSessions(db: Db, deadBefore: string): Promise<number> {
-  const dead = db.selectFrom('sessions').select('id').where(deadSession(deadBefore));
-  return count(await db.deleteFrom('refresh_tokens').where('session_id', 'in', dead).execute());
+/**
+ * Deletes the sessions `ids` that are dead before `deadBefore` (revoked or expired then; checked again here,
+ * in the delete itself), their refresh tokens of the earlier form first. Answers how many sessions it deleted.
+ */
+export async function deleteDeadSessions(db: Db, ids: string[], deadBefore: string): Promise<{ sessions: number; refreshTokens: number }> {
+  if (ids.length === 0) return { sessions: 0, refreshTokens: 0 };
+  const dead = (eb: ExpressionBuilder<Database, 'sessions'>) => eb.or([eb('revoked_at', '<', deadBefore), eb('expires_at', '<', deadBefore)]);
+  const tokens = await db
+    .deleteFrom('refresh_tokens')
+    .where('session_id', 'in', db.selectFrom('sessions').select('id').where('id', 'in', ids).where(dead))
+    .executeTakeFirst();
+  const sessions = await db.deleteFrom('sessions').where('id', 'in', ids).where(dead).executeTakeFirst();
+  return { sessions: Number(sessions.numDeletedRows), refreshTokens: Number(tokens.numDeletedRows) };
 }
 
-/** Sessions revoked or expired before `deadBefore`: they refuse everything already, only the row remained. */
-export async function deleteDeadSessions(db: Db, deadBefore: string): Promise<number> {
-  return count(await db.deleteFrom('sessions').where(deadSession(deadBefore)).execute());
+/**
+ * The live sessions `ids` are looked at again when they may next be dead: at their revocation, or else at
+ * their expiry as it is now (a refresh moves expires_at, never sweep_after, so a refresh changes no index).
+ */
+export async function postponeSessions(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('sessions')
+    .set((eb) => ({ sweep_after: eb.fn.coalesce('revoked_at', 'expires_at') }))
+    .where('id', 'in', ids)
+    .execute();
 }

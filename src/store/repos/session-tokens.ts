@@ -1,9 +1,10 @@
-import type { QueryCreator } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import { USER_COLUMNS, qualified } from '../columns.js';
 import { compiledQuery } from '../compiled.js';
-import { isSqlite, sqliteTransaction, type Db } from '../db.js';
+import { isSqlite, sqliteTransaction, type Db, type RunNow } from '../db.js';
 import { inTransaction } from '../transaction.js';
 import type { Database, UserRow } from '../types.js';
+import { countActiveQuery, markActiveQuery, markActiveUser, slotOf } from './active-users.js';
 import { liveKeyGate, type KeyGate } from './applications.js';
 import { activeKidQuery, activeKidStatement } from './signing-keys.js';
 import { claimRefreshTokenStatement } from './refresh-tokens.js';
@@ -72,8 +73,17 @@ function rotationStatement(q: QueryCreator<Database>, v: Record<keyof RotationVa
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', v.now as string)
     .where((eb) => liveKeyGate(eb, v as unknown as KeyGate, 'publishable'))
-    .returning('user_id');
+    .returning(['app_id', 'user_id', 'prior_rotated_at', 'created_at']);
 }
+
+/**
+ * Whether a rotation is the session's first activity of `month`: its previous one (the rotation before,
+ * now prior_rotated_at, or else its start) was in another month. Only then does the refresh mark the user
+ * active (migration 0022); a session's start marks its own month, so every later refresh of the same month
+ * writes nothing more. Months compare as the 'YYYY-MM' prefix of ISO 8601 times.
+ */
+const firstActivityOfMonth = (session: { prior_rotated_at: string | null; created_at: string }, month: string) =>
+  (session.prior_rotated_at ?? session.created_at).slice(0, 7) !== month;
 
 const ROTATION_NAMES = ['appId', 'keyHash', 'sessionId', 'tokenHash', 'newTokenHash', 'generation', 'now', 'month', 'expiresAt'] as const;
 
@@ -83,6 +93,22 @@ const rotateQuery = compiledQuery(ROTATION_NAMES, (db, v) => rotationStatement(d
 const rotateOnPostgres = compiledQuery(ROTATION_NAMES, (db, v) =>
   db
     .with('session', (q) => rotationStatement(q, v))
+    // The first refresh of a month marks the user active (firstActivityOfMonth, in SQL); a CTE that
+    // modifies data runs whether or not the query reads it, and selecting nothing it writes nothing.
+    .with('marked', (q) =>
+      q
+        .insertInto('active_users')
+        .columns(['app_id', 'user_id', 'period'])
+        .expression((eb) =>
+          eb
+            .selectFrom('session')
+            .select(['session.app_id', 'session.user_id', sql.val(v.month).as('period')])
+            .where(sql`substr(coalesce(session.prior_rotated_at, session.created_at), 1, 7)`, '<>', v.month),
+        )
+        .onConflict((oc) => oc.columns(['app_id', 'user_id', 'period']).doNothing())
+        .returning(['app_id', 'user_id', 'period']),
+    )
+    .with('counted', (q) => countMarked(q))
     .selectFrom('session')
     .innerJoin('users', 'users.id', 'session.user_id')
     .select(qualified('users', USER_COLUMNS))
@@ -105,6 +131,7 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
   return sqliteTransaction(db, (run) => {
     const [session] = run(rotateQuery.statement(db, values));
     if (!session) return undefined;
+    if (firstActivityOfMonth(session, values.month)) markActiveNow(run, db, values.appId, session.user_id, values.month);
     const [user] = run(userByIdQuery.statement(db, { appId: values.appId, userId: session.user_id }));
     if (!user) return undefined;
     return { user, kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
@@ -135,6 +162,7 @@ export async function rotateEarlierRefreshToken(db: Db, values: Omit<RotationVal
         .returning('user_id')
         .executeTakeFirst();
       if (!moved) throw rolledBack;
+      await markActiveUser(trx, { appId: values.appId, userId: moved.user_id, period: values.month });
       const [user] = await userByIdQuery(trx, { appId: values.appId, userId: moved.user_id });
       if (!user) throw rolledBack;
       const [signing] = await activeKidQuery(trx, { appId: values.appId });
@@ -167,14 +195,23 @@ export interface OpeningValues {
 }
 
 /** PostgreSQL: the session and the signing kid read, in one statement. */
-const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'expiresAt'], (db, v) =>
+const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'month', 'expiresAt'], (db, v) =>
   db
     .with('session', (q) =>
       q
         .insertInto('sessions')
-        .values({ id: v.sessionId, app_id: v.appId, user_id: v.userId, created_at: v.now, expires_at: v.expiresAt, revoked_at: null, refresh_hash: v.tokenHash })
+        .values({ id: v.sessionId, app_id: v.appId, user_id: v.userId, created_at: v.now, expires_at: v.expiresAt, sweep_after: v.expiresAt, revoked_at: null, refresh_hash: v.tokenHash })
         .returning('id'),
     )
+    // The user is active in the session's month (migration 0022): counted when this inserts the mark.
+    .with('marked', (q) =>
+      q
+        .insertInto('active_users')
+        .values({ app_id: v.appId, user_id: v.userId, period: v.month })
+        .onConflict((oc) => oc.columns(['app_id', 'user_id', 'period']).doNothing())
+        .returning(['app_id', 'user_id', 'period']),
+    )
+    .with('counted', (q) => countMarked(q))
     .selectFrom('session')
     .select('session.id')
     .select(() => activeKidStatement(db, v.appId).as('kid')),
@@ -186,11 +223,29 @@ const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash
  */
 export async function openSession(db: Db, values: OpeningValues): Promise<{ kid: string | undefined }> {
   if (!isSqlite(db)) {
-    const [row] = await openOnPostgres(db, values);
+    const [row] = await openOnPostgres(db, { ...values, month: values.now.slice(0, 7) });
     return { kid: row?.kid ?? undefined };
   }
   return sqliteTransaction(db, (run) => {
     run(insertSessionQuery.statement(db, { id: values.sessionId, app_id: values.appId, user_id: values.userId, created_at: values.now, expires_at: values.expiresAt, refresh_hash: values.tokenHash }));
+    markActiveNow(run, db, values.appId, values.userId, values.now.slice(0, 7));
     return { kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
   });
+}
+
+/** PostgreSQL: the count CTE over `marked` (one more active user in each marked row's slot). */
+function countMarked<DB extends Database & { marked: { app_id: string; user_id: string; period: string } }>(q: QueryCreator<DB>) {
+  const w = q as unknown as QueryCreator<Database & { marked: { app_id: string; user_id: string; period: string } }>;
+  return w
+    .insertInto('active_user_counts')
+    .columns(['app_id', 'period', 'slot', 'users'])
+    .expression((eb) => eb.selectFrom('marked').select(['marked.app_id', 'marked.period', sql<string>`substr(marked.user_id, 1, 1)`.as('slot'), sql<number>`1`.as('users')]))
+    .onConflict((oc) => oc.columns(['app_id', 'period', 'slot']).doUpdateSet((eb) => ({ users: eb('active_user_counts.users', '+', 1) })))
+    .returning('active_user_counts.app_id');
+}
+
+/** SQLite, inside sqliteTransaction: marks the user active in `period`, and counts them when this inserted the mark. */
+function markActiveNow(run: RunNow, db: Db, appId: string, userId: string, period: string): void {
+  if (run(markActiveQuery.statement(db, { appId, userId, period })).length === 0) return;
+  run(countActiveQuery.statement(db, { appId, period, slot: slotOf(userId) }));
 }

@@ -95,13 +95,63 @@ export async function findUserByPublicKey(db: Db, appId: string, publicKey: stri
   return row && toUser(row);
 }
 
-/** A page of the app's users, newest first; `email` filters exactly, case-insensitively. */
-export async function listUsers(db: Db, appId: string, options: { limit: number; offset: number; email?: string }): Promise<{ users: User[]; total: number }> {
+/** A user's place in the newest-first order: the users after it are older, or as old with a smaller id. */
+export interface UserPosition {
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * The app's users newest first, after `after` (or from the newest), matching `email` when given: the
+ * WHERE and ORDER BY that the index users_app_newest (app_id, created_at, id) answers as one range.
+ */
+function newestFirst(db: Db, appId: string, options: { email?: string; after?: UserPosition }) {
   let query = db.selectFrom('users').where('app_id', '=', appId);
   if (options.email !== undefined) query = query.where('email_normalized', '=', normalizeEmail(options.email));
-  const rows = await query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(rowLimit(options.limit)).offset(rowLimit(options.offset)).execute();
-  const count = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-  return { users: rows.map(toUser), total: Number(count.n) };
+  if (options.after) {
+    const { createdAt, id } = options.after;
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+}
+
+/**
+ * The position `skip` users past `after` in the newest-first order (the `skip`-th user's), read from the
+ * index alone; undefined when fewer remain. Walks `skip` index entries, so callers bound `skip`.
+ */
+export async function findUserPosition(db: Db, appId: string, options: { email?: string; after?: UserPosition; skip: number }): Promise<UserPosition | undefined> {
+  const row = await newestFirst(db, appId, options)
+    .select(['created_at', 'id'])
+    .limit(rowLimit(1))
+    .offset(rowLimit(options.skip - 1))
+    .executeTakeFirst();
+  return row && { createdAt: row.created_at, id: row.id };
+}
+
+/**
+ * Up to `limit` users after `after`, skipping `offset` first, newest first. The skipped entries are walked
+ * in the index only (the ids are chosen there, the rows read for them alone), so an offset costs index
+ * entries, not rows.
+ */
+export async function listUsersPage(db: Db, appId: string, options: { email?: string; after?: UserPosition; offset: number; limit: number }): Promise<User[]> {
+  const ids = newestFirst(db, appId, options).select('id').limit(rowLimit(options.limit)).offset(rowLimit(options.offset));
+  const rows = await db
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('app_id', '=', appId)
+    .where('id', 'in', ids)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map(toUser);
+}
+
+/** How many users the app has (matching `email` when given): a count over its index entries, so it costs one per user. */
+export async function countUsers(db: Db, appId: string, email?: string): Promise<number> {
+  let query = db.selectFrom('users').where('app_id', '=', appId);
+  if (email !== undefined) query = query.where('email_normalized', '=', normalizeEmail(email));
+  const row = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /**
