@@ -144,10 +144,23 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
   const asJson = (rows: StoredRow[]) => {
     for (const record of rowRecords(dialect, table.columns, rows)) found.push(JSON.stringify(record));
   };
+  /** A segment's rows read with a bound on the rows examined (SQLite; store/repos/custom-rows-query.ts). */
+  const boundedRows = async (segment: Segment) => {
+    try {
+      return await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment);
+    } catch (error) {
+      if (!(error instanceof rowsRepo.QueryTooBroad)) throw error;
+      const sort = input.sort?.field ?? 'created_at';
+      throw badRequest(
+        `query too broad: the filter keeps fewer than 1 row in ${rowsRepo.QUERY_BOUNDS.walkPerRow} in ${sort} order and more than ${rowsRepo.QUERY_BOUNDS.filteredSortRows} rows in all;` +
+          ` sort by a field the filter narrows (eq, in or a range), or narrow the filter`,
+      );
+    }
+  };
   /** Reads a segment into `found`; with `check`, answers STALE or undefined as queryPage does. */
   const read = async (segment: Segment): Promise<typeof STALE | undefined | true> => {
     if (!check) {
-      asJson(await rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment));
+      asJson(await boundedRows(segment));
       return true;
     }
     // Rows from the gated statement are rows read under the checked version; none, and the checked

@@ -40,15 +40,18 @@ export async function markActiveUser(db: Db, values: { appId: string; userId: st
  * are unique across apps, so one person in two apps counts twice.
  */
 export async function sumActiveUsers(db: Db, tenantId: string, period: string): Promise<number> {
-  const row = await db
+  const row = await sumActiveUsersQuery(db, tenantId, period).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** sumActiveUsers' statement (exported for the test of its plan). */
+export const sumActiveUsersQuery = (db: Db, tenantId: string, period: string) =>
+  db
     .selectFrom('active_user_counts')
     .innerJoin('applications', 'applications.id', 'active_user_counts.app_id')
     .where('applications.tenant_id', '=', tenantId)
     .where('active_user_counts.period', '=', period)
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('active_user_counts.users'), eb.val(0)).as('n'))
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('active_user_counts.users'), eb.val(0)).as('n'));
 
 /**
  * Deletes up to `batch` active_users rows of months before `period` (the counts stay: they are the

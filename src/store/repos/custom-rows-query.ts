@@ -80,7 +80,7 @@ function pageSql(
   conditions: Condition[],
   userId: string | undefined,
   segment: Segment,
-  shape: { columns?: string; gate?: string } = {},
+  shape: { columns?: string; gate?: string; from?: string } = {},
 ): { text: string; orderBy: (prefix: string) => string } {
   const where = shape.gate === undefined ? [] : [shape.gate];
   for (const c of conditions) where.push(conditionSql(c, p));
@@ -98,7 +98,7 @@ function pageSql(
     orderBy = (prefix) => `${prefix}${s} ${dir}, ${prefix}row_id ${dir}`;
   }
   const filter = where.length === 0 ? '' : ` where ${where.join(' and ')}`;
-  return { text: `select ${shape.columns ?? '*'} from ${tableIdent(tableId)}${filter} order by ${orderBy('')} limit ${rowLimitText(segment.limit)}`, orderBy };
+  return { text: `select ${shape.columns ?? '*'} from ${shape.from ?? tableIdent(tableId)}${filter} order by ${orderBy('')} limit ${rowLimitText(segment.limit)}`, orderBy };
 }
 
 /** The segment's SELECT as SQL text and its parameters. Exported for the unit test of its shapes. */
@@ -243,9 +243,90 @@ export async function queryGatedJson(db: Db, tableId: string, check: SchemaCheck
 /** A checked page's row: a stored row with the version, or the all-null row of a stale or empty page. */
 type CheckedRow = { schema_version: number; row_id: string | null; [column: string]: unknown };
 
-export async function queryRows(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): Promise<StoredRow[]> {
+/**
+ * A segment's page on a database that plans each statement without knowing how many rows a filter keeps
+ * (SQLite: no statistics of value ranges it could trust, and a plan once made is kept by text). A page whose
+ * plan cannot depend on its values runs as is. Any other page is read in one of two bounded ways, never by
+ * fetching and sorting every matching row:
+ * 1. walking the sort's index: at most `walkPerRow` rows examined per row asked (QUERY_BOUNDS), filtered as
+ *    they come (a filter that keeps more than about 1 row in 25: the usual case);
+ * 2. else through the filter's own index, if it matches at most `filteredSortRows` rows (counted first, up to
+ *    that many), which are then sorted.
+ * Neither: QueryTooBroad (400 with a hint): the filter keeps few rows in sort order but too many to sort.
+ */
+export async function queryRows(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment, bounds: QueryBounds = QUERY_BOUNDS): Promise<StoredRow[]> {
   if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');
-  return executeCompiled(db, segmentQuery(dialect, tableId, conditions, userId, segment));
+  if (segment.limit === 0 || planIgnoresValues(conditions, userId, segment.sort)) return executeCompiled(db, segmentQuery(dialect, tableId, conditions, userId, segment));
+  const walk = Math.max(bounds.minWalk, segment.limit * bounds.walkPerRow);
+  const walked = await executeCompiled(db, sortedWalkQuery(dialect, tableId, conditions, userId, segment, walk));
+  if (walked.length >= segment.limit) return walked;
+  const [examined] = await executeCompiled(db, sortedWalkLengthQuery(dialect, tableId, conditions, segment, walk));
+  // The walk reached the segment's end: every row it holds was examined.
+  if (Number(examined?.n) < walk) return walked;
+  if (userId === undefined && !conditions.some((c) => seekable(c) && !sameField(c.field, segment.sort))) throw new QueryTooBroad();
+  const [matching] = await executeCompiled(db, filteredCountQuery(dialect, tableId, conditions, userId, bounds.filteredSortRows));
+  if (Number(matching?.n) > bounds.filteredSortRows) throw new QueryTooBroad();
+  return executeCompiled(db, filteredSortQuery(dialect, tableId, conditions, userId, segment, bounds.filteredSortRows));
+}
+
+export interface QueryBounds {
+  /** Rows of the sort's index a page examines at most, per row it asks for (a filter keeping 1 row in 25 fills it)... */
+  walkPerRow: number;
+  /** ...and at least this many. */
+  minWalk: number;
+  /** Matching rows a page sorts at most when it reads them through the filter's index. */
+  filteredSortRows: number;
+}
+
+export const QUERY_BOUNDS: QueryBounds = { walkPerRow: 25, minWalk: 1_000, filteredSortRows: 10_000 };
+
+/** A query whose filter keeps too few rows in sort order to walk and too many to sort: the service answers 400. */
+export class QueryTooBroad extends Error {
+  constructor() {
+    super('query too broad for its sort');
+  }
+}
+
+/** A condition an index can seek (a value or a range of one field; each field has its index). */
+const seekable = (c: Condition) => c.op === 'eq' || c.op === 'in' || c.op === 'gt' || c.op === 'gte' || c.op === 'lt' || c.op === 'lte' || (c.op === 'is_null' && c.isNull);
+
+/** The segment's first `walk` rows in sort order (and only the conditions on the sort field): a range of the sort's index. */
+function walkSql(p: Parameters, tableId: string, conditions: Condition[], segment: Segment, walk: number, columns?: string): string {
+  const onSort = conditions.filter((c) => sameField(c.field, segment.sort));
+  return pageSql(p, tableId, onSort, undefined, { ...segment, limit: walk }, { columns }).text;
+}
+
+/** Way 1: the walk, filtered by the other conditions and the user scope, in order, `segment.limit` rows at most. */
+export function sortedWalkQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment, walk: number): CompiledQuery<StoredRow> {
+  const p = new Parameters(dialect);
+  const from = `(${walkSql(p, tableId, conditions, segment, walk)}) walked`;
+  const others = conditions.filter((c) => !sameField(c.field, segment.sort));
+  return CompiledQuery.raw(pageSql(p, tableId, others, userId, segment, { from }).text, p.values) as CompiledQuery<StoredRow>;
+}
+
+/** How many rows the walk holds (`walk` when the segment goes on past it): the sort's index only. */
+function sortedWalkLengthQuery(dialect: DialectName, tableId: string, conditions: Condition[], segment: Segment, walk: number): CompiledQuery<{ n: number }> {
+  const p = new Parameters(dialect);
+  return CompiledQuery.raw(`select count(*) as n from (${walkSql(p, tableId, conditions, segment, walk, 'row_id')}) walked`, p.values) as CompiledQuery<{ n: number }>;
+}
+
+/** The rows matching every condition, `cap` + 1 at most, in no order: the planner takes a filter's index. */
+function matchingSql(p: Parameters, tableId: string, conditions: Condition[], userId: string | undefined, columns: string, cap: number): string {
+  const where = conditions.map((c) => conditionSql(c, p));
+  if (userId !== undefined) where.push(`user_id = ${p.add(userId)}`);
+  return `select ${columns} from ${tableIdent(tableId)} where ${where.join(' and ')} limit ${rowLimitText(cap + 1)}`;
+}
+
+function filteredCountQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, cap: number): CompiledQuery<{ n: number }> {
+  const p = new Parameters(dialect);
+  return CompiledQuery.raw(`select count(*) as n from (${matchingSql(p, tableId, conditions, userId, '1 as one', cap)}) matching`, p.values) as CompiledQuery<{ n: number }>;
+}
+
+/** Way 2: the matching rows (known to be at most `cap`), then the segment's range, order and limit over them. */
+export function filteredSortQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment, cap: number): CompiledQuery<StoredRow> {
+  const p = new Parameters(dialect);
+  const from = `(${matchingSql(p, tableId, conditions, userId, '*', cap)}) matching`;
+  return CompiledQuery.raw(pageSql(p, tableId, [], undefined, segment, { from }).text, p.values) as CompiledQuery<StoredRow>;
 }
 
 /**

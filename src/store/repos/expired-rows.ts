@@ -27,12 +27,19 @@ export type TimedRows = keyof typeof BY_TIME;
  * refresh tokens of the earlier form past their expiry or rotated long ago. Answers how many it deleted.
  */
 export async function deleteTimedRows(db: Db, rows: TimedRows, before: string, batch: number): Promise<number> {
+  const result = await timedRowsDelete(rows, before, batch).execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** deleteTimedRows' statement (exported for the test of its plan). */
+export function timedRowsDelete(rows: TimedRows, before: string, batch: number) {
   const spec = BY_TIME[rows];
   const table = sql.table('table' in spec ? spec.table : rows);
   const key = sql.ref(spec.key);
-  const result = await sql`delete from ${table} where ${key} in (select ${key} from ${table} where ${sql.ref(spec.time)} < ${before} limit ${sql.lit(batch)})`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+  return sql`delete from ${table} where ${key} in (select ${key} from ${table} where ${sql.ref(spec.time)} < ${before} limit ${sql.lit(batch)})`;
 }
+
+export const TIMED_ROWS = Object.keys(BY_TIME) as TimedRows[];
 
 /** A session the clean-up looks at, with what decides whether it is dead. */
 export interface DueSession {
@@ -46,13 +53,16 @@ export interface DueSession {
  * or, with `unswept`, sessions never looked at (sweep_after null: written before migration 0022).
  */
 export async function findDueSessions(db: Db, dueBefore: string, batch: number, unswept = false): Promise<DueSession[]> {
-  return db
+  return dueSessionsQuery(db, dueBefore, batch, unswept).execute();
+}
+
+/** findDueSessions' statement (exported for the test of its plan). */
+export const dueSessionsQuery = (db: Db, dueBefore: string, batch: number, unswept = false) =>
+  db
     .selectFrom('sessions')
     .select(['id', 'expires_at', 'revoked_at'])
     .where((eb) => (unswept ? eb('sweep_after', 'is', null) : eb('sweep_after', '<', dueBefore)))
-    .limit(batch)
-    .execute();
-}
+    .limit(batch);
 
 /**
  * Deletes the sessions `ids` that are dead before `deadBefore` (revoked or expired then; checked again here,

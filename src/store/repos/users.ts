@@ -120,13 +120,16 @@ function newestFirst(db: Db, appId: string, options: { email?: string; after?: U
  * index alone; undefined when fewer remain. Walks `skip` index entries, so callers bound `skip`.
  */
 export async function findUserPosition(db: Db, appId: string, options: { email?: string; after?: UserPosition; skip: number }): Promise<UserPosition | undefined> {
-  const row = await newestFirst(db, appId, options)
-    .select(['created_at', 'id'])
-    .limit(rowLimit(1))
-    .offset(rowLimit(options.skip - 1))
-    .executeTakeFirst();
+  const row = await userPositionQuery(db, appId, options).executeTakeFirst();
   return row && { createdAt: row.created_at, id: row.id };
 }
+
+/** findUserPosition's statement (exported for the test of its plan). */
+export const userPositionQuery = (db: Db, appId: string, options: { email?: string; after?: UserPosition; skip: number }) =>
+  newestFirst(db, appId, options)
+    .select(['created_at', 'id'])
+    .limit(rowLimit(1))
+    .offset(rowLimit(options.skip - 1));
 
 /**
  * Up to `limit` users after `after`, skipping `offset` first, newest first. The skipped entries are walked
@@ -134,17 +137,18 @@ export async function findUserPosition(db: Db, appId: string, options: { email?:
  * entries, not rows.
  */
 export async function listUsersPage(db: Db, appId: string, options: { email?: string; after?: UserPosition; offset: number; limit: number }): Promise<User[]> {
-  const ids = newestFirst(db, appId, options).select('id').limit(rowLimit(options.limit)).offset(rowLimit(options.offset));
-  const rows = await db
+  return (await usersPageQuery(db, appId, options).execute()).map(toUser);
+}
+
+/** listUsersPage's statement (exported for the test of its plan). */
+export const usersPageQuery = (db: Db, appId: string, options: { email?: string; after?: UserPosition; offset: number; limit: number }) =>
+  db
     .selectFrom('users')
     .select(USER_COLUMNS)
     .where('app_id', '=', appId)
-    .where('id', 'in', ids)
+    .where('id', 'in', newestFirst(db, appId, options).select('id').limit(rowLimit(options.limit)).offset(rowLimit(options.offset)))
     .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  return rows.map(toUser);
-}
+    .orderBy('id', 'desc');
 
 /** How many users the app has (matching `email` when given): a count over its index entries, so it costs one per user. */
 export async function countUsers(db: Db, appId: string, email?: string): Promise<number> {
