@@ -1562,6 +1562,10 @@ export interface operations {
                 offset?: number;
                 /** @description exact match, case-insensitive */
                 email?: string;
+                /** @description next_cursor of the previous page: the page starts after its last user */
+                cursor?: string;
+                /** @description answer `total`, the number of matching users (costs one index entry per user) */
+                include_total?: boolean;
             };
             header?: never;
             path?: never;
@@ -1588,7 +1592,10 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        total: number;
+                        /** @description only with include_total=true */
+                        total?: number;
+                        /** @description where the next page starts; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };
