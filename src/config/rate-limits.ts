@@ -22,6 +22,8 @@ export const DEFAULT_RATE_LIMITS = {
   challenge_ip: { limit: 30, windowSeconds: 60 },
   sso_exchange_ip: { limit: 30, windowSeconds: 60 },
   refresh_ip: { limit: 120, windowSeconds: 60 },
+  // Custom-table row writes (create, PATCH, delete) by a Publishable+Session caller, per user (contract.md 10).
+  row_write_user: { limit: 300, windowSeconds: 60 },
 } satisfies Record<string, RateRule>;
 
 export type RateLimitName = keyof typeof DEFAULT_RATE_LIMITS;

@@ -58,3 +58,20 @@ export async function queryAll(server: TestServer, caller: Caller, tableId: stri
 export const storage = async (server: TestServer, caller: Caller) => (await call(server, caller, 'GET', '/v1/tables/storage')).body as { used_bytes: number; limit_bytes: number; used_percent: number };
 
 export { createApp };
+
+/** A column as the storage formula sees it. */
+export type CostColumn = { name: string; type: string };
+const indexed = (columns: CostColumn[]) => columns.filter((c) => c.type !== 'json');
+
+/**
+ * What used_bytes counts for a row (docs/tables.md, "What storage counts"): its data as UTF-8 JSON, 500
+ * bytes, 64 per indexed column (every type but json, null or not) and each text value's bytes 3 times more.
+ */
+export function rowBytes(columns: CostColumn[], data: Record<string, unknown>): number {
+  let bytes = Buffer.byteLength(JSON.stringify(data)) + 500 + 64 * indexed(columns).length;
+  for (const c of columns) if (c.type === 'text' && typeof data[c.name] === 'string') bytes += 3 * Buffer.byteLength(data[c.name] as string);
+  return bytes;
+}
+
+/** What used_bytes counts for a table beside its rows: 40 KiB, and 16 KiB per indexed column. */
+export const tableBytes = (columns: CostColumn[]) => 40 * 1024 + 16 * 1024 * indexed(columns).length;

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { MAX_IN_VALUES, PageJson, queryRows, type QueryInput } from '../../services/tables/query.js';
 import { cachesTableMetadata } from '../../store/tables-dialect.js';
-import { createRow, deleteRow, getRow, updateRow } from '../../services/tables/rows.js';
+import { createRow, deleteRow, getRow, updateRow, type Caller } from '../../services/tables/rows.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import { NoOtherField } from './tables-schemas.js';
@@ -57,6 +57,15 @@ const asPageBody = (page: PageJson) => page as unknown as Static<typeof PageBody
 const pageJson = () => (body: unknown) => (body instanceof PageJson ? body.text : JSON.stringify(body));
 
 export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
+  /**
+   * A session user's row write counts in its window (contract.md 10: 300 per 60 s per user), keyed by app
+   * and user id, never an email. The secret key is the app's own server and is not limited.
+   */
+  const countWrite = async (appId: string, caller: Caller): Promise<Caller> => {
+    if (caller.kind === 'user') await deps.limiter.consume('row_write_user', `${appId}:${caller.userId}`);
+    return caller;
+  };
+
   app.post(
     '/v1/tables/:table_id/rows',
     {
@@ -67,10 +76,14 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'Create a row (data at most 256 KiB; 413 past the storage limit)',
         params: TableParams,
         body: Type.Object({ data: Data, user_id: Type.Optional(Type.Union([Uuid, Type.Null()])) }, { additionalProperties: NoOtherField }),
-        response: { 201: RowBody, ...errors(400, 401, 403, 404, 413) },
+        response: { 201: RowBody, ...errors(400, 401, 403, 404, 413, 429) },
       },
     },
-    async (request, reply) => reply.code(201).send(await createRow(deps, request.application!.id, request.params.table_id, callerOf(request), request.body)),
+    async (request, reply) => {
+      const appId = request.application!.id;
+      const caller = await countWrite(appId, callerOf(request));
+      return reply.code(201).send(await createRow(deps, appId, request.params.table_id, caller, request.body));
+    },
   );
 
   app.post(
@@ -115,17 +128,22 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'Merge data into the row; null clears a non-required field',
         params: RowParams,
         body: Type.Object({ data: Data }, { additionalProperties: NoOtherField }),
-        response: { 200: RowBody, ...errors(400, 401, 403, 404, 413) },
+        response: { 200: RowBody, ...errors(400, 401, 403, 404, 413, 429) },
       },
     },
-    async (request) => updateRow(deps, request.application!.id, request.params.table_id, request.params.row_id, callerOf(request), request.body),
+    async (request) => {
+      const appId = request.application!.id;
+      const caller = await countWrite(appId, callerOf(request));
+      return updateRow(deps, appId, request.params.table_id, request.params.row_id, caller, request.body);
+    },
   );
 
   app.delete(
     '/v1/tables/:table_id/rows/:row_id',
-    { preHandler: guards.secretOrSession, schema: { operationId: 'deleteRow', ...route, summary: 'Delete a row', params: RowParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } } },
+    { preHandler: guards.secretOrSession, schema: { operationId: 'deleteRow', ...route, summary: 'Delete a row', params: RowParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404, 429) } } },
     async (request) => {
-      await deleteRow(deps, request.application!.id, request.params.table_id, request.params.row_id, callerOf(request));
+      const appId = request.application!.id;
+      await deleteRow(deps, appId, request.params.table_id, request.params.row_id, await countWrite(appId, callerOf(request)));
       return { status: 'deleted' as const };
     },
   );

@@ -2,7 +2,7 @@ import type { DialectName } from '../../store/dialect.js';
 import type { CustomColumn, CustomTable } from '../../store/repos/custom-tables.js';
 import { columnIdent, type StoredRow } from '../../store/repos/custom-rows.js';
 import { decodeValue } from '../../store/tables-dialect.js';
-import { dataBytes } from './values.js';
+import { rowCost } from './values.js';
 
 // Records as the API shows them (contract.md section 10), and a stored row's data and size.
 
@@ -79,7 +79,8 @@ const recordOf = (dialect: DialectName, readers: ColumnReader[], row: StoredRow)
 /** The row's data keyed by column name, in column order; null values are absent. */
 export const storedData = (dialect: DialectName, columns: CustomColumn[], row: StoredRow) => dataOf(dialect, readersOf(columns), row);
 
-export const storedSize = (dialect: DialectName, columns: CustomColumn[], row: StoredRow) => dataBytes(storedData(dialect, columns, row));
+/** The row's counted size (rowCost) as the columns now stand. */
+export const storedSize = (dialect: DialectName, columns: CustomColumn[], row: StoredRow) => rowCost(columns, storedData(dialect, columns, row));
 
 export const rowRecord = (dialect: DialectName, columns: CustomColumn[], row: StoredRow): RowRecord => recordOf(dialect, readersOf(columns), row);
 

@@ -10,7 +10,7 @@ import { encodeValue, isMissingTable } from '../../store/tables-dialect.js';
 import { inTransaction } from '../../store/transaction.js';
 import { fieldValue, rowRecord, storedData, type RowRecord } from './records.js';
 import { requireTable, storageExceeded, type TablesDeps } from './schema.js';
-import { checkRowSize, checkValue, dataBytes } from './values.js';
+import { checkRowSize, checkValue, dataBytes, rowCost } from './values.js';
 
 // Rows of custom tables. Every write validates against the current columns and moves the app's usage in
 // the same transaction by one conditional UPDATE, so concurrent writers can never pass the limit.
@@ -73,8 +73,8 @@ export async function createRow(deps: TablesDeps, appId: string, tableId: string
     inTransaction(deps.db, async (trx) => {
       const table = await requireTable(deps, trx, appId, tableId, 'share');
       const data = mergeData(table.columns, {}, input.data, true);
-      const size = dataBytes(data);
-      checkRowSize(size);
+      checkRowSize(dataBytes(data));
+      const size = rowCost(table.columns, data);
       const rowId = newUuid();
       await rowsRepo.insertRow(trx, table.id, { rowId, userId, createdAt: now, updatedAt: now, sizeBytes: size, values: encodedValues(deps, table.columns, data) });
       await grow(deps, trx, appId, size);
@@ -105,8 +105,8 @@ export async function updateRow(deps: TablesDeps, appId: string, tableId: string
       const table = await requireTable(deps, trx, appId, tableId, 'share');
       const row = await requireRow(deps, trx, table, rowId, caller, true);
       const data = mergeData(table.columns, storedData(deps.store.dialect, table.columns, row), input.data, false);
-      const size = dataBytes(data);
-      checkRowSize(size);
+      checkRowSize(dataBytes(data));
+      const size = rowCost(table.columns, data);
       await rowsRepo.updateRow(trx, table.id, { rowId, updatedAt: now, sizeBytes: size, values: encodedValues(deps, table.columns, data) });
       await grow(deps, trx, appId, size - Number(row.size_bytes));
       return { row_id: rowId, data, user_id: row.user_id, created_at: row.created_at, updated_at: now };

@@ -10,7 +10,7 @@ import type { CustomColumn, CustomTable } from '../../store/repos/custom-tables.
 import { cachesTableMetadata, encodeValue, type ColumnType } from '../../store/tables-dialect.js';
 import { inTransaction } from '../../store/transaction.js';
 import { storedSize, tableRecord, type TableRecord } from './records.js';
-import { checkValue } from './values.js';
+import { checkValue, INDEXED_COLUMN_OVERHEAD_BYTES, INDEXED_VALUE_OVERHEAD_BYTES, tableCost } from './values.js';
 
 // Tables and columns (contract.md section 10). Every DDL statement runs in the same transaction as its
 // metadata change: on PostgreSQL DDL is transactional, on SQLite the transaction holds the write lock
@@ -51,6 +51,11 @@ export async function requireTable(deps: TablesDeps, db: Db, appId: string, tabl
   return table;
 }
 
+/** Moves the app's usage by `delta` in one conditional write: 413 when a growth would pass the limit. */
+async function grow(deps: TablesDeps, trx: Db, appId: string, delta: number): Promise<void> {
+  if (!(await repo.addUsedBytes(trx, appId, delta, deps.config.tablesStorageLimitBytes))) throw storageExceeded();
+}
+
 /** Recounts every row's size after a change to the columns, and moves the app's usage by the difference (413 past the limit). */
 async function recountSizes(deps: TablesDeps, trx: Db, appId: string, table: CustomTable, columns: CustomColumn[]): Promise<void> {
   let delta = 0;
@@ -67,7 +72,7 @@ async function recountSizes(deps: TablesDeps, trx: Db, appId: string, table: Cus
     if (page.length < 1000) break;
     after = page[page.length - 1]!.row_id;
   }
-  if (!(await repo.addUsedBytes(trx, appId, delta, deps.config.tablesStorageLimitBytes))) throw storageExceeded();
+  await grow(deps, trx, appId, delta);
 }
 
 async function withDuplicateName<T>(what: string, work: () => Promise<T>): Promise<T> {
@@ -107,6 +112,7 @@ export async function createTable(deps: TablesDeps, appId: string, input: { name
       await repo.insertCustomTable(trx, { id: tableId, app_id: appId, name: input.name, column_count: columns.length, created_at: now, updated_at: now });
       for (const c of columns) await repo.insertCustomColumn(trx, c);
       await rowsRepo.createDataTable(trx, deps.store.dialect, tableId, columns);
+      await grow(deps, trx, appId, tableCost(columns));
       // The count last: its row lock (the app's usage row) is then held only until the commit.
       if (!(await repo.addTableCount(trx, appId, 1, MAX_TABLES_PER_APP))) throw conflict(`an application has at most ${MAX_TABLES_PER_APP} tables`);
     }),
@@ -129,16 +135,16 @@ export async function listTables(deps: TablesDeps, appId: string): Promise<Table
 export async function deleteTable(deps: TablesDeps, appId: string, tableId: string): Promise<void> {
   await inTransaction(deps.db, async (trx) => {
     const table = await requireTable(deps, trx, appId, tableId, 'update');
-    const bytes = await rowsRepo.sumRowBytes(trx, table.id);
+    const bytes = (await rowsRepo.sumRowBytes(trx, table.id)) + tableCost(table.columns);
     await rowsRepo.dropDataTable(trx, table.id);
     await repo.deleteCustomTable(trx, appId, table.id);
     await repo.addTableCount(trx, appId, -1, MAX_TABLES_PER_APP);
-    await repo.addUsedBytes(trx, appId, -bytes, deps.config.tablesStorageLimitBytes);
+    await grow(deps, trx, appId, -bytes);
   });
   deps.tableMetadata.forget(appId, tableId);
 }
 
-/** Adds a column; a default is written into existing rows (their bytes count), a required one needs it when rows exist (409). */
+/** Adds a column; a default is written into existing rows (their bytes count, as does each row's new index entry), a required one needs it when rows exist (409). */
 export async function addColumn(deps: TablesDeps, appId: string, tableId: string, input: ColumnInput): Promise<TableRecord> {
   checkName(input.name);
   const defaultValue = defaultJson(input);
@@ -154,10 +160,16 @@ export async function addColumn(deps: TablesDeps, appId: string, tableId: string
       const row = { id: newUuid(), table_id: table.id, name: input.name, type: input.type, required: input.required ? 1 : 0, default_value: defaultValue, position, created_at: now };
       await repo.insertCustomColumn(trx, row);
       await rowsRepo.addDataColumn(trx, deps.store.dialect, table.id, row);
+      const indexed = rowsRepo.isIndexedType(input.type);
       if (defaultValue !== null && rows > 0) {
         await rowsRepo.fillNulls(trx, table.id, row.id, encodeValue(deps.store.dialect, input.type, JSON.parse(defaultValue)));
         await recountSizes(deps, trx, appId, table, [...table.columns, repo.toColumn(row)]);
+      } else if (rows > 0 && indexed) {
+        // Every row gains an entry in the new column's index, null as it is (rowCost).
+        await rowsRepo.addToRowSizes(trx, table.id, INDEXED_VALUE_OVERHEAD_BYTES);
+        await grow(deps, trx, appId, rows * INDEXED_VALUE_OVERHEAD_BYTES);
       }
+      if (indexed) await grow(deps, trx, appId, INDEXED_COLUMN_OVERHEAD_BYTES);
     }),
   );
   return getTable(deps, appId, tableId);
@@ -187,6 +199,8 @@ export async function updateColumn(deps: TablesDeps, appId: string, tableId: str
         next.type = changes.type = patch.type;
         await rowsRepo.dropDataColumn(trx, table.id, column.id);
         await rowsRepo.addDataColumn(trx, deps.store.dialect, table.id, next);
+        // To or from json: the column gains or loses its index.
+        await grow(deps, trx, appId, tableCost([next]) - tableCost([column]));
       }
       if (patch.name !== undefined && patch.name !== column.name) {
         checkName(patch.name);
@@ -230,6 +244,7 @@ export async function deleteColumn(deps: TablesDeps, appId: string, tableId: str
     await recountSizes(deps, trx, appId, table, remaining);
     await rowsRepo.dropDataColumn(trx, table.id, column.id);
     await repo.deleteCustomColumn(trx, table.id, column.id);
+    if (rowsRepo.isIndexedType(column.type)) await grow(deps, trx, appId, -INDEXED_COLUMN_OVERHEAD_BYTES);
     await repo.addColumnCount(trx, appId, table.id, -1, MAX_COLUMNS_PER_TABLE, now);
   });
   deps.tableMetadata.forget(appId, tableId);

@@ -1,4 +1,5 @@
 import { ApiError, badRequest } from '../../errors.js';
+import { isIndexedType } from '../../store/repos/custom-rows.js';
 import type { ColumnType } from '../../store/tables-dialect.js';
 
 // Values of custom-table columns: what each type accepts, and the size a row's data counts for.
@@ -52,9 +53,54 @@ export function checkValue(type: ColumnType, field: string, value: unknown): unk
   }
 }
 
-/** The UTF-8 size of the row's data as JSON (null fields are absent): what storage counts. */
+/** The UTF-8 size of the row's data as JSON (null fields are absent): what the 256 KiB row limit counts. */
 export function dataBytes(data: Record<string, unknown>): number {
   return Buffer.byteLength(JSON.stringify(data));
+}
+
+/**
+ * What a row costs the database beside its data, measured (docs/tables.md, "What storage counts"): its
+ * fixed fields with the primary key and three indexes (SQLite ~320 bytes, PostgreSQL ~690).
+ */
+export const ROW_OVERHEAD_BYTES = 500;
+/** An entry in a column's (value, row_id) index, null or not (SQLite ~50 bytes, PostgreSQL ~97). */
+export const INDEXED_VALUE_OVERHEAD_BYTES = 64;
+/** A text value is in the row and again in its index, whose pages split and overflow: ~2.4-6x its size measured. */
+export const INDEXED_TEXT_FACTOR = 3;
+
+/**
+ * What a table costs before its rows: its heap, primary key, three fixed indexes and TOAST table, each a
+ * first page or two (SQLite ~20 kB in 4 kB pages, PostgreSQL ~80 kB in 8 kB pages with a metapage each).
+ */
+export const TABLE_OVERHEAD_BYTES = 40 * 1024;
+/** What each indexed column's own index costs before its entries: a metapage and a first leaf on PostgreSQL (16 kB), a root page on SQLite (4 kB). */
+export const INDEXED_COLUMN_OVERHEAD_BYTES = 16 * 1024;
+
+/** The columns' shape a row's cost depends on. */
+export interface CostColumn {
+  name: string;
+  type: ColumnType;
+}
+
+/** What storage counts for a table beside its rows: the table's and each indexed column's first pages. */
+export function tableCost(columns: readonly { type: ColumnType }[]): number {
+  return TABLE_OVERHEAD_BYTES + INDEXED_COLUMN_OVERHEAD_BYTES * columns.filter((c) => isIndexedType(c.type)).length;
+}
+
+/**
+ * What storage counts for a row (contract.md 10): its data's UTF-8 JSON size, plus a per-row overhead,
+ * plus for every indexed column (every type but json) an index entry, null or not, and a text value's
+ * bytes three times more. Keeps the database's growth within 2x of the count for any table shape.
+ */
+export function rowCost(columns: readonly CostColumn[], data: Record<string, unknown>): number {
+  let bytes = dataBytes(data) + ROW_OVERHEAD_BYTES;
+  for (const c of columns) {
+    if (!isIndexedType(c.type)) continue;
+    bytes += INDEXED_VALUE_OVERHEAD_BYTES;
+    const value = Object.hasOwn(data, c.name) ? data[c.name] : undefined;
+    if (c.type === 'text' && typeof value === 'string') bytes += INDEXED_TEXT_FACTOR * Buffer.byteLength(value);
+  }
+  return bytes;
 }
 
 export function checkRowSize(bytes: number): void {

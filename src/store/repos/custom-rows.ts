@@ -51,8 +51,10 @@ export interface StoredRow {
 }
 
 /** json columns are not indexed: they are neither sorted nor range-filtered, and their values can outgrow a b-tree entry. */
+export const isIndexedType = (type: ColumnType): boolean => type !== 'json';
+
 async function createColumnIndex(db: Db, tableId: string, c: PhysicalColumn): Promise<void> {
-  if (c.type === 'json') return;
+  if (!isIndexedType(c.type)) return;
   const columnId = c.id;
   await sql`create index ${sql.id(ident('i', columnId))} on ${table(tableId)} (${column(columnId)}, row_id)`.execute(db);
 }
@@ -110,6 +112,11 @@ export async function pageAllRows(db: Db, tableId: string, afterRowId: string | 
   const after = afterRowId === null ? sql`` : sql` where row_id > ${afterRowId}`;
   const { rows } = await sql<StoredRow>`select * from ${table(tableId)}${after} order by row_id limit ${rowLimit(limit)}`.execute(db);
   return rows;
+}
+
+/** Adds `bytes` to every row's counted size (a new indexed column: each row gains an index entry). */
+export async function addToRowSizes(db: Db, tableId: string, bytes: number): Promise<void> {
+  await sql`update ${table(tableId)} set size_bytes = size_bytes + ${bytes}`.execute(db);
 }
 
 export async function setRowSize(db: Db, tableId: string, rowId: string, sizeBytes: number): Promise<void> {
