@@ -3423,6 +3423,15 @@ export interface operations {
                     "application/json": components["schemas"]["def-0"];
                 };
             };
+            /** @description Every error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
         };
     };
     queryRows: {
@@ -3659,6 +3668,15 @@ export interface operations {
                     "application/json": components["schemas"]["def-0"];
                 };
             };
+            /** @description Every error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
         };
     };
     updateRow: {
@@ -3742,6 +3760,15 @@ export interface operations {
             };
             /** @description Every error */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
