@@ -3,7 +3,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
-import type { RateLimitName } from '../config/rate-limits.js';
+import { parseRateLimits, type RateLimitName } from '../config/rate-limits.js';
 import { ApiError } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { createLimiter } from './index.js';
@@ -128,6 +128,13 @@ describe('8 limits: the in-memory sliding window', () => {
     clock.advance(60_000);
     await store.hit('fresh', { limit: 5, windowSeconds: 60 });
     expect(store.size).toBe(1);
+  });
+});
+
+describe('10 limits: row_write_user', () => {
+  it('35.3 a session user may write 300 rows per 60 s by default; RATE_LIMITS changes it', () => {
+    expect(parseRateLimits(undefined)).toMatchObject({ row_write_user: { limit: 300, windowSeconds: 60 } });
+    expect(parseRateLimits('row_write_user=50/10')).toMatchObject({ row_write_user: { limit: 50, windowSeconds: 10 } });
   });
 });
 
