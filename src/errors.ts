@@ -38,6 +38,8 @@ export const ERROR_CODES = [
   'storage_limit_exceeded',
   'length_required',
   'range_not_satisfiable',
+  'reauthentication_required',
+  'self_delete_disabled',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

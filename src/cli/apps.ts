@@ -15,6 +15,7 @@ function appSettingOptions(command: Command): Command {
     .option('--hashcash-difficulty <n>', 'leading zero bits, 0-32', wholeNumber)
     .option('--bot-min-usd <amount>', 'smallest donation a bot may register with', usd)
     .option('--link-landing <on|off>', 'emailed links answer a one-button page that POSTs (default off: 302 at once)', onOff)
+    .option('--self-delete <on|off>', 'users may delete their own account, DELETE /v1/me (default on)', onOff)
     .option('--tables-limit-bytes <n>', 'custom-table storage limit of this app (default: TABLES_STORAGE_LIMIT_BYTES)', wholeNumber)
     .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber);
 }
@@ -29,6 +30,7 @@ interface SettingFlags {
   hashcashDifficulty?: number;
   botMinUsd?: number;
   linkLanding?: boolean;
+  selfDelete?: boolean;
   tablesLimitBytes?: number;
   objectsLimitBytes?: number;
   name?: string;
@@ -44,6 +46,7 @@ function toSettings(flags: SettingFlags): apps.AppSettings & { name?: string } {
     hashcashDifficulty: flags.hashcashDifficulty,
     botMinUsd: flags.botMinUsd,
     linkLanding: flags.linkLanding,
+    selfDelete: flags.selfDelete,
     tablesLimitBytes: flags.tablesLimitBytes,
     objectsLimitBytes: flags.objectsLimitBytes,
     name: flags.name,

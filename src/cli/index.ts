@@ -7,6 +7,7 @@ import { registerHashcashCommands } from './hashcash.js';
 import { registerServerCommands } from './server.js';
 import { UsageError } from './shared.js';
 import { registerTenantCommands } from './tenants.js';
+import { registerUserCommands } from './users.js';
 
 // The `gatehouse` command: one file per command group, each command a thin call into the services the
 // routes use (contract.md section 1).
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerAppCommands(program);
   registerHashcashCommands(program);
   registerBillingCommands(program);
+  registerUserCommands(program);
   return program;
 }
 

@@ -17,6 +17,8 @@ export interface SessionContext {
   /** How the access token came: a cookie needs the CSRF rule on unsafe methods. */
   via: 'cookie' | 'bearer';
   token: string;
+  /** The access token's `iat` (seconds): rules that need a recent sign-in read it. */
+  issuedAt: number;
 }
 
 declare module 'fastify' {

@@ -29,6 +29,8 @@ export interface AppSettings {
   hashcashDifficulty?: number;
   botMinUsd?: number;
   linkLanding?: boolean;
+  /** Users may delete their own account (DELETE /v1/me). */
+  selfDelete?: boolean;
   /** Custom-table storage limit in bytes; null: TABLES_STORAGE_LIMIT_BYTES. */
   tablesLimitBytes?: number | null;
   /** Bytes of object storage; null follows OBJECTS_STORAGE_LIMIT_BYTES. */
@@ -50,6 +52,7 @@ export interface AppView {
   hashcash_difficulty: number;
   bot_min_usd: number;
   link_landing: boolean;
+  self_delete: boolean;
   /** null: the server's TABLES_STORAGE_LIMIT_BYTES applies. */
   tables_limit_bytes: number | null;
   objects_limit_bytes: number | null;
@@ -97,6 +100,7 @@ function settingsToColumns(settings: AppSettings): ApplicationUpdate {
     columns.bot_min_usd_cents = Math.round(usd * 100);
   }
   if (settings.linkLanding !== undefined) columns.link_landing = settings.linkLanding ? 1 : 0;
+  if (settings.selfDelete !== undefined) columns.self_delete = settings.selfDelete ? 1 : 0;
   if (settings.tablesLimitBytes !== undefined) {
     const limit = settings.tablesLimitBytes;
     if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw badRequest('tables limit must be a whole number of bytes');
@@ -142,6 +146,7 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
         hashcash_difficulty: (columns.hashcash_difficulty as number | undefined) ?? 6,
         bot_min_usd_cents: (columns.bot_min_usd_cents as number | undefined) ?? 100,
         link_landing: (columns.link_landing as number | undefined) ?? 0,
+        self_delete: (columns.self_delete as number | undefined) ?? 1,
         tables_limit_bytes: (columns.tables_limit_bytes as number | null | undefined) ?? null,
         objects_limit_bytes: (columns.objects_limit_bytes as number | null | undefined) ?? null,
         created_at: now,
@@ -228,6 +233,7 @@ export async function describeApp(deps: AppsDeps, appId: string): Promise<AppVie
     hashcash_difficulty: app.hashcashDifficulty,
     bot_min_usd: app.botMinUsdCents / 100,
     link_landing: app.linkLanding,
+    self_delete: app.selfDelete,
     tables_limit_bytes: await findTablesLimit(deps.db, app.id),
     objects_limit_bytes: await findAppObjectsLimit(deps.db, app.id),
     signing_key_id: (await deps.keys.currentKid(app.id)) ?? null,

@@ -8,13 +8,14 @@ import type { Deps } from '../deps.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { isUniqueViolation } from '../store/dialect.js';
 import { findBucket } from '../store/repos/buckets.js';
+import { lockUser } from '../store/repos/users.js';
 import * as objects from '../store/repos/objects.js';
 import type { ObjectAddress, QueuedBlob, StoredObject } from '../store/repos/objects.js';
 import { inTransaction } from '../store/transaction.js';
 import { blobName, deleteBlobsNow } from './object-blobs.js';
 import { appObjectsLimit, chargeUsage, lockAppUsage, releaseUsage, tooLarge, type UsageTarget } from './object-usage.js';
 
-export type ObjectDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log' | 'nodeId'>;
+export type ObjectDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log' | 'nodeId'> & { store: Pick<Deps['store'], 'dialect'> };
 
 export interface Upload {
   contentType: string;
@@ -52,6 +53,8 @@ export async function putObject(deps: ObjectDeps, address: ObjectAddress, upload
   const blobId = newUuid();
   const now = iso(deps.clock.now());
   await inTransaction(deps.db, async (trx) => {
+    // The owner must exist when the upload starts: a user deleted meanwhile leaves no object or usage (lockUser).
+    if (address.owner !== '' && !(await lockUser(trx, deps.store.dialect, address.appId, address.owner, 'share'))) throw notFound('user not found');
     // This node vouches for the upload while it runs; if the node dies, another releases it (object-sweep.ts).
     await objects.insertUpload(trx, {
       blob_id: blobId,
@@ -126,7 +129,8 @@ async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddres
       return await inTransaction(deps.db, async (trx) => {
         await lockAppUsage(trx, target.appId);
         const mine = await objects.deleteUploadReturning(trx, target.appId, blobId);
-        if (!mine) throw notFound('bucket not found'); // the bucket was deleted (or the sweep ended the upload)
+        // The bucket or the owner was deleted (or the sweep ended the upload): their deletion queued the blob.
+        if (!mine) throw notFound(target.owner === '' ? 'bucket not found' : 'bucket or user not found');
         const replaced = await objects.deleteObjectReturning(trx, target);
         const adjust = upload.size - (replaced?.sizeBytes ?? 0) - reserved;
         await chargeUsage(trx, target, adjust, replaced ? 0 : 1);

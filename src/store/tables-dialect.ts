@@ -83,6 +83,12 @@ export function lockClause(dialect: DialectName, mode: 'update' | 'share'): RawB
   return sql.raw(mode === 'update' ? ' for update' : ' for key share');
 }
 
+/**
+ * True where a data-modifying CTE can sum what its DELETE removed in one statement (PostgreSQL); SQLite
+ * has none, and sums first: its BEGIN IMMEDIATE transaction lets no writer in between the two.
+ */
+export const sumsDeletedRows = (dialect: DialectName): boolean => dialect === 'postgres';
+
 /** True when a statement failed because the data table was dropped meanwhile (a table deleted mid-request). */
 export function isMissingTable(error: unknown): boolean {
   const e = error as { code?: string; message?: string } | undefined;

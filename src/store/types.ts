@@ -302,6 +302,10 @@ export type OAuthIdentityRow = Selectable<OAuthIdentitiesTable>;
 export interface ApplicationsTable {
   link_landing: Generated<number>;
 }
+// 0019-user-deletion: 1 when a user may delete their own account (DELETE /v1/me).
+export interface ApplicationsTable {
+  self_delete: Generated<number>;
+}
 // Custom tables (migration 0008). The rows live in run-time tables `t_<id>` outside this interface.
 export interface ApplicationsTable {
   tables_limit_bytes: number | null; // null: TABLES_STORAGE_LIMIT_BYTES

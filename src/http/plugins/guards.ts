@@ -243,6 +243,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
       emailVerified: claims.email_verified,
       via,
       token,
+      issuedAt: claims.iat,
     };
   }
 
@@ -267,7 +268,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     acceptPublishable(request, key, keyHash, found.app);
     const via = fromHeader ? 'bearer' : 'cookie';
     if (via === 'cookie') checkCookieOrigin(request, found.app);
-    request.session = { userId: claims.sub, sessionId: claims.sid, email: claims.email, emailVerified: claims.email_verified, via, token };
+    request.session = { userId: claims.sub, sessionId: claims.sid, email: claims.email, emailVerified: claims.email_verified, via, token, issuedAt: claims.iat };
     request.sessionUser = found.user;
     return true;
   }

@@ -17,6 +17,7 @@ import { oauthRoutes } from './oauth/index.js';
 import { ssoRoutes } from './sso.js';
 import { tableRoutes } from './tables.js';
 import { userRoutes } from './users.js';
+import { userDeletionRoutes } from './user-deletion.js';
 import { billingRoutes } from './billing.js';
 
 /** Every route module, one per spec part, registered explicitly. */
@@ -34,6 +35,7 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   ssoRoutes(app, deps, guards);
   botRoutes(app, deps, guards);
   userRoutes(app, deps, guards);
+  userDeletionRoutes(app, deps, guards);
   // 4.9 billing
   billingRoutes(app, deps, guards);
   // 4.2 OAuth

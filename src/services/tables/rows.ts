@@ -5,6 +5,7 @@ import type { Db } from '../../store/db.js';
 import * as rowsRepo from '../../store/repos/custom-rows.js';
 import type { StoredRow } from '../../store/repos/custom-rows.js';
 import * as repo from '../../store/repos/custom-tables.js';
+import { lockUser } from '../../store/repos/users.js';
 import type { CustomColumn, CustomTable } from '../../store/repos/custom-tables.js';
 import { encodeValue, isMissingTable } from '../../store/tables-dialect.js';
 import { inTransaction } from '../../store/transaction.js';
@@ -61,7 +62,7 @@ async function grow(deps: TablesDeps, trx: Db, appId: string, delta: number): Pr
   if (!(await repo.addUsedBytes(trx, appId, delta, deps.config.tablesStorageLimitBytes))) throw storageExceeded();
 }
 
-/** Creates a row. A session user owns it; the secret key may name any user_id (or none). */
+/** Creates a row. A session user owns it; the secret key may name a user of the app (else 404) or none. */
 export async function createRow(deps: TablesDeps, appId: string, tableId: string, caller: Caller, input: { data: Record<string, unknown>; user_id?: string | null }): Promise<RowRecord> {
   let userId: string | null = input.user_id ?? null;
   if (caller.kind === 'user') {
@@ -71,6 +72,8 @@ export async function createRow(deps: TablesDeps, appId: string, tableId: string
   const now = iso(deps.clock.now());
   return orMissing(() =>
     inTransaction(deps.db, async (trx) => {
+      // The owner must exist when the row lands: a user deleted meanwhile leaves no row behind (lockUser).
+      if (userId !== null && !(await lockUser(trx, deps.store.dialect, appId, userId, 'share'))) throw notFound('user not found');
       const table = await requireTable(deps, trx, appId, tableId, 'share');
       const data = mergeData(table.columns, {}, input.data, true);
       checkRowSize(dataBytes(data));

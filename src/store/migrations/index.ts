@@ -21,6 +21,7 @@ import * as m0018 from './0018-settings.js';
 import * as m0016 from './0016-oauth-browser-binding.js';
 import * as m0022 from './0022-data-scale.js';
 import * as m0017 from './0017-custom-row-cost.js';
+import * as m0019 from './0019-user-deletion.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-oauth-browser-binding': m0016,
   '0022-data-scale': m0022,
   '0017-custom-row-cost': m0017,
+  '0019-user-deletion': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

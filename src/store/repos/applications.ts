@@ -18,6 +18,8 @@ export interface Application {
   botMinUsdCents: number;
   /** Emailed links answer a one-button page that POSTs the token (scanners cannot consume it). */
   linkLanding: boolean;
+  /** Users may delete their own account (DELETE /v1/me; contract.md section 14). */
+  selfDelete: boolean;
   createdAt: string;
   updatedAt: string;
   /** The tenant's balance is below zero (billing): every route but billing, health and JWKS answers 402. */
@@ -40,6 +42,8 @@ export function toApplication(row: ApplicationWithPause): Application {
     hashcashDifficulty: row.hashcash_difficulty,
     botMinUsdCents: row.bot_min_usd_cents,
     linkLanding: row.link_landing === 1,
+    // Rows read by a statement prepared before migration 0019 lack the column: the default, on.
+    selfDelete: row.self_delete !== 0,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     paused: row.tenant_paused === 1,

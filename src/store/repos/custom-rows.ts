@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
-import { columnTypeSql, lockClause, type ColumnType } from '../tables-dialect.js';
+import { columnTypeSql, lockClause, sumsDeletedRows, type ColumnType } from '../tables-dialect.js';
 
 // The real tables behind custom tables: `t_<table id hex>` with columns `c_<column id hex>`, indexes
 // `i_...`. Every identifier is built here from a UUID the service generated and checked against a strict
@@ -69,7 +69,8 @@ export async function createDataTable(db: Db, dialect: DialectName, tableId: str
     updated_at text not null,
     size_bytes integer not null${sql.join(defs, sql``)}
   )`.execute(db);
-  await sql`create index ${sql.id(ident('i', tableId, '_u'))} on ${table(tableId)} (user_id)`.execute(db);
+  // (user_id, row_id): a user's rows in one index walk, for the session's own rows, an export's pages and a deletion.
+  await sql`create index ${sql.id(ident('i', tableId, '_u'))} on ${table(tableId)} (user_id, row_id)`.execute(db);
   await sql`create index ${sql.id(ident('i', tableId, '_c'))} on ${table(tableId)} (created_at, row_id)`.execute(db);
   await sql`create index ${sql.id(ident('i', tableId, '_m'))} on ${table(tableId)} (updated_at, row_id)`.execute(db);
   for (const c of columns) await createColumnIndex(db, tableId, c);
@@ -161,4 +162,26 @@ export async function findRow(db: Db, dialect: DialectName, tableId: string, row
 export async function deleteRow(db: Db, tableId: string, rowId: string, userId: string | undefined): Promise<number | undefined> {
   const { rows } = await sql<{ size_bytes: number }>`delete from ${table(tableId)} where row_id = ${rowId}${ownerFilter(userId)} returning size_bytes`.execute(db);
   return rows[0] === undefined ? undefined : Number(rows[0].size_bytes);
+}
+
+/**
+ * Deletes every row of the user (a user's deletion) by the (user_id, row_id) index; answers the bytes
+ * they counted, which the caller gives back to the app's usage in the same transaction.
+ */
+export async function deleteUserRows(db: Db, dialect: DialectName, tableId: string, userId: string): Promise<number> {
+  if (sumsDeletedRows(dialect)) {
+    const { rows } = await sql<{ n: number | string | null }>`with gone as (delete from ${table(tableId)} where user_id = ${userId} returning size_bytes)
+      select sum(size_bytes) as n from gone`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  }
+  const { rows } = await sql<{ n: number | null }>`select sum(size_bytes) as n from ${table(tableId)} where user_id = ${userId}`.execute(db);
+  await sql`delete from ${table(tableId)} where user_id = ${userId}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** A page of the user's rows in row_id order after `afterRowId` (an export): one walk of the (user_id, row_id) index. */
+export async function pageUserRows(db: Db, tableId: string, userId: string, afterRowId: string | null, limit: number): Promise<StoredRow[]> {
+  const after = afterRowId === null ? sql`` : sql` and row_id > ${afterRowId}`;
+  const { rows } = await sql<StoredRow>`select * from ${table(tableId)} where user_id = ${userId}${after} order by user_id, row_id limit ${rowLimit(limit)}`.execute(db);
+  return rows;
 }

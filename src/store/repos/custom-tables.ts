@@ -118,6 +118,12 @@ export async function listCustomTables(db: Db, appId: string): Promise<CustomTab
   return rows.map((row) => toTable(row, columns));
 }
 
+/** The ids of the app's tables (at most MAX_TABLES_PER_APP), oldest first: a user's deletion and export walk them. */
+export async function listCustomTableIds(db: Db, appId: string): Promise<string[]> {
+  const rows = await db.selectFrom('custom_tables').select('id').where('app_id', '=', appId).orderBy('created_at').orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
+
 export async function insertCustomTable(db: Db, row: Insertable<CustomTablesTable>): Promise<void> {
   await db.insertInto('custom_tables').values(row).execute();
 }

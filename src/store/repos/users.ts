@@ -3,6 +3,8 @@ import { USER_COLUMNS } from '../columns.js';
 import { compiledQuery } from '../compiled.js';
 import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
+import type { DialectName } from '../dialect.js';
+import { lockClause } from '../tables-dialect.js';
 import type { NewUser, UserRow } from '../types.js';
 
 export interface User {
@@ -228,4 +230,21 @@ export async function claimUnverifiedUser(db: Db, appId: string, userId: string,
     .returning('id')
     .execute();
   return rows.length === 1;
+}
+
+/**
+ * Whether the app has this user, with a row lock on PostgreSQL until the transaction ends: `update` for
+ * the user's deletion, `share` (key share) for a write that adds something the user owns (a table row, an
+ * upload). A writer that got its lock first is committed before the deletion reads what the user owns;
+ * one that waited finds the user gone. SQLite's transactions are serial already.
+ */
+export async function lockUser(db: Db, dialect: DialectName, appId: string, userId: string, mode: 'update' | 'share'): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`select id from users where id = ${userId} and app_id = ${appId}${lockClause(dialect, mode)}`.execute(db);
+  return rows.length === 1;
+}
+
+/** Deletes the user row (last step of a user's deletion); true when it was there. */
+export async function deleteUserRow(db: Db, appId: string, userId: string): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('app_id', '=', appId).where('id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
 }

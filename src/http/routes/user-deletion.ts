@@ -1,0 +1,112 @@
+import { Readable } from 'node:stream';
+import { Type, type Static } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { deleteOwnAccount, deleteUser } from '../../services/user-deletion.js';
+import { exportUser } from '../../services/user-export.js';
+import { clearAuthCookies } from '../cookies.js';
+import type { Guards } from '../plugins/guards.js';
+import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import type { Http } from '../types.js';
+import { UserBody } from './users.js';
+
+// contract.md section 14: deleting a user (Secret, or the user themselves) and exporting one (Secret).
+
+const ExportBody = Type.Object(
+  {
+    user: UserBody,
+    identities: Type.Array(Type.Object({ provider: Type.String(), subject: Type.String(), email: Type.Union([Type.String(), Type.Null()]) })),
+    sessions: Type.Array(
+      Type.Object({
+        session_id: Uuid,
+        created_at: Timestamp,
+        last_used_at: Timestamp,
+        revoked_at: Type.Union([Timestamp, Type.Null()]),
+      }),
+    ),
+    tables: Type.Array(
+      Type.Object({
+        table_id: Uuid,
+        name: Type.String(),
+        rows: Type.Array(
+          Type.Object({
+            row_id: Uuid,
+            data: Type.Record(Type.String(), Type.Unknown()),
+            user_id: Type.Union([Uuid, Type.Null()]),
+            created_at: Timestamp,
+            updated_at: Timestamp,
+          }),
+        ),
+      }),
+    ),
+    objects: Type.Array(
+      Type.Object({
+        bucket_id: Uuid,
+        bucket_name: Type.String(),
+        key: Type.String(),
+        size_bytes: Type.Integer(),
+        content_type: Type.String(),
+        created_at: Timestamp,
+      }),
+    ),
+  },
+  { description: "Everything the app holds about the user (no password, token hash or secret); only tables holding a row of the user are listed" },
+);
+
+const UserParams = Type.Object({ user_id: Uuid });
+const secretRoute = { tags: ['users and sessions'], security: [{ secret: [] }] };
+
+export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.delete(
+    '/v1/users/:user_id',
+    {
+      preHandler: guards.secret,
+      schema: {
+        ...secretRoute,
+        summary: 'Delete a user and everything they own (sessions, identities, rows, objects); their tokens are refused at once',
+        params: UserParams,
+        response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      await deleteUser(deps, request.application!.id, request.params.user_id);
+      return { status: 'deleted' as const };
+    },
+  );
+
+  app.delete(
+    '/v1/me',
+    {
+      preHandler: guards.publishableSession,
+      schema: {
+        tags: ['sessions'],
+        summary: 'Delete my account and everything it owns (needs an access token issued within the last 10 minutes)',
+        description: "403 when the app's --self-delete is off, or the access token is older than 10 minutes (sign in again). Clears the cookies.",
+        security: [{ publishable: [], session: [] }],
+        response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteOwnAccount(deps, request.application!, request.session!);
+      clearAuthCookies(reply, deps.config);
+      return { status: 'deleted' as const };
+    },
+  );
+
+  app.get(
+    '/v1/users/:user_id/export',
+    {
+      preHandler: guards.secret,
+      schema: {
+        ...secretRoute,
+        summary: "Export a user: their record, identities, sessions, rows and objects' metadata, streamed",
+        params: UserParams,
+        response: { 200: ExportBody, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const chunks = await exportUser(deps, request.application!.id, request.params.user_id);
+      // A stream is sent as it is read (the schema documents it; Fastify does not serialize streams).
+      return reply.type('application/json; charset=utf-8').send(Readable.from(chunks) as unknown as Static<typeof ExportBody>);
+    },
+  );
+}
