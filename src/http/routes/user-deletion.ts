@@ -61,6 +61,7 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'deleteUser',
         ...secretRoute,
         summary: 'Delete a user and everything they own (sessions, identities, rows, objects); their tokens are refused at once',
         params: UserParams,
@@ -78,6 +79,7 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
     {
       preHandler: guards.publishableSession,
       schema: {
+        operationId: 'deleteMe',
         tags: ['sessions'],
         summary: 'Delete my account and everything it owns (needs an access token issued within the last 10 minutes)',
         description: "403 when the app's --self-delete is off, or the access token is older than 10 minutes (sign in again). Clears the cookies.",
@@ -97,6 +99,7 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
     {
       preHandler: guards.secret,
       schema: {
+        operationId: 'exportUser',
         ...secretRoute,
         summary: "Export a user: their record, identities, sessions, rows and objects' metadata, streamed",
         params: UserParams,
