@@ -13,6 +13,9 @@ import { agedAccessToken, rowsNaming } from '../helpers/user-data.js';
 // contract.md section 14: DELETE /v1/users/{id}, DELETE /v1/me and `gatehouse user delete`. What a deleted
 // user owned is checked at rest, in every table of the database that names a user.
 
+/** Tests that run the CLI: each command is a process of its own (seconds each on a busy machine). */
+const CLI_TIMEOUT = 180_000;
+
 interface Person {
   email: string;
   userId: string;
@@ -136,11 +139,15 @@ describe.each(STORES)('14 deleting a user (%s blob store)', (kind) => {
 describe('14 deleting one’s own account, the CLI, and writes racing a deletion', () => {
   let server: TestServer;
   let app: TestApp;
+  let closed: TestApp;
+  let otherApp: TestApp;
   const origin = 'https://shop.example.test';
 
   beforeAll(async () => {
     server = await startServer();
     app = await createApp(server, { args: ['--allowed-origin', origin] });
+    closed = await createApp(server, { args: ['--self-delete', 'off'] });
+    otherApp = await createApp(server);
   });
   afterAll(async () => server?.stop());
 
@@ -173,8 +180,7 @@ describe('14 deleting one’s own account, the CLI, and writes racing a deletion
     expect((await api(server, 'GET', `/v1/users/${erin.userId}`, { bearer: app.secret_key })).status).toBe(404);
   });
 
-  it('14 DELETE /v1/me: --self-delete off answers 403 and deletes nothing; app update turns it back on', async () => {
-    const closed = await createApp(server, { args: ['--self-delete', 'off'] });
+  it('14 DELETE /v1/me: --self-delete off answers 403 and deletes nothing; app update turns it back on', { timeout: CLI_TIMEOUT }, async () => {
     expect(closed.self_delete).toBe(false);
     expect(app.self_delete).toBe(true);
     const finn = await person(server, closed);
@@ -186,9 +192,8 @@ describe('14 deleting one’s own account, the CLI, and writes racing a deletion
     expect((await api(server, 'DELETE', '/v1/me', { publishableKey: closed.publishable_key, bearer: finn.token })).status).toBe(401);
   });
 
-  it('14 gatehouse user delete APP USER: the same deletion; an unknown or another app’s user exits 1', async () => {
+  it('14 gatehouse user delete APP USER: the same deletion; an unknown or another app’s user exits 1', { timeout: CLI_TIMEOUT }, async () => {
     const gus = await person(server, app);
-    const otherApp = await createApp(server);
     expect((await server.cli(['user', 'delete', otherApp.app_id, gus.userId])).code).toBe(1);
     expect(await cliJson(server, ['user', 'delete', app.app_id, gus.userId])).toEqual({ status: 'deleted' });
     expect(await rowsNaming(server, gus.userId)).toEqual({});

@@ -138,7 +138,8 @@ describe('14 exporting a user', () => {
     expect((await api(server, 'GET', `/v1/users/not-a-uuid/export`, { bearer: app.secret_key })).status).toBe(400);
   });
 
-  it('14 gatehouse user export APP USER prints the same document; another app’s user exits 1', async () => {
+  // The CLI: each command is a process of its own (seconds each on a busy machine).
+  it('14 gatehouse user export APP USER prints the same document; another app’s user exits 1', { timeout: 180_000 }, async () => {
     const { alice } = people;
     const cli = await server.cli(['user', 'export', app.app_id, alice.userId]);
     expect(cli.code, cli.stderr).toBe(0);
