@@ -26,3 +26,11 @@ export async function deleteUserSsoTokens(db: Db, appId: string, userId: string)
 export async function deleteUserIdentities(db: Db, appId: string, userId: string): Promise<void> {
   await db.deleteFrom('oauth_identities').where('app_id', '=', appId).where('user_id', '=', userId).execute();
 }
+
+/**
+ * The rows that made the user count once per month in billing (migration 0022). The per-month counts stay:
+ * metering of past periods, and of this one so far, is a financial record (contract.md section 14).
+ */
+export async function deleteUserActivity(db: Db, appId: string, userId: string): Promise<void> {
+  await db.deleteFrom('active_users').where('app_id', '=', appId).where('user_id', '=', userId).execute();
+}
