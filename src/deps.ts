@@ -78,7 +78,7 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
   const retiredKeyLifetime = Math.max(ACCESS_TOKEN_SECONDS, config.maxSigninTokenLifetimeSeconds);
   const masterKeys = config.previousMasterKey ? [masterKey, config.previousMasterKey] : [masterKey];
   const keys = new KeyRing(store.db, masterKeys, clock, config.publicBaseUrl, retiredKeyLifetime);
-  const limiter = createLimiter(config, { clock, log });
+  const limiter = createLimiter(config, { clock, log, keySecret: deriveKey(masterKey, 'rate-limit-keys') });
   const mailer = createMailer(config, log);
   const blobs = createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log });
   return {

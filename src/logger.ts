@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { closeSync, writeSync } from 'node:fs';
+import { maskEmailsIn } from './observability/mask-email.js';
 import { pino, type Bindings, type ChildLoggerOptions, type Level, type LevelWithSilentOrString, type Logger } from 'pino';
 
 // Query parameters that carry one-time secrets (email links, SSO hops, OAuth codes) never reach a log line.
@@ -15,8 +16,15 @@ function paramName(raw: string): string {
   }
 }
 
-/** The URL with the value of every secret-carrying query parameter replaced by `[redacted]`. */
+/**
+ * The URL with the value of every secret-carrying query parameter replaced by `[redacted]`, and any email
+ * address in it masked (`GET /v1/users?email=...`: contract.md section 14).
+ */
 export function scrubUrl(url: string): string {
+  return maskEmailsIn(redactSecretParams(url));
+}
+
+function redactSecretParams(url: string): string {
   const query = url.indexOf('?');
   if (query < 0) return url;
   const hash = url.indexOf('#', query);
@@ -176,6 +184,8 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream,
         ],
         censor: '[redacted]',
       },
+      // Whatever a line holds (a recipient, a database error quoting a row), no email address leaves in clear.
+      hooks: { streamWrite: maskEmailsIn },
       serializers: {
         req: (request: { method: string; url: string; ip?: string; hostname?: string }) => ({
           method: request.method,

@@ -11,6 +11,7 @@ import { LogThrottle } from './log-throttle.js';
 import type { Logger } from './logger.js';
 import { scheduleMaintenance } from './services/maintenance.js';
 import { scheduleUploadLiveness } from './services/object-sweep.js';
+import { schedulePurge } from './services/app-purge.js';
 import { scheduleMetering } from './services/billing/metering.js';
 import { startMailWorker } from './services/mail-worker.js';
 import { checkMasterKey } from './services/master-key-check.js';
@@ -46,6 +47,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const stopMaintenance = scheduleMaintenance(deps);
   const stopUploadLiveness = scheduleUploadLiveness(deps);
   const stopMetering = scheduleMetering(deps);
+  const stopPurge = schedulePurge(deps);
   const mailWorker = startMailWorker(deps);
 
   let closing = false;
@@ -72,6 +74,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
       stopMaintenance();
       stopUploadLiveness();
       stopMetering();
+      stopPurge();
       // Stops accepting, lets requests in flight finish (new requests on kept-alive connections get 503).
       closeIdleConnectionsLater(app.server);
       await app.close();

@@ -1,6 +1,9 @@
 import { Option, type Command } from 'commander';
 import type { Deps } from '../deps.js';
 import * as apps from '../services/apps.js';
+import * as listing from '../services/app-listing.js';
+import { markAppDeleted } from '../services/app-deletion.js';
+import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
 import { collect, onOff, print, usd, UsageError, wholeNumber, withDeps } from './shared.js';
 
 // `gatehouse app ...` (contract.md section 1): each command a thin call into services/apps.ts.
@@ -8,7 +11,7 @@ import { collect, onOff, print, usd, UsageError, wholeNumber, withDeps } from '.
 function appSettingOptions(command: Command): Command {
   return command
     .option('--domain <host>', 'verified domain (frontend routes resolve the app from Host)')
-    .option('--allowed-origin <url>', 'redirect and CORS allow-list entry (repeatable)', collect)
+    .option('--allowed-origin <url>', 'redirect and CORS allow-list entry (repeatable); replaces the whole list', collect)
     .addOption(new Option('--verification-method <method>', 'what sign-up emails carry').choices(['code', 'link', 'both']))
     .option('--passwords <on|off>', 'allow password sign-up and sign-in', onOff)
     .option('--hashcash <on|off>', 'require proof-of-work on sign-up (default: HASHCASH_ENABLED)', onOff)
@@ -24,6 +27,8 @@ interface SettingFlags {
   domain?: string;
   clearDomain?: boolean;
   allowedOrigin?: string[];
+  addAllowedOrigin?: string[];
+  removeAllowedOrigin?: string[];
   verificationMethod?: 'code' | 'link' | 'both';
   passwords?: boolean;
   hashcash?: boolean;
@@ -40,6 +45,8 @@ function toSettings(flags: SettingFlags): apps.AppSettings & { name?: string } {
   return {
     domain: flags.clearDomain ? null : flags.domain,
     allowedOrigins: flags.allowedOrigin,
+    addAllowedOrigins: flags.addAllowedOrigin,
+    removeAllowedOrigins: flags.removeAllowedOrigin,
     verificationMethod: flags.verificationMethod,
     passwordsEnabled: flags.passwords,
     hashcashEnabled: flags.hashcash,
@@ -57,7 +64,6 @@ export const appsDeps = (deps: Deps): apps.AppsDeps => ({
   db: deps.db,
   clock: deps.clock,
   keys: deps.keys,
-  hashcashEnabled: deps.config.hashcashEnabled,
 });
 
 export function registerAppCommands(program: Command): void {
@@ -72,6 +78,8 @@ export function registerAppCommands(program: Command): void {
   appSettingOptions(app.command('update').argument('<app_id>'))
     .option('--name <name>', 'new name')
     .option('--clear-domain', 'remove the verified domain')
+    .option('--add-allowed-origin <url>', 'add an origin to the allow-list, keeping the others (repeatable)', collect)
+    .option('--remove-allowed-origin <url>', 'remove an origin from the allow-list (repeatable)', collect)
     .option('--json', 'print JSON')
     .action(async (appId: string, flags: SettingFlags & { json?: boolean }) => {
       if (flags.clearDomain && flags.domain) throw new UsageError('--domain and --clear-domain exclude each other');
@@ -88,10 +96,39 @@ export function registerAppCommands(program: Command): void {
   app
     .command('rotate-secret')
     .argument('<app_id>')
-    .description('new secret key; the old one dies at once or after --keep-old-for seconds')
+    .description('new secret key; the old one dies at once or after --keep-old-for seconds (printed as old_secret_key_expires_at)')
     .option('--keep-old-for <seconds>', 'grace period for the old secret key', wholeNumber)
     .option('--json', 'print JSON')
     .action(async (appId: string, flags: { keepOldFor?: number; json?: boolean }) => {
       print(await withDeps((deps) => apps.rotateSecretKey(appsDeps(deps), appId, flags.keepOldFor ?? 0)), flags.json);
+    });
+  app
+    .command('list')
+    .description('live applications (deleted ones are not listed)')
+    .option('--tenant <tenant_id>', 'only the apps of this tenant')
+    .option('--json', 'print JSON')
+    .action(async (flags: { tenant?: string; json?: boolean }) => {
+      const { apps: list } = await withDeps((deps) => listing.listApps(deps, flags.tenant));
+      if (flags.json) return print({ apps: list }, true);
+      for (const a of list) process.stdout.write(`${a.app_id}  ${a.tenant_id}  ${a.name}${a.domain ? `  (${a.domain})` : ''}\n`);
+    });
+  app
+    .command('show')
+    .argument('<app_id>')
+    .description('the app with its settings as stored (null: the server default applies) and its working secret keys')
+    .option('--json', 'print JSON')
+    .action(async (appId: string, flags: { json?: boolean }) => {
+      print(await withDeps((deps) => listing.showApp(appsDeps(deps), appId)), flags.json);
+    });
+  app
+    .command('delete')
+    .argument('<app_id>')
+    .description('delete the app and everything of it: marked gone at once (every route refuses it), then its data removed in batches')
+    .option('--yes', 'confirm: this cannot be undone')
+    .option('--batch-size <n>', 'rows a statement removes (default APP_PURGE_BATCH_SIZE, 500)', wholeNumber)
+    .option('--json', 'print JSON')
+    .action(async (appId: string, flags: DeleteFlags) => {
+      requireYes(flags, `gatehouse app delete ${appId} --yes`);
+      print(await withDeps((deps) => deleteAndPurge(deps, () => markAppDeleted(deps, appId), flags)), flags.json);
     });
 }

@@ -37,7 +37,8 @@ export function print(value: object, json: boolean | undefined): void {
     return;
   }
   for (const [key, field] of Object.entries(value)) {
-    const shown = Array.isArray(field) ? field.join(', ') : field !== null && typeof field === 'object' ? JSON.stringify(field) : String(field);
+    const text = (item: unknown) => (item !== null && typeof item === 'object' ? JSON.stringify(item) : String(item));
+    const shown = Array.isArray(field) ? field.map(text).join(', ') : text(field);
     process.stdout.write(`${key.padEnd(22)} ${shown}\n`);
   }
   if ('secret_key' in value) process.stdout.write('\nThe secret key is shown once: store it now.\n');

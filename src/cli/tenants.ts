@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
+import * as listing from '../services/app-listing.js';
+import { markTenantDeleted } from '../services/app-deletion.js';
 import * as apps from '../services/apps.js';
 import { appsDeps } from './apps.js';
-import { print, withDeps } from './shared.js';
+import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
+import { print, wholeNumber, withDeps } from './shared.js';
 
 // `gatehouse tenant ...` (contract.md section 1).
 
@@ -13,5 +16,36 @@ export function registerTenantCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (flags: { name: string; json?: boolean }) => {
       print(await withDeps((deps) => apps.createTenant(appsDeps(deps), flags.name)), flags.json);
+    });
+  tenant
+    .command('list')
+    .description('live tenants (deleted ones are not listed)')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const { tenants } = await withDeps((deps) => listing.listTenants(deps));
+      if (flags.json) return print({ tenants }, true);
+      for (const t of tenants) process.stdout.write(`${t.tenant_id}  ${t.name}  ${t.created_at}\n`);
+    });
+  tenant
+    .command('show')
+    .argument('<tenant_id>')
+    .description('the tenant and its apps')
+    .option('--json', 'print JSON')
+    .action(async (tenantId: string, flags: { json?: boolean }) => {
+      const shown = await withDeps((deps) => listing.showTenant(deps, tenantId));
+      if (flags.json) return print(shown, true);
+      print({ ...shown, apps: shown.apps.map((a) => `${a.app_id} (${a.name})`) }, false);
+    });
+  tenant
+    .command('delete')
+    .argument('<tenant_id>')
+    .description('delete every app of the tenant as app delete does; the tenant stays, marked deleted, with its billing ledger')
+    .option('--yes', 'confirm: this cannot be undone')
+    .option('--batch-size <n>', 'rows a statement removes (default APP_PURGE_BATCH_SIZE, 500)', wholeNumber)
+    .option('--json', 'print JSON')
+    .action(async (tenantId: string, flags: DeleteFlags) => {
+      requireYes(flags, `gatehouse tenant delete ${tenantId} --yes`);
+      const result = await withDeps((deps) => deleteAndPurge(deps, () => markTenantDeleted(deps, tenantId), flags));
+      print({ tenant_id: tenantId, ...result }, flags.json);
     });
 }

@@ -54,6 +54,8 @@ export interface Config {
   objectsMaxBytes: number;
   /** Per-app object storage unless the app sets its own (OBJECTS_STORAGE_LIMIT_BYTES). */
   objectsStorageLimitBytes: number;
+  /** Rows a statement of a deleted app's purge removes, each batch its own transaction (APP_PURGE_BATCH_SIZE). */
+  appPurgeBatchSize: number;
 }
 
 /** A configuration error names the variable, so start-up can say exactly what to fix. */
@@ -273,6 +275,7 @@ export function loadConfig(env: Env = process.env, options: { serve?: boolean } 
     tablesStorageLimitBytes: integer(env, 'TABLES_STORAGE_LIMIT_BYTES', 100 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     objectsMaxBytes: integer(env, 'OBJECTS_MAX_BYTES', 50 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     objectsStorageLimitBytes: integer(env, 'OBJECTS_STORAGE_LIMIT_BYTES', 1024 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
+    appPurgeBatchSize: integer(env, 'APP_PURGE_BATCH_SIZE', 500, 1, 10_000),
     ...parseResilience(env),
   };
 }

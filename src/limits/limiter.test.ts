@@ -6,7 +6,7 @@ import { loadConfig } from '../config/index.js';
 import { parseRateLimits, type RateLimitName } from '../config/rate-limits.js';
 import { ApiError } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { createLimiter } from './index.js';
+import { createLimiter, storedKey } from './index.js';
 import type { RateLimiter } from './limiter.js';
 import { MemoryWindowStore } from './memory-store.js';
 
@@ -195,12 +195,17 @@ describe.skipIf(!redisUp)('8 limits: the Redis sliding window (REDIS_URL)', () =
     expect(await admittedCount(limiter, 'challenge_ip', key, 5)).toBe(2);
   });
 
-  it('stores the log in gh:rl:{name}:{key} with an expiry of the window', async () => {
+  it('stores the log in gh:rl:{name}:{key} with an expiry of the window, an email only as its HMAC', async () => {
     const { Redis } = await import('ioredis');
     const client = new Redis(REDIS_URL);
     try {
-      await redisLimiter('verify_code_email=10/300').consume('verify_code_email', `${run}:d@example.com:10.0.0.7`);
-      const key = `gh:rl:verify_code_email:${run}:d@example.com:10.0.0.7`;
+      const secret = Buffer.alloc(32, 7);
+      const limiter = createLimiter(loadConfig({ RATE_LIMITS: 'verify_code_email=10/300', REDIS_URL }), { log: createLogger('silent'), keySecret: secret });
+      await limiter.consume('verify_code_email', `${run}:d@example.com:10.0.0.7`);
+      await limiter.close();
+      const key = `gh:rl:verify_code_email:${storedKey(secret, `${run}:d@example.com:10.0.0.7`)}`;
+      expect(key).toMatch(new RegExp(`^gh:rl:verify_code_email:${run}:h_[0-9a-f]{32}$`));
+      expect(await client.keys(`gh:rl:*d@example.com*`)).toEqual([]);
       expect(await client.zcard(key)).toBe(1);
       const ttl = await client.pttl(key);
       expect(ttl).toBeGreaterThan(299_000);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
+import { maskEmail } from '../observability/mask-email.js';
 import { mailFailed } from './failure.js';
 import type { Mailer } from './mailer.js';
 import { nodemailer } from './nodemailer.js';
@@ -25,11 +26,29 @@ export function createOutboxMailer(dir: string, from: string, log: Logger): Mail
         // Sortable by time, unique without coordination between processes sharing the directory.
         const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
         await writeFile(file, info.message as Buffer, { flag: 'wx' });
-        log.info({ to: mail.to, subject: mail.subject, text: mail.text, file }, 'email written to the outbox (SMTP_URL is not set)');
+        log.info({ to: maskEmail(mail.to), subject: mail.subject, text: mail.text, file }, 'email written to the outbox (SMTP_URL is not set)');
       } catch (error) {
         throw mailFailed(error);
       }
     },
     async close() {},
   };
+}
+
+/**
+ * Removes the outbox's `.eml` files written before `before` (their codes and links are dead by then, and the
+ * addresses in them need not stay on disk: contract.md section 14). Returns how many; a missing directory is 0.
+ */
+export async function pruneOutbox(dir: string, before: Date): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.endsWith('.eml')) continue;
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && info.mtime < before) {
+      await rm(path, { force: true });
+      removed++;
+    }
+  }
+  return removed;
 }

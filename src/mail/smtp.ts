@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { maskEmail } from '../observability/mask-email.js';
 import { mailFailed } from './failure.js';
 import type { Mailer } from './mailer.js';
 import { nodemailer } from './nodemailer.js';
@@ -40,7 +41,7 @@ export function createSmtpMailer(smtpUrl: string, from: string, log: Logger, opt
         // the connection delivering it, so a send given up on frees its pool slot instead of holding it.
         const options = { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, signal };
         const info = await transport.sendMail(options as Parameters<typeof transport.sendMail>[0]);
-        log.info({ to: mail.to, subject: mail.subject, messageId: info.messageId }, 'email sent');
+        log.info({ to: maskEmail(mail.to), subject: mail.subject, messageId: info.messageId }, 'email sent');
       } catch (error) {
         throw mailFailed(error);
       }

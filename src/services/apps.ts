@@ -10,6 +10,7 @@ import { findAppObjectsLimit } from '../store/repos/object-usage.js';
 import * as tenants from '../store/repos/tenants.js';
 import { findTablesLimit } from '../store/repos/custom-tables.js';
 import type { ApplicationUpdate } from '../store/types.js';
+import { inTransaction } from '../store/transaction.js';
 import type { KeyRing } from './keys.js';
 import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
 
@@ -17,12 +18,18 @@ export interface AppsDeps {
   db: Db;
   clock: Clock;
   keys: KeyRing;
-  hashcashEnabled: boolean;
+  /** Not read: an app is shown with its settings as stored (null follows the server's HASHCASH_ENABLED). */
+  hashcashEnabled?: boolean;
 }
 
 export interface AppSettings {
   domain?: string | null;
+  /** Replaces the allow-list. */
   allowedOrigins?: string[];
+  /** Added to the allow-list (after a replacement, when both are given). */
+  addAllowedOrigins?: string[];
+  /** Removed from the allow-list (an origin not on it is no error). */
+  removeAllowedOrigins?: string[];
   verificationMethod?: 'code' | 'link' | 'both';
   passwordsEnabled?: boolean;
   hashcashEnabled?: boolean;
@@ -48,7 +55,8 @@ export interface AppView {
   allowed_origins: string[];
   verification_method: 'code' | 'link' | 'both';
   passwords_enabled: boolean;
-  hashcash_enabled: boolean;
+  /** As stored: null follows the server's HASHCASH_ENABLED (never resolved from the caller's environment). */
+  hashcash_enabled: boolean | null;
   hashcash_difficulty: number;
   bot_min_usd: number;
   link_landing: boolean;
@@ -126,7 +134,7 @@ async function withUniqueDomain<T>(work: () => Promise<T>): Promise<T> {
 /** Creates an application with its publishable key, secret key (shown once) and first signing key. */
 export async function createApp(deps: AppsDeps, tenantId: string, name: string, settings: AppSettings): Promise<AppView> {
   if (!name.trim()) throw badRequest('name must not be empty');
-  if (!(await tenants.findTenant(deps.db, tenantId))) throw notFound(`tenant ${tenantId} not found`);
+  if (!(await tenants.findLiveTenant(deps.db, tenantId))) throw notFound(`tenant ${tenantId} not found`);
   const columns = settingsToColumns(settings);
   const now = iso(deps.clock.now());
   const appId = newAppId();
@@ -159,6 +167,7 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
           kind,
           key_hash: sha256Hex(key),
           publishable_key: kind === 'publishable' ? key : null,
+          key_end: kind === 'secret' ? key.slice(-4) : null,
           created_at: now,
           expires_at: null,
         });
@@ -178,7 +187,18 @@ export async function updateApp(deps: AppsDeps, appId: string, settings: AppSett
     columns.name = settings.name.trim();
   }
   columns.updated_at = iso(deps.clock.now());
-  await withUniqueDomain(() => applications.updateApplication(deps.db, appId, columns));
+  const add = settings.addAllowedOrigins?.map(parseOrigin) ?? [];
+  const remove = new Set(settings.removeAllowedOrigins?.map(parseOrigin) ?? []);
+  await withUniqueDomain(() =>
+    inTransaction(deps.db, async (trx) => {
+      // The first write takes the row's lock, so two edits of the list at once each see the other's result.
+      await applications.updateApplication(trx, appId, columns);
+      if (add.length === 0 && remove.size === 0) return;
+      const current = (await requireApp(trx, appId)).allowedOrigins;
+      const origins = [...new Set([...current, ...add])].filter((origin) => !remove.has(origin));
+      await applications.updateApplication(trx, appId, { allowed_origins: JSON.stringify(origins) });
+    }),
+  );
   return describeApp(deps, appId);
 }
 
@@ -189,27 +209,44 @@ export async function rotateSigningKey(deps: AppsDeps, appId: string): Promise<A
   return describeApp(deps, appId);
 }
 
+export interface RotatedSecret extends AppView {
+  secret_key: string;
+  /** When the previous secret key stops working (now, or after the grace); null when none was live. */
+  old_secret_key_expires_at: string | null;
+  /** The previous key's last 4 characters, to tell it apart; null when none was live or it predates their keeping. */
+  old_secret_key_end: string | null;
+}
+
 /** A new secret key; the old ones die now, or after `keepOldForSeconds`. */
-export async function rotateSecretKey(deps: AppsDeps, appId: string, keepOldForSeconds = 0): Promise<AppView> {
+export async function rotateSecretKey(deps: AppsDeps, appId: string, keepOldForSeconds = 0): Promise<RotatedSecret> {
   await requireApp(deps.db, appId);
   const now = deps.clock.now();
+  const endsAt = iso(addSeconds(now, keepOldForSeconds));
   const secretKey = newSecretKey();
-  await deps.db.transaction().execute(async (trx) => {
-    await apiKeys.expireSecretKeys(trx, appId, iso(addSeconds(now, keepOldForSeconds)));
+  const ended = await deps.db.transaction().execute(async (trx) => {
+    const old = await apiKeys.expireSecretKeys(trx, appId, endsAt);
     await apiKeys.insertApiKey(trx, {
       id: newUuid(),
       app_id: appId,
       kind: 'secret',
       key_hash: sha256Hex(secretKey),
       publishable_key: null,
+      key_end: secretKey.slice(-4),
       created_at: iso(now),
       expires_at: null,
     });
+    return old;
   });
-  return { ...(await describeApp(deps, appId)), secret_key: secretKey };
+  const newest = ended.sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
+  return {
+    ...(await describeApp(deps, appId)),
+    secret_key: secretKey,
+    old_secret_key_expires_at: newest ? endsAt : null,
+    old_secret_key_end: newest?.key_end ?? null,
+  };
 }
 
-async function requireApp(db: Db, appId: string): Promise<Application> {
+export async function requireApp(db: Db, appId: string): Promise<Application> {
   const app = await applications.findApplication(db, appId);
   if (!app) throw notFound(`application ${appId} not found`);
   return app;
@@ -229,7 +266,7 @@ export async function describeApp(deps: AppsDeps, appId: string): Promise<AppVie
     allowed_origins: allowedOriginsOf(app),
     verification_method: app.verificationMethod,
     passwords_enabled: app.passwordsEnabled,
-    hashcash_enabled: hashcashRequired(app, deps.hashcashEnabled),
+    hashcash_enabled: app.hashcashEnabled,
     hashcash_difficulty: app.hashcashDifficulty,
     bot_min_usd: app.botMinUsdCents / 100,
     link_landing: app.linkLanding,

@@ -7,9 +7,15 @@ import { inTransaction } from '../store/transaction.js';
 import { acquireJobLock, releaseJobLock } from '../store/repos/job-locks.js';
 import { deleteActiveUsersBefore } from '../store/repos/active-users.js';
 import { refreshPlannerStatistics } from '../store/statistics.js';
+import { deleteExpiredOAuthStates } from '../store/repos/oauth-states.js';
+import { outboxDir } from '../mail/index.js';
+import { pruneOutbox } from '../mail/outbox.js';
 import { sweepObjects } from './object-sweep.js';
+import { CODE_SECONDS, MAGIC_LINK_SECONDS, VERIFY_LINK_SECONDS } from './verification.js';
 
 export const PRUNE_JOB = 'prune-expired-rows';
+/** The longest a code or link lives (a verification link: 24 h). */
+const OUTBOX_KEEP_SECONDS = Math.max(CODE_SECONDS, VERIFY_LINK_SECONDS, MAGIC_LINK_SECONDS);
 const PRUNE_EVERY_MS = 10 * 60_000;
 const LEASE_SECONDS = 5 * 60;
 /** Margin for clocks that differ between nodes: a row is pruned only this long after it died. */
@@ -36,6 +42,8 @@ export interface PruneReport {
   sessions: number;
   /** Marks of monthly active users of months before the last (their counts stay). */
   active_users: number;
+  /** Dev outbox `.eml` files older than the longest code or link lifetime (this node's directory). */
+  outbox_files?: number;
 }
 
 /** Rows a clean-up statement deletes at most (one short transaction each). */
@@ -66,6 +74,9 @@ async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
 export async function pruneExpiredRows(deps: MaintenanceDeps, holder = `${hostname()}:${process.pid}:${newUuid()}`): Promise<PruneReport> {
   const now = deps.clock.now();
   const report: PruneReport = { ran: false, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, sessions: 0, active_users: 0 };
+  // Each node's own files, so outside the lease: an email's code and link are dead after the longest lifetime.
+  const outbox = deps.config && outboxDir(deps.config);
+  if (outbox) report.outbox_files = await pruneOutbox(outbox, addSeconds(now, -OUTBOX_KEEP_SECONDS));
   if (!(await acquireJobLock(deps.db, PRUNE_JOB, holder, iso(now), iso(addSeconds(now, LEASE_SECONDS))))) return report;
   try {
     const skewed = iso(addSeconds(now, -SKEW_SECONDS));

@@ -435,3 +435,18 @@ export interface SettingsTable {
 export interface Database {
   settings: SettingsTable;
 }
+
+// App and tenant deletion (migration 0020): set once, when the app or tenant is deleted; the purge job
+// then removes an app's data and its row; a tenant's row stays, marked, beside its billing ledger.
+export interface ApplicationsTable {
+  deleted_at?: string | null;
+}
+
+export interface TenantsTable {
+  deleted_at?: string | null;
+}
+
+export interface ApiKeysTable {
+  /** The last 4 characters of a secret key (migration 0020; null before it and for publishable keys). */
+  key_end?: string | null;
+}

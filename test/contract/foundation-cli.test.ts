@@ -36,7 +36,7 @@ describe('contract 1: the gatehouse CLI', () => {
       allowed_origins: [],
       verification_method: 'code',
       passwords_enabled: true,
-      hashcash_enabled: true,
+      hashcash_enabled: null,
       hashcash_difficulty: 6,
       bot_min_usd: 1,
       signing_key_id: `${app.app_id}:1`,

@@ -22,6 +22,7 @@ import * as m0016 from './0016-oauth-browser-binding.js';
 import * as m0022 from './0022-data-scale.js';
 import * as m0017 from './0017-custom-row-cost.js';
 import * as m0019 from './0019-user-deletion.js';
+import * as m0020 from './0020-app-deletion.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022-data-scale': m0022,
   '0017-custom-row-cost': m0017,
   '0019-user-deletion': m0019,
+  '0020-app-deletion': m0020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

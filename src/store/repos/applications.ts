@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { compiledQuery } from '../compiled.js';
+import { rowLimit } from '../limit.js';
 import { APPLICATION_COLUMNS, qualified } from '../columns.js';
 import type { Db } from '../db.js';
 import type { ApplicationRow, ApplicationUpdate, Database, NewApplication } from '../types.js';
@@ -59,7 +60,8 @@ function selectWithPause(db: Db) {
     .selectFrom('applications')
     .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
     .selectAll('applications')
-    .select('billing_accounts.paused as tenant_paused');
+    .select('billing_accounts.paused as tenant_paused')
+    .where('applications.deleted_at', 'is', null);
 }
 
 export async function insertApplication(db: Db, row: NewApplication): Promise<void> {
@@ -78,9 +80,64 @@ export async function findApplicationByDomain(db: Db, host: string): Promise<App
   return row && toApplication(row);
 }
 
+/** The tenant's live applications (a deleted one is not listed), oldest first. */
 export async function listApplicationsOfTenant(db: Db, tenantId: string): Promise<Application[]> {
-  const rows = await db.selectFrom('applications').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').execute();
+  const rows = await db.selectFrom('applications').selectAll().where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).orderBy('created_at').execute();
   return rows.map(toApplication);
+}
+
+/** Every live application, oldest first (the operator's `app list`). */
+export async function listApplications(db: Db): Promise<Application[]> {
+  const rows = await db.selectFrom('applications').selectAll().where('deleted_at', 'is', null).orderBy('created_at').execute();
+  return rows.map(toApplication);
+}
+
+/**
+ * Marks the app deleted, frees its verified domain and removes its API keys, in the caller's transaction:
+ * from this write on, no key, Host or app id resolves it on any node (each guard lookup reads the database;
+ * the statements gated by a key a node presumes check that the key still exists). False when the app is
+ * unknown or already marked.
+ */
+export async function markApplicationDeleted(db: Db, appId: string, now: string): Promise<boolean> {
+  const marked = await db
+    .updateTable('applications')
+    .set({ deleted_at: now, domain: null, updated_at: now })
+    .where('id', '=', appId)
+    .where('deleted_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  if (!marked) return false;
+  await db.deleteFrom('api_keys').where('app_id', '=', appId).execute();
+  return true;
+}
+
+/** Whether the app exists and is marked deleted (its purge may still be running). */
+export async function isApplicationMarkedDeleted(db: Db, appId: string): Promise<boolean> {
+  const row = await db.selectFrom('applications').select('id').where('id', '=', appId).where('deleted_at', 'is not', null).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Apps marked deleted whose purge is not finished (the row goes last), oldest mark first. */
+export async function listDeletedApplicationIds(db: Db, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('applications').select('id').where('deleted_at', 'is not', null).orderBy('deleted_at').limit(rowLimit(limit)).execute();
+  return rows.map((row) => row.id);
+}
+
+/** The live apps of a tenant, ids only (a tenant deletion marks each). */
+export async function listApplicationIdsOfTenant(db: Db, tenantId: string): Promise<string[]> {
+  const rows = await db.selectFrom('applications').select('id').where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).execute();
+  return rows.map((row) => row.id);
+}
+
+/** The tenant's apps marked deleted and not yet purged (ids). */
+export async function listDeletedApplicationIdsOfTenant(db: Db, tenantId: string): Promise<string[]> {
+  const rows = await db.selectFrom('applications').select('id').where('tenant_id', '=', tenantId).where('deleted_at', 'is not', null).execute();
+  return rows.map((row) => row.id);
+}
+
+/** The last row of a purged app: only once nothing refers to it any more. */
+export async function deleteApplicationRow(db: Db, appId: string): Promise<void> {
+  await db.deleteFrom('applications').where('id', '=', appId).where('deleted_at', 'is not', null).execute();
 }
 
 export async function updateApplication(db: Db, appId: string, changes: ApplicationUpdate): Promise<void> {
@@ -89,7 +146,7 @@ export async function updateApplication(db: Db, appId: string, changes: Applicat
 
 /** Every app's configured origins and verified domain: the CORS preflight check across apps. */
 export async function listAllOrigins(db: Db): Promise<string[]> {
-  const rows = await db.selectFrom('applications').select(['allowed_origins', 'domain']).execute();
+  const rows = await db.selectFrom('applications').select(['allowed_origins', 'domain']).where('deleted_at', 'is', null).execute();
   return rows.flatMap((row) => [...(JSON.parse(row.allowed_origins) as string[]), ...(row.domain ? [`https://${row.domain}`] : [])]);
 }
 
@@ -106,7 +163,8 @@ const appByKeyQuery = compiledQuery(['keyHash', 'kind', 'now'], (db, v) =>
     .select('billing_accounts.paused as tenant_paused')
     .where('api_keys.key_hash', '=', v.keyHash)
     .where('api_keys.kind', '=', v.kind as 'publishable' | 'secret')
-    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', v.now)])),
+    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', v.now)]))
+    .where('applications.deleted_at', 'is', null),
 );
 
 export async function findApplicationByKeyHash(db: Db, keyHash: string, kind: 'publishable' | 'secret', now: string): Promise<Application | undefined> {

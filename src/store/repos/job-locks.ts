@@ -26,3 +26,20 @@ export async function acquireJobLock(db: Db, name: string, holder: string, now: 
 export async function releaseJobLock(db: Db, name: string, holder: string, now: string): Promise<void> {
   await db.updateTable('job_locks').set({ locked_until: now }).where('name', '=', name).where('holder', '=', holder).execute();
 }
+
+/** Extends the lease to `until` while `holder` still has it; false when it was lost (expired and taken). */
+export async function renewJobLock(db: Db, name: string, holder: string, until: string): Promise<boolean> {
+  const renewed = await db.updateTable('job_locks').set({ locked_until: until }).where('name', '=', name).where('holder', '=', holder).returning('name').executeTakeFirst();
+  return renewed !== undefined;
+}
+
+/** The lease's holder and end, or undefined when the job never ran. */
+export async function findJobLock(db: Db, name: string): Promise<{ holder: string; locked_until: string } | undefined> {
+  return db.selectFrom('job_locks').select(['holder', 'locked_until']).where('name', '=', name).executeTakeFirst();
+}
+
+/** Takes the lease from `previous` (a holder known to be dead); true for the one caller that wins. */
+export async function takeJobLockFrom(db: Db, name: string, previous: string, holder: string, until: string): Promise<boolean> {
+  const taken = await db.updateTable('job_locks').set({ holder, locked_until: until }).where('name', '=', name).where('holder', '=', previous).returning('name').executeTakeFirst();
+  return taken !== undefined;
+}

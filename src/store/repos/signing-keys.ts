@@ -43,6 +43,7 @@ function publishedKeysOf(db: Db, retiredSince: string) {
       join.onRef('signing_keys.app_id', '=', 'applications.id').on((eb) => eb.or([eb('signing_keys.retired_at', 'is', null), eb('signing_keys.retired_at', '>', retiredSince)])),
     )
     .select('signing_keys.public_jwk')
+    .where('applications.deleted_at', 'is', null)
     .orderBy('signing_keys.version', 'desc');
 }
 
