@@ -73,7 +73,7 @@ describe('14 deleting apps and tenants', () => {
 
   async function expectWorking(node: TestServer, p: Populated) {
     expect((await api(node, 'GET', '/v1/me', { publishableKey: p.app.publishable_key, bearer: p.tokens[0] })).status).toBe(200);
-    expect((await api(node, 'GET', '/v1/users', { bearer: p.app.secret_key })).body.total).toBe(p.users.length + 1);
+    expect((await api(node, 'GET', '/v1/users?include_total=true', { bearer: p.app.secret_key })).body.total).toBe(p.users.length + 1);
     expect((await query(node, asSecret(p.app), p.tables[0]!, {})).body.rows).toHaveLength(3);
     const object = await getObject(node, p.app, p.buckets[0]!, 'k/1.bin');
     expect(object.status).toBe(200);
@@ -148,7 +148,8 @@ describe('14 deleting apps and tenants', () => {
     expect(left).toEqual([]);
     expect(await dataTablesLeft(a, [...first.tables, ...second.tables])).toEqual([]);
     expect(await env.blobCount(first.app.app_id)).toBe(0);
-    expect(a.output()).toMatch(/purged a deleted application/);
+    // Either node's purge job may have taken over the lease.
+    expect(a.output() + b.output()).toMatch(/purged a deleted application/);
 
     const tenants = await cliJson<{ tenants: { tenant_id: string }[] }>(a, ['tenant', 'list']);
     expect(tenants.tenants.map((t) => t.tenant_id)).not.toContain(tenantId);
