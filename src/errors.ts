@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'cross_tenant',
   'conflict',
   'user_exists',
+  'email_taken',
   'invalid_credentials',
   'email_not_verified',
   'invalid_token',

@@ -24,6 +24,11 @@ export const DEFAULT_RATE_LIMITS = {
   refresh_ip: { limit: 120, windowSeconds: 60 },
   // Custom-table row writes (create, PATCH, delete) by a Publishable+Session caller, per user (contract.md 10).
   row_write_user: { limit: 300, windowSeconds: 60 },
+  // contract.md section 15: password reset requests per (email, IP), and the looser per-email cap.
+  password_reset_email: { limit: 5, windowSeconds: 300 },
+  password_reset_email_any: { limit: 10, windowSeconds: 3600 },
+  // Email-change requests per signed-in user: each one emails an address the user merely typed.
+  email_change_user: { limit: 5, windowSeconds: 300 },
 } satisfies Record<string, RateRule>;
 
 export type RateLimitName = keyof typeof DEFAULT_RATE_LIMITS;

@@ -1,4 +1,15 @@
 import { isIPv6 } from 'node:net';
+import type { FastifyRequest } from 'fastify';
+import type { ClientInfo } from '../services/sessions.js';
+
+/** Longest user agent kept on a session: enough to tell browsers apart, bounded whatever a client sends. */
+const USER_AGENT_MAX = 512;
+
+/** The client a session is opened for: its User-Agent (bounded) and IP (as TRUST_PROXY resolves it). */
+export function clientInfo(request: FastifyRequest): ClientInfo {
+  const agent = request.headers['user-agent'];
+  return { userAgent: typeof agent === 'string' && agent !== '' ? agent.slice(0, USER_AGENT_MAX) : null, ip: request.ip ?? null };
+}
 
 /**
  * The client's key in per-IP rate-limit windows. IPv4 addresses count one by one; an IPv6 client counts

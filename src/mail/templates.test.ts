@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeMinutes, verificationEmail, type VerificationEmailInput } from './templates.js';
+import { describeMinutes, maskEmail, noticeEmail, verificationEmail, type VerificationEmailInput } from './templates.js';
 
 const LINK = 'http://127.0.0.1:8080/v1/email/verify?token=el_abc-DEF_123456';
 const base: VerificationEmailInput = { appName: 'Acme', to: 'ada@example.com', purpose: 'verify_email', codeMinutes: 10, linkMinutes: 24 * 60 };
@@ -72,5 +72,31 @@ describe('4 email templates', () => {
     expect(describeMinutes(60)).toBe('1 hour');
     expect(describeMinutes(24 * 60)).toBe('24 hours');
     expect(describeMinutes(1)).toBe('1 minute');
+  });
+});
+
+describe('15 account emails', () => {
+  it('15 password reset and new-address emails: their own subjects and what to do if not asked for', () => {
+    const reset = verificationEmail({ ...base, purpose: 'password_reset', code: '123456', linkMinutes: 60 });
+    expect(reset.subject).toBe('Reset your password for Acme');
+    expect(lines(reset.text)).toContain('123456');
+    expect(reset.text).toContain('your password stays as it is');
+    const change = verificationEmail({ ...base, purpose: 'change_email', link: 'http://localhost:3000/?email_change_token=ec_x' });
+    expect(change.subject).toBe('Confirm your new email for Acme');
+    expect(change.text).toContain('nothing changes without this code or link');
+  });
+
+  it('15 notices: plain text and HTML, no secret, the new address masked', () => {
+    const password = noticeEmail({ appName: 'Acme', to: 'ada@example.com', kind: 'password_changed' });
+    expect(password.subject).toBe('Your password was changed for Acme');
+    expect(password.html).toContain('<h1');
+    const email = noticeEmail({ appName: 'A<b>', to: 'ada@example.com', kind: 'email_changed', newEmailMasked: maskEmail('grace@example.org') });
+    expect(email.text).toContain('g***@example.org');
+    expect(email.text).not.toContain('grace@');
+    expect(email.html).toContain('A&lt;b&gt;');
+    for (const mail of [password, email]) {
+      expect(lines(mail.text).some((line) => /^\d{6}$/.test(line))).toBe(false);
+      expect(mail.text).not.toMatch(/https?:\/\//);
+    }
   });
 });

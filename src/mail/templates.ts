@@ -1,6 +1,6 @@
 import type { Mail } from './mailer.js';
 
-export type EmailPurpose = 'verify_email' | 'magic_link';
+export type EmailPurpose = 'verify_email' | 'magic_link' | 'password_reset' | 'change_email';
 
 export interface VerificationEmailInput {
   appName: string;
@@ -27,7 +27,33 @@ const WORDING: Record<EmailPurpose, { subject: string; codeIntro: string; linkIn
     linkIntro: 'Open this link to sign in:',
     altLinkIntro: 'Or open this link to sign in:',
   },
+  password_reset: {
+    subject: 'Reset your password for',
+    codeIntro: 'Your password reset code is:',
+    linkIntro: 'Open this link to choose a new password:',
+    altLinkIntro: 'Or open this link to choose a new password:',
+  },
+  change_email: {
+    subject: 'Confirm your new email for',
+    codeIntro: 'Your confirmation code is:',
+    linkIntro: 'Open this link to confirm this address:',
+    altLinkIntro: 'Or open this link to confirm this address:',
+  },
 };
+
+/** What tells whoever did not ask for the email that ignoring it is safe. */
+function ignoreLine(purpose: EmailPurpose, appName: string): string {
+  switch (purpose) {
+    case 'verify_email':
+      return `If you did not sign up for ${appName}, ignore this email: without this code or link nobody can verify the account.`;
+    case 'password_reset':
+      return 'If you did not ask to reset your password, ignore this email: your password stays as it is.';
+    case 'change_email':
+      return `If you did not ask to use this address for ${appName}, ignore this email: nothing changes without this code or link.`;
+    default:
+      return 'If you did not ask for this email, you can ignore it.';
+  }
+}
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -65,10 +91,7 @@ export function verificationEmail(input: VerificationEmailInput): Mail {
   const linkIntro = input.code ? wording.altLinkIntro : wording.linkIntro;
   // A sign-up's email may reach someone who never signed up (another person typed this address): say
   // that ignoring it is safe, and that nobody can use the account without the code or link.
-  const ignore =
-    input.purpose === 'verify_email'
-      ? `If you did not sign up for ${appName}, ignore this email: without this code or link nobody can verify the account.`
-      : 'If you did not ask for this email, you can ignore it.';
+  const ignore = ignoreLine(input.purpose, appName);
 
   const text: string[] = [subject, ''];
   if (input.code) text.push(wording.codeIntro, '', input.code, '', codeValidity, '');
@@ -99,4 +122,56 @@ export function verificationEmail(input: VerificationEmailInput): Mail {
   html.push(`<p style="color: #666">${escapeHtml(ignore)}</p>`, '</body></html>', '');
 
   return { to: input.to, subject, text: text.join('\n'), html: html.join('\n') };
+}
+
+export type NoticeKind = 'password_changed' | 'email_changed';
+
+export interface NoticeEmailInput {
+  appName: string;
+  to: string;
+  kind: NoticeKind;
+  /** email_changed: the new address, masked (a***@example.com), so the notice says where without giving it away. */
+  newEmailMasked?: string;
+}
+
+const NOTICE: Record<NoticeKind, { subject: string; body: (appName: string, masked?: string) => string }> = {
+  password_changed: {
+    subject: 'Your password was changed for',
+    body: (appName) => `The password of your ${appName} account was just changed, and every other device was signed out.`,
+  },
+  email_changed: {
+    subject: 'Your email was changed for',
+    body: (appName, masked) => `The email address of your ${appName} account was just changed${masked ? ` to ${masked}` : ''}. This address no longer signs in.`,
+  },
+};
+
+/**
+ * A notice after a password or email change (contract.md section 15): it carries no secret (no code,
+ * link, token or password), only what happened and what to do if it was not the reader.
+ */
+export function noticeEmail(input: NoticeEmailInput): Mail {
+  const wording = NOTICE[input.kind];
+  const appName = singleLine(input.appName) || 'your app';
+  const subject = `${wording.subject} ${appName}`;
+  const body = wording.body(appName, input.newEmailMasked && singleLine(input.newEmailMasked));
+  const advice = 'If this was you, there is nothing to do. If it was not, reset your password at once and contact the app\'s support.';
+  const text = [subject, '', body, '', advice, ''].join('\n');
+  const html = [
+    '<!doctype html>',
+    `<html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
+    '<body style="font-family: sans-serif; line-height: 1.5">',
+    `<h1 style="font-size: 20px">${escapeHtml(subject)}</h1>`,
+    `<p>${escapeHtml(body)}</p>`,
+    `<p style="color: #666">${escapeHtml(advice)}</p>`,
+    '</body></html>',
+    '',
+  ].join('\n');
+  return { to: input.to, subject, text, html };
+}
+
+/** `a***@example.com`: enough for the owner to recognize an address, not enough to learn it. */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at < 1) return '***';
+  return `${email[0]}***${email.slice(at)}`;
 }

@@ -10,7 +10,7 @@ import type { User } from '../store/repos/users.js';
 import { inTransaction } from '../store/transaction.js';
 import type { EmailChallengeRow } from '../store/types.js';
 import { checkRedirect } from './origins.js';
-import { startSession, type SessionTokens } from './sessions.js';
+import { startSession, type ClientInfo, type SessionTokens } from './sessions.js';
 import { createUser } from './users.js';
 import { consumeCode, consumeLink, sendEmailChallenge } from './verification.js';
 
@@ -86,7 +86,14 @@ export interface KnownUser {
  * wrong password. An unverified self sign-up is told so only after the password proved right.
  * `known`: the user the caller has read already (no second lookup).
  */
-export async function signInWithPassword(deps: AccountDeps, app: Application, email: string, password: string, known?: KnownUser): Promise<SessionTokens> {
+export async function signInWithPassword(
+  deps: AccountDeps,
+  app: Application,
+  email: string,
+  password: string,
+  known?: KnownUser,
+  client?: ClientInfo,
+): Promise<SessionTokens> {
   checkPasswordAllowed(app, password);
   const user = known ? known.user : await users.findUserByEmail(deps.db, app.id, email);
   const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : await burnPasswordCheck(password);
@@ -94,7 +101,7 @@ export async function signInWithPassword(deps: AccountDeps, app: Application, em
   if (user.requiresVerification) {
     throw unauthorized('email not verified: use the code or link we sent, or sign in with a magic link', 'email_not_verified');
   }
-  return startSession(deps, app.id, user);
+  return startSession(deps, app.id, user, { client });
 }
 
 /**
@@ -154,11 +161,11 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
 }
 
 /** `POST /v1/verify-code`: a sign-up or magic-link code → a session. */
-export async function verifyCode(deps: AccountDeps, app: Application, email: string, code: string): Promise<SessionTokens> {
+export async function verifyCode(deps: AccountDeps, app: Application, email: string, code: string, client?: ClientInfo): Promise<SessionTokens> {
   const challenge = await consumeCode(deps, app.id, email, code);
   if (!challenge) throw badRequest('invalid or expired code', 'invalid_code');
   const user = await completeEmailProof(deps, app, challenge);
-  return startSession(deps, app.id, user);
+  return startSession(deps, app.id, user, { client });
 }
 
 /**
@@ -170,6 +177,7 @@ export async function verifyLink(
   token: string,
   resolveApp: (appId: string) => Promise<Application | undefined>,
   keyApp?: Application,
+  client?: ClientInfo,
 ): Promise<{ tokens: SessionTokens; redirect: string }> {
   const challenge = await consumeLink(deps, token);
   if (!challenge || (keyApp && keyApp.id !== challenge.app_id)) {
@@ -178,7 +186,7 @@ export async function verifyLink(
   const app = await resolveApp(challenge.app_id);
   if (!app) throw badRequest('invalid or expired token', 'invalid_token');
   const user = await completeEmailProof(deps, app, challenge);
-  const tokens = await startSession(deps, app.id, user);
+  const tokens = await startSession(deps, app.id, user, { client });
   const redirect = challenge.redirect_url ?? (app.domain ? `https://${app.domain}/` : '/');
   return { tokens, redirect };
 }

@@ -9,7 +9,7 @@ import { insertDonationChallengeUse } from '../store/repos/donation-challenges.j
 import * as users from '../store/repos/users.js';
 import { isUniqueViolation } from '../store/dialect.js';
 import { inTransaction } from '../store/transaction.js';
-import { startSession, type SessionTokens } from './sessions.js';
+import { startSession, type ClientInfo, type SessionTokens } from './sessions.js';
 
 /** interface.md part 8: a bot-auth timestamp may be this far from server time, either way. */
 export const BOT_AUTH_TOLERANCE_SECONDS = 5 * 60;
@@ -77,6 +77,7 @@ export async function authenticateBot(
   deps: BotDeps,
   app: Application,
   input: { botId: string; timestamp: number; signature: string },
+  client?: ClientInfo,
 ): Promise<SessionTokens> {
   const nowSeconds = Math.floor(deps.clock.now().getTime() / 1000);
   if (Math.abs(nowSeconds - input.timestamp) > BOT_AUTH_TOLERANCE_SECONDS) {
@@ -99,5 +100,5 @@ export async function authenticateBot(
     if (isUniqueViolation(error)) throw unauthorized('this signature was already used', 'invalid_signature');
     throw error;
   }
-  return startSession(deps, app.id, bot);
+  return startSession(deps, app.id, bot, { client });
 }

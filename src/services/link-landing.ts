@@ -5,12 +5,13 @@ import * as applications from '../store/repos/applications.js';
 import type { Application } from '../store/repos/applications.js';
 import { findChallengeByLinkHash } from '../store/repos/link-lookups.js';
 import { allowedOriginsOf } from './origins.js';
+import { isSignInPurpose, type SignInPurpose } from './verification.js';
 
 export type LinkState = 'live' | 'used' | 'expired' | 'unknown';
 
 export interface LinkLookup {
   state: LinkState;
-  purpose?: 'verify_email' | 'claim_email' | 'magic_link';
+  purpose?: SignInPurpose;
   /** The link's app, when the token is known. */
   app?: Application;
   /** Where "back to the app" goes: the stored redirect target, else the app's fallback. */
@@ -32,7 +33,8 @@ export function appFallbackUrl(app: Application | undefined): string | undefined
  */
 export async function lookUpLink(deps: { db: Db; clock: Clock }, token: string, fallbackApp?: Application): Promise<LinkLookup> {
   const row = await findChallengeByLinkHash(deps.db, sha256Hex(token));
-  if (!row) return { state: 'unknown', backUrl: appFallbackUrl(fallbackApp) };
+  // A password-reset or email-change token is no sign-in link: here it is as unknown as a made-up one.
+  if (!row || !isSignInPurpose(row.purpose)) return { state: 'unknown', backUrl: appFallbackUrl(fallbackApp) };
   const app = await applications.findApplication(deps.db, row.app_id);
   const known = { app, backUrl: row.redirect_url ?? appFallbackUrl(app), purpose: row.purpose };
   if (row.used_at !== null) return { state: 'used', ...known };

@@ -19,7 +19,7 @@ import { isUniqueViolation } from '../store/dialect.js';
 import { inTransaction } from '../store/transaction.js';
 import { clientSettings, DEFAULT_SCOPES } from './oauth-providers.js';
 import { checkRedirect } from './origins.js';
-import { startSession, type SessionTokens } from './sessions.js';
+import { startSession, type ClientInfo, type SessionTokens } from './sessions.js';
 
 // OAuth sign-in with Google and Apple (interface.md 4.2, contract.md section 13). Authorize keeps the
 // PKCE verifier, nonce and redirect_url on the server under the hash of the state, for 10 minutes and
@@ -139,6 +139,7 @@ export async function completeCallback(
   params: CallbackParams,
   browser: CallbackBrowser,
   keyApp?: Application,
+  client?: ClientInfo,
 ): Promise<{ tokens: SessionTokens; redirectUrl: string }> {
   if (!params.state) throw new OAuthCallbackError('invalid_state', 'the callback carries no state');
   const stateHash = sha256Hex(params.state);
@@ -178,7 +179,7 @@ export async function completeCallback(
     throw error;
   }
   const user = await upsertUser(deps, app, provider, claims, nameOf(claims, params.user), fail);
-  return { tokens: await startSession(deps, app.id, user), redirectUrl };
+  return { tokens: await startSession(deps, app.id, user, { client }), redirectUrl };
 }
 
 function issuerOrigin(deps: OAuthDeps, provider: OAuthProviderName): string {

@@ -23,11 +23,23 @@ export interface SessionTokens {
   expires_at: string;
 }
 
+/** Where a request comes from, kept with the sessions it opens ("where you're signed in"). */
+export interface ClientInfo {
+  userAgent: string | null;
+  ip: string | null;
+}
+
 /**
  * Starts a session for the user: a session row, a refresh token (stored as its SHA-256) and an access
- * JWT. `accessExpiresAt` overrides the 15-minute lifetime (sign-in tokens).
+ * JWT. `accessExpiresAt` overrides the 15-minute lifetime (sign-in tokens); `client` is kept on the
+ * session for the user's list of sessions.
  */
-export async function startSession(deps: SessionDeps, appId: string, user: User, options: { accessExpiresAt?: Date } = {}): Promise<SessionTokens> {
+export async function startSession(
+  deps: SessionDeps,
+  appId: string,
+  user: User,
+  options: { accessExpiresAt?: Date; client?: ClientInfo } = {},
+): Promise<SessionTokens> {
   const now = deps.clock.now();
   const sessionId = newUuid();
   const refreshToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, sessionId, 0);
@@ -38,6 +50,8 @@ export async function startSession(deps: SessionDeps, appId: string, user: User,
     tokenHash: sha256Hex(refreshToken),
     now: iso(now),
     expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
+    userAgent: options.client?.userAgent ?? null,
+    ip: options.client?.ip ?? null,
   });
   return issueAccess(deps, appId, kid, user, sessionId, refreshToken, options.accessExpiresAt);
 }

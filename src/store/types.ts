@@ -79,6 +79,9 @@ export interface SessionsTable {
   prior_refreshed_month: string | null;
   /** When the clean-up next looks at the session (migration 0022); null: at its next run. */
   sweep_after: string | null;
+  /** Where the session was opened from (migration 0021; null for sessions opened before it). */
+  user_agent: string | null;
+  ip: string | null;
 }
 
 /** A user active (a session started or refreshed) in an app in a month 'YYYY-MM' (migration 0022). */
@@ -111,7 +114,7 @@ export interface EmailChallengesTable {
   app_id: string;
   user_id: string;
   email_normalized: string;
-  purpose: 'verify_email' | 'claim_email' | 'magic_link';
+  purpose: 'verify_email' | 'claim_email' | 'magic_link' | 'password_reset' | 'change_email';
   code_hash: string | null;
   code_expires_at: string | null;
   link_hash: string | null;
@@ -120,6 +123,8 @@ export interface EmailChallengesTable {
   attempts: number;
   used_at: string | null;
   created_at: string;
+  /** change_email: the new address as typed (email_normalized holds it lower-cased); null otherwise. */
+  new_email: string | null;
 }
 
 export interface HashcashSpentTable {

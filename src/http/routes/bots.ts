@@ -4,7 +4,7 @@ import { authenticateBot, signUpBot } from '../../services/bots.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
-import { rateLimitIp } from '../client-ip.js';
+import { clientInfo, rateLimitIp } from '../client-ip.js';
 
 // interface.md 4.4 and contract.md section 7: bots sign up with a confirmed donation and sign in with Ed25519.
 
@@ -62,7 +62,7 @@ export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
       const application = request.application!;
       const { bot_id: botId, timestamp, signature } = request.body;
       await deps.limiter.consume('bot_auth_bot', `${application.id}:${botId}`);
-      return authenticateBot(deps, application, { botId, timestamp, signature });
+      return authenticateBot(deps, application, { botId, timestamp, signature }, clientInfo(request));
     },
   );
 }

@@ -19,6 +19,9 @@ import { tableRoutes } from './tables.js';
 import { userRoutes } from './users.js';
 import { userDeletionRoutes } from './user-deletion.js';
 import { billingRoutes } from './billing.js';
+import { meAccountRoutes } from './account/me-account.js';
+import { meSessionRoutes } from './account/me-sessions.js';
+import { passwordResetRoutes } from './account/password-resets.js';
 
 /** Every route module, one per spec part, registered explicitly. */
 export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -31,6 +34,10 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   signinRoutes(app, deps, guards);
   verifyRoutes(app, deps, guards);
   sessionRoutes(app, deps, guards);
+  // Account self-service (contract.md section 15)
+  passwordResetRoutes(app, deps, guards);
+  meAccountRoutes(app, deps, guards);
+  meSessionRoutes(app, deps, guards);
   // 4.3 SSO, 4.4 bots, 4.5 users and sessions
   ssoRoutes(app, deps, guards);
   botRoutes(app, deps, guards);

@@ -7,7 +7,7 @@ import { setAuthCookies } from '../cookies.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
-import { rateLimitIp } from '../client-ip.js';
+import { clientInfo, rateLimitIp } from '../client-ip.js';
 
 // interface.md 4.3 and contract.md section 6: single sign-on between apps of one tenant.
 
@@ -72,7 +72,7 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
     async (request, reply) => {
       const application = request.application!;
       await deps.limiter.consume('sso_exchange_ip', `${application.id}:${rateLimitIp(request.ip)}`);
-      const tokens = await exchangeSsoToken(deps, application, request.body.token);
+      const tokens = await exchangeSsoToken(deps, application, request.body.token, clientInfo(request));
       setAuthCookies(reply, deps.config, tokens);
       return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
     },

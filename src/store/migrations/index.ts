@@ -23,6 +23,7 @@ import * as m0022 from './0022-data-scale.js';
 import * as m0017 from './0017-custom-row-cost.js';
 import * as m0019 from './0019-user-deletion.js';
 import * as m0020 from './0020-app-deletion.js';
+import * as m0021 from './0021-account-self-service.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-custom-row-cost': m0017,
   '0019-user-deletion': m0019,
   '0020-app-deletion': m0020,
+  '0021-account-self-service': m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,20 +1,31 @@
 import type { Db } from '../db.js';
 import type { EmailChallengeRow } from '../types.js';
 
+export type ChallengePurpose = EmailChallengeRow['purpose'];
+
 /**
  * Stores a new challenge and retires every live one of the same (app, email, purpose): one live code
  * per purpose, a new one replaces the old. Purposes never retire each other: a claim email asked for by
  * anyone must not kill the sign-up's own verification. Call inside a transaction.
  */
 export async function replaceEmailChallenge(db: Db, row: EmailChallengeRow): Promise<void> {
+  await retireEmailChallenges(db, row.app_id, row.email_normalized, row.purpose, row.created_at);
+  await insertEmailChallenge(db, row);
+}
+
+/** Retires every live challenge of (app, email, purpose). */
+export async function retireEmailChallenges(db: Db, appId: string, emailNormalized: string, purpose: ChallengePurpose, now: string): Promise<void> {
   await db
     .updateTable('email_challenges')
-    .set({ used_at: row.created_at })
-    .where('app_id', '=', row.app_id)
-    .where('email_normalized', '=', row.email_normalized)
-    .where('purpose', '=', row.purpose)
+    .set({ used_at: now })
+    .where('app_id', '=', appId)
+    .where('email_normalized', '=', emailNormalized)
+    .where('purpose', '=', purpose)
     .where('used_at', 'is', null)
     .execute();
+}
+
+export async function insertEmailChallenge(db: Db, row: EmailChallengeRow): Promise<void> {
   await db.insertInto('email_challenges').values(row).execute();
 }
 
@@ -28,6 +39,7 @@ export async function countCodeAttempt(
   db: Db,
   appId: string,
   emailNormalized: string,
+  purposes: readonly ChallengePurpose[],
   maxAttempts: number,
   now: string,
 ): Promise<EmailChallengeRow[]> {
@@ -36,6 +48,7 @@ export async function countCodeAttempt(
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
     .where('app_id', '=', appId)
     .where('email_normalized', '=', emailNormalized)
+    .where('purpose', 'in', purposes)
     .where('code_hash', 'is not', null)
     .where('used_at', 'is', null)
     .where('code_expires_at', '>', now)
@@ -61,13 +74,86 @@ export async function consumeChallenge(db: Db, appId: string, id: string, now: s
  * link cannot send headers), so this is the one lookup not scoped by a caller-given app id; the
  * caller checks the app against any key that was sent.
  */
-export async function consumeByLink(db: Db, linkHash: string, now: string): Promise<EmailChallengeRow | undefined> {
+export async function consumeByLink(
+  db: Db,
+  linkHash: string,
+  purposes: readonly ChallengePurpose[],
+  now: string,
+  appId?: string,
+): Promise<EmailChallengeRow | undefined> {
+  let query = db
+    .updateTable('email_challenges')
+    .set({ used_at: now })
+    .where('link_hash', '=', linkHash)
+    .where('purpose', 'in', purposes)
+    .where('used_at', 'is', null)
+    .where('link_expires_at', '>', now);
+  // A token presented with the app's key (password reset): another app's token is not consumed.
+  if (appId !== undefined) query = query.where('app_id', '=', appId);
+  return query.returningAll().executeTakeFirst();
+}
+
+/**
+ * countCodeAttempt for a challenge found by its user rather than its email (a change of email: the
+ * confirm names no address). The same single conditional write: at most `maxAttempts` comparisons.
+ */
+export async function countUserCodeAttempt(
+  db: Db,
+  appId: string,
+  userId: string,
+  purpose: ChallengePurpose,
+  maxAttempts: number,
+  now: string,
+): Promise<EmailChallengeRow[]> {
+  return db
+    .updateTable('email_challenges')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
+    .where('code_hash', 'is not', null)
+    .where('used_at', 'is', null)
+    .where('code_expires_at', '>', now)
+    .where('attempts', '<', maxAttempts)
+    .returningAll()
+    .execute();
+}
+
+/** The live challenge of a link token of one of `purposes`, read without consuming it (or undefined). */
+export async function findLiveByLink(db: Db, appId: string, linkHash: string, purposes: readonly ChallengePurpose[], now: string): Promise<EmailChallengeRow | undefined> {
+  return db
+    .selectFrom('email_challenges')
+    .selectAll()
+    .where('link_hash', '=', linkHash)
+    .where('app_id', '=', appId)
+    .where('purpose', 'in', purposes)
+    .where('used_at', 'is', null)
+    .where('link_expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Consumes the user's live link challenge of `purpose` with this token: only one caller wins. */
+export async function consumeUserLink(db: Db, appId: string, userId: string, purpose: ChallengePurpose, linkHash: string, now: string): Promise<EmailChallengeRow | undefined> {
   return db
     .updateTable('email_challenges')
     .set({ used_at: now })
     .where('link_hash', '=', linkHash)
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
     .where('used_at', 'is', null)
     .where('link_expires_at', '>', now)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * Retires the user's live challenges: of `purpose` (a new change of email replaces the user's earlier
+ * one, whatever address it named), or of every purpose (the email changed: codes and links sent to
+ * the old address die with it).
+ */
+export async function retireUserChallenges(db: Db, appId: string, userId: string, purpose: ChallengePurpose | undefined, now: string): Promise<void> {
+  let query = db.updateTable('email_challenges').set({ used_at: now }).where('app_id', '=', appId).where('user_id', '=', userId);
+  if (purpose) query = query.where('purpose', '=', purpose);
+  await query.where('used_at', 'is', null).execute();
 }

@@ -192,15 +192,29 @@ export interface OpeningValues {
   tokenHash: string;
   now: string;
   expiresAt: string;
+  /** Where the session is opened from, as the client sent it (shown in the user's list of sessions). */
+  userAgent: string | null;
+  ip: string | null;
 }
 
 /** PostgreSQL: the session and the signing kid read, in one statement. */
-const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'month', 'expiresAt'], (db, v) =>
+const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'month', 'expiresAt', 'userAgent', 'ip'], (db, v) =>
   db
     .with('session', (q) =>
       q
         .insertInto('sessions')
-        .values({ id: v.sessionId, app_id: v.appId, user_id: v.userId, created_at: v.now, expires_at: v.expiresAt, sweep_after: v.expiresAt, revoked_at: null, refresh_hash: v.tokenHash })
+        .values({
+          id: v.sessionId,
+          app_id: v.appId,
+          user_id: v.userId,
+          created_at: v.now,
+          expires_at: v.expiresAt,
+          sweep_after: v.expiresAt,
+          revoked_at: null,
+          refresh_hash: v.tokenHash,
+          user_agent: v.userAgent,
+          ip: v.ip,
+        })
         .returning('id'),
     )
     // The user is active in the session's month (migration 0022): counted when this inserts the mark.
@@ -227,7 +241,18 @@ export async function openSession(db: Db, values: OpeningValues): Promise<{ kid:
     return { kid: row?.kid ?? undefined };
   }
   return sqliteTransaction(db, (run) => {
-    run(insertSessionQuery.statement(db, { id: values.sessionId, app_id: values.appId, user_id: values.userId, created_at: values.now, expires_at: values.expiresAt, refresh_hash: values.tokenHash }));
+    run(
+      insertSessionQuery.statement(db, {
+        id: values.sessionId,
+        app_id: values.appId,
+        user_id: values.userId,
+        created_at: values.now,
+        expires_at: values.expiresAt,
+        refresh_hash: values.tokenHash,
+        user_agent: values.userAgent,
+        ip: values.ip,
+      }),
+    );
     markActiveNow(run, db, values.appId, values.userId, values.now.slice(0, 7));
     return { kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
   });

@@ -2,7 +2,7 @@ import type { Db } from '../db.js';
 import { compiledQuery } from '../compiled.js';
 import type { SessionRow } from '../types.js';
 
-export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at', 'refresh_hash'], (db, v) =>
+export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at', 'refresh_hash', 'user_agent', 'ip'], (db, v) =>
   db.insertInto('sessions').values({ ...v, sweep_after: v.expires_at, revoked_at: null }),
 );
 
@@ -42,6 +42,58 @@ export async function revokeUserSessions(db: Db, appId: string, userId: string, 
     .where('app_id', '=', appId)
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.length;
+}
+
+/** A live session as its user sees it in "where you're signed in". */
+export type LiveSession = Pick<SessionRow, 'id' | 'created_at' | 'rotated_at' | 'user_agent' | 'ip'>;
+
+/**
+ * The user's live sessions, newest first: a walk of the partial index of unrevoked sessions
+ * (sessions_user_live, migration 0021) for this user, bounded by what it returns (expired ones are
+ * skipped; the clean-up removes them).
+ */
+export async function listLiveUserSessions(db: Db, appId: string, userId: string, now: string, limit: number): Promise<LiveSession[]> {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'created_at', 'rotated_at', 'user_agent', 'ip'])
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Revokes the session if it is the user's own and live; true when this call revoked it. */
+export async function revokeUserSession(db: Db, appId: string, userId: string, sessionId: string, now: string): Promise<boolean> {
+  const rows = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('id', '=', sessionId)
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('id')
+    .execute();
+  return rows.length === 1;
+}
+
+/** Revokes every live session of the user but `keepSessionId`; answers how many it revoked. */
+export async function revokeOtherUserSessions(db: Db, appId: string, userId: string, keepSessionId: string, now: string): Promise<number> {
+  const rows = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .where('id', '!=', keepSessionId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
     .returning('id')
     .execute();
   return rows.length;

@@ -248,3 +248,49 @@ export async function deleteUserRow(db: Db, appId: string, userId: string): Prom
   const result = await db.deleteFrom('users').where('app_id', '=', appId).where('id', '=', userId).executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }
+
+/**
+ * A password reset (contract.md section 15): the new password, and the email counts as verified (the
+ * reset proved the inbox). A contested sign-up stops being contested: the prover chose this password.
+ */
+export async function resetPassword(db: Db, appId: string, userId: string, passwordHash: string, now: string): Promise<boolean> {
+  const rows = await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, email_verified: 1, requires_verification: 0, contested: 0, updated_at: now })
+    .where('app_id', '=', appId)
+    .where('id', '=', userId)
+    .returning('id')
+    .execute();
+  return rows.length === 1;
+}
+
+/**
+ * Replaces the password if it is still the one the caller checked (`expected`, null for none): two
+ * changes racing on one old password cannot both win. True when this call changed it.
+ */
+export async function replacePasswordHash(db: Db, appId: string, userId: string, expected: string | null, passwordHash: string, now: string): Promise<boolean> {
+  const rows = await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where('app_id', '=', appId)
+    .where('id', '=', userId)
+    .where('password_hash', expected === null ? 'is' : '=', expected)
+    .returning('id')
+    .execute();
+  return rows.length === 1;
+}
+
+/**
+ * Moves the user to a proven new address (verified). The unique index on (app_id, email_normalized)
+ * decides a race for one address: the loser's write fails with a unique violation.
+ */
+export async function changeEmail(db: Db, appId: string, userId: string, email: string, now: string): Promise<boolean> {
+  const rows = await db
+    .updateTable('users')
+    .set({ email: email.trim(), email_normalized: normalizeEmail(email), email_verified: 1, requires_verification: 0, contested: 0, updated_at: now })
+    .where('app_id', '=', appId)
+    .where('id', '=', userId)
+    .returning('id')
+    .execute();
+  return rows.length === 1;
+}

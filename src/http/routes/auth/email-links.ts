@@ -7,6 +7,7 @@ import { appFallbackUrl, lookUpLink, type LinkState } from '../../../services/li
 import { allowedOriginsOf } from '../../../services/origins.js';
 import * as applications from '../../../store/repos/applications.js';
 import type { Application } from '../../../store/repos/applications.js';
+import { clientInfo } from '../../client-ip.js';
 import { setAuthCookies } from '../../cookies.js';
 import { sendLinkErrorPage, sendLinkLandingPage } from '../../pages/link-pages.js';
 import { refusePaused, type Guards } from '../../plugins/guards.js';
@@ -52,7 +53,7 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
       return sendLinkLandingPage(reply, token, link.app.name, link.purpose === 'magic_link' ? 'signin' : 'verify');
     }
     try {
-      const { tokens, redirect } = await verifyLink(deps, token, (id) => applications.findApplication(deps.db, id), keyApp);
+      const { tokens, redirect } = await verifyLink(deps, token, (id) => applications.findApplication(deps.db, id), keyApp, clientInfo(request));
       setAuthCookies(reply, deps.config, tokens);
       reply.header('referrer-policy', 'no-referrer');
       // 303 after the POST, so the browser GETs the app's page.

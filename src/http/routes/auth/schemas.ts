@@ -8,6 +8,14 @@ export const RedirectUrl = Type.Union([Type.String({ maxLength: 2048 }), Type.Nu
   description: 'Absolute URL whose origin is on the app allow-list',
 });
 
+/** The signed-in user, as GET /v1/me answers it. */
+export const MeBody = Type.Object({
+  user_id: Type.String({ format: 'uuid' }),
+  email: Type.Union([Type.String(), Type.Null()]),
+  email_verified: Type.Boolean(),
+  is_bot: Type.Boolean(),
+});
+
 export const SessionTokensBody = Type.Object({
   access_token: Type.String(),
   refresh_token: Type.String(),

@@ -7,7 +7,7 @@ import { clearAuthCookies, REFRESH_COOKIE, requestCookie, setAuthCookies } from 
 import { checkCookieOrigin, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { SessionTokensBody } from './schemas.js';
+import { MeBody, SessionTokensBody } from './schemas.js';
 import { rateLimitIp } from '../../client-ip.js';
 
 export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -20,15 +20,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         tags: ['sessions'],
         summary: 'The signed-in user',
         security: [{ publishable: [], session: [] }],
-        response: {
-          200: Type.Object({
-            user_id: Type.String({ format: 'uuid' }),
-            email: Type.Union([Type.String(), Type.Null()]),
-            email_verified: Type.Boolean(),
-            is_bot: Type.Boolean(),
-          }),
-          ...errors(401, 403),
-        },
+        response: { 200: MeBody, ...errors(401, 403) },
       },
     },
     async (request) => {

@@ -8,7 +8,8 @@ import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { Email, RedirectUrl, SessionTokensBody } from './schemas.js';
-import { rateLimitIp } from '../../client-ip.js';
+import { clientInfo, rateLimitIp } from '../../client-ip.js';
+import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
 
 const SigninBody = Type.Object({
   email: Email,
@@ -45,15 +46,15 @@ export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
       const { email, password, redirect_url } = request.body;
       const email_ = normalizeEmail(email);
       await deps.limiter.consume('signin_ip', `${application.id}:${rateLimitIp(request.ip)}`);
-      await deps.limiter.consume('signin_email', `${application.id}:${email_}:${rateLimitIp(request.ip)}`);
-      await deps.limiter.consume('signin_email_any', `${application.id}:${email_}`);
+      await deps.limiter.consume('signin_email', emailIpWindowKey(application.id, email, request.ip));
+      await deps.limiter.consume('signin_email_any', emailWindowKey(application.id, email));
       // A password selects the password strategy unless the client says otherwise.
       const strategy = request.body.strategy ?? (password != null ? 'password' : 'magic_link');
       // The guard's statement read the user with the key when it could: no second round trip.
       const known = request.emailUser?.emailNormalized === email_ ? request.emailUser : undefined;
       if (strategy === 'magic_link') return signInWithEmail(deps, application, email, redirect_url, known);
       if (password == null || password === '') throw badRequest('password is required for strategy password');
-      const tokens = await signInWithPassword(deps, application, email, password, known);
+      const tokens = await signInWithPassword(deps, application, email, password, known, clientInfo(request));
       setAuthCookies(reply, deps.config, tokens);
       return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
     },

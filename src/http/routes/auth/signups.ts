@@ -3,12 +3,12 @@ import type { Deps } from '../../../deps.js';
 import { ApiError } from '../../../errors.js';
 import { contestSignUp, signUp } from '../../../services/accounts.js';
 import { checkSignupProof } from '../../../services/hashcash.js';
-import { normalizeEmail } from '../../../store/repos/users.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { Email, Password, RedirectUrl } from './schemas.js';
 import { rateLimitIp } from '../../client-ip.js';
+import { emailWindowKey } from '../../rate-keys.js';
 
 const SignupBody = Type.Object({
   email: Email,
@@ -41,7 +41,7 @@ export function signupRoutes(app: Http, deps: Deps, guards: Guards): void {
       const { email, password, redirect_url, hashcash } = request.body;
       // contract.md section 3: schema → rate limits → proof present → proof valid → the rest.
       await deps.limiter.consume('signup_ip', `${application.id}:${rateLimitIp(request.ip)}`);
-      await deps.limiter.consume('signup_email', `${application.id}:${normalizeEmail(email)}`).catch(async (error: unknown) => {
+      await deps.limiter.consume('signup_email', emailWindowKey(application.id, email)).catch(async (error: unknown) => {
         // Refused by the per-email window: a pending sign-up holding the email is contested (contract 4).
         if (error instanceof ApiError && error.status === 429) await contestSignUp(deps, application, email);
         throw error;

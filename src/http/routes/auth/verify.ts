@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { verifyCode } from '../../../services/accounts.js';
-import { normalizeEmail } from '../../../store/repos/users.js';
+import { clientInfo } from '../../client-ip.js';
 import { setAuthCookies } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { Email, SessionTokensBody } from './schemas.js';
-import { rateLimitIp } from '../../client-ip.js';
+import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
 
 const tokensOnly = (t: { access_token: string; refresh_token: string; user_id: string; session_id: string }) => ({
   access_token: t.access_token,
@@ -33,10 +33,9 @@ export function verifyRoutes(app: Http, deps: Deps, guards: Guards): void {
     async (request, reply) => {
       const application = request.application!;
       const { email, code } = request.body;
-      const email_ = normalizeEmail(email);
-      await deps.limiter.consume('verify_code_email', `${application.id}:${email_}:${rateLimitIp(request.ip)}`);
-      await deps.limiter.consume('verify_code_email_any', `${application.id}:${email_}`);
-      const tokens = await verifyCode(deps, application, email, code);
+      await deps.limiter.consume('verify_code_email', emailIpWindowKey(application.id, email, request.ip));
+      await deps.limiter.consume('verify_code_email_any', emailWindowKey(application.id, email));
+      const tokens = await verifyCode(deps, application, email, code, clientInfo(request));
       setAuthCookies(reply, deps.config, tokens);
       return tokensOnly(tokens);
     },

@@ -10,6 +10,7 @@ import type { OAuthProviderName } from '../../../store/repos/oauth-providers.js'
 import { clearOAuthBindingCookie, oauthBindingCookie, requestCookie, setAuthCookies, setOAuthBindingCookie } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
+import { clientInfo } from '../../client-ip.js';
 import type { Http } from '../../types.js';
 
 // interface.md 4.2 and contract.md section 13: authorize (Publishable) and the two callbacks (GET for
@@ -82,7 +83,7 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
     reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
     try {
       const browser = { binding, formOrigin: posted && typeof origin === 'string' ? origin : undefined };
-      const { tokens, redirectUrl } = await completeCallback(oauthDeps, provider, params, browser, keyApp);
+      const { tokens, redirectUrl } = await completeCallback(oauthDeps, provider, params, browser, keyApp, clientInfo(request));
       setAuthCookies(reply, deps.config, tokens);
       // Spent with its state. Only on success: a forged callback must not clear a sign-in in progress.
       clearOAuthBindingCookie(reply, deps.config, provider, formPost(provider));

@@ -1,0 +1,75 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../../deps.js';
+import { listMySessions, revokeMyOtherSessions, revokeMySession } from '../../../services/my-sessions.js';
+import { clearAuthCookies } from '../../cookies.js';
+import type { Guards } from '../../plugins/guards.js';
+import { errors, StatusBody, Timestamp, Uuid } from '../../schemas.js';
+import type { Http } from '../../types.js';
+
+const session = [{ publishable: [], session: [] }];
+
+const MySession = Type.Object({
+  session_id: Uuid,
+  created_at: Timestamp,
+  last_used_at: Type.String({ format: 'date-time', description: 'The last refresh, else the sign-in' }),
+  user_agent: Type.Union([Type.String(), Type.Null()]),
+  ip: Type.Union([Type.String(), Type.Null()]),
+  current: Type.Boolean({ description: 'The session making this request' }),
+});
+
+export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.get(
+    '/v1/me/sessions',
+    {
+      preHandler: guards.publishableSession,
+      schema: {
+        tags: ['account'],
+        summary: "Where the signed-in user is signed in: their live sessions, newest first",
+        security: session,
+        response: { 200: Type.Object({ sessions: Type.Array(MySession) }), ...errors(401, 403) },
+      },
+    },
+    async (request) => {
+      const { userId, sessionId } = request.session!;
+      return { sessions: await listMySessions(deps, request.application!.id, userId, sessionId) };
+    },
+  );
+
+  app.delete(
+    '/v1/me/sessions/:session_id',
+    {
+      preHandler: guards.publishableSession,
+      schema: {
+        tags: ['account'],
+        summary: "Revoke one of the signed-in user's sessions (another user's id is 404)",
+        description: 'Effective at once on every node. Revoking the current session also clears its cookies.',
+        security: session,
+        params: Type.Object({ session_id: Uuid }),
+        response: { 200: StatusBody('revoked'), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { userId, sessionId } = request.session!;
+      await revokeMySession(deps, request.application!.id, userId, request.params.session_id);
+      if (request.params.session_id === sessionId) clearAuthCookies(reply, deps.config);
+      return { status: 'revoked' as const };
+    },
+  );
+
+  app.post(
+    '/v1/me/sessions/revoke_others',
+    {
+      preHandler: guards.publishableSession,
+      schema: {
+        tags: ['account'],
+        summary: 'Sign out every other device: revoke all sessions but the current one',
+        security: session,
+        response: { 200: Type.Object({ revoked: Type.Integer({ minimum: 0 }) }), ...errors(401, 403) },
+      },
+    },
+    async (request) => {
+      const { userId, sessionId } = request.session!;
+      return { revoked: await revokeMyOtherSessions(deps, request.application!.id, userId, sessionId) };
+    },
+  );
+}
