@@ -26,6 +26,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishableSession,
       schema: {
+        operationId: 'changePassword',
         tags: ['account'],
         summary: 'Change (or set) the signed-in user\'s password; every other session is revoked',
         description:
@@ -58,6 +59,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishableSession,
       schema: {
+        operationId: 'requestEmailChange',
         tags: ['account'],
         summary: 'Start a change of email: a code and/or link to the new address',
         description:
@@ -80,6 +82,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishableSession,
       schema: {
+        operationId: 'confirmEmailChange',
         tags: ['account'],
         summary: 'Prove the new address with its code or token: the email changes',
         description:

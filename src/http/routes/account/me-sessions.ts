@@ -23,6 +23,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishableSession,
       schema: {
+        operationId: 'listMySessions',
         tags: ['account'],
         summary: "Where the signed-in user is signed in: their live sessions, newest first",
         security: session,
@@ -40,6 +41,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishableSession,
       schema: {
+        operationId: 'revokeMySession',
         tags: ['account'],
         summary: "Revoke one of the signed-in user's sessions (another user's id is 404)",
         description: 'Effective at once on every node. Revoking the current session also clears its cookies.',
@@ -61,6 +63,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
     {
       preHandler: guards.publishableSession,
       schema: {
+        operationId: 'revokeMyOtherSessions',
         tags: ['account'],
         summary: 'Sign out every other device: revoke all sessions but the current one',
         security: session,

@@ -24,6 +24,7 @@ export function passwordResetRoutes(app: Http, deps: Deps, guards: Guards): void
     {
       preHandler: guards.publishable,
       schema: {
+        operationId: 'requestPasswordReset',
         tags: ['account'],
         summary: 'Email a password reset code and/or link',
         description:
@@ -48,6 +49,7 @@ export function passwordResetRoutes(app: Http, deps: Deps, guards: Guards): void
     {
       preHandler: guards.publishable,
       schema: {
+        operationId: 'confirmPasswordReset',
         tags: ['account'],
         summary: 'Set a new password with an emailed reset code or token: a new session',
         description:
