@@ -4,6 +4,7 @@ import { hashPassword } from '../crypto/passwords.js';
 import { badRequest } from '../errors.js';
 import { noticeEmail } from '../mail/templates.js';
 import type { Application } from '../store/repos/applications.js';
+import * as identities from '../store/repos/oauth-identities.js';
 import * as sessionsRepo from '../store/repos/sessions.js';
 import * as users from '../store/repos/users.js';
 import { inTransaction } from '../store/transaction.js';
@@ -71,7 +72,7 @@ export async function resetProofEmail(deps: AccountDeps, app: Application, proof
 
 /**
  * `POST /v1/password_resets/confirm`: a live reset code or token → the new password, the email counted
- * as verified, every session of the user revoked, and a new session (as verify-code answers). argon2
+ * as verified (OAuth identities linked before a first proof removed), every session of the user revoked, and a new session (as verify-code answers). argon2
  * runs after the proof is consumed (a wrong guess costs no hash) and outside the transaction.
  */
 export async function confirmPasswordReset(
@@ -94,6 +95,8 @@ export async function confirmPasswordReset(
   await inTransaction(deps.db, async (trx) => {
     if (!(await users.resetPassword(trx, app.id, user.id, passwordHash, now))) throw invalid();
     await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
+    // The first proof of the address (contract.md 13): identities linked while it was unproven go with it.
+    if (!user.emailVerified || user.requiresVerification) await identities.deleteUserOAuthIdentities(trx, app.id, user.id);
     await enqueueMail({ ...deps, db: trx }, app.id, noticeEmail({ appName: app.name, to: user.email!, kind: 'password_changed' }));
   });
   deps.mailSignal.wake();

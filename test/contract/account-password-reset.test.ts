@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeFor, setCookies, signUp, startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
-import { queryDatabase, TEST_DB } from '../helpers/db.js';
+import { execDatabase, queryDatabase, TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import type { SmtpSink } from '../helpers/smtp-sink.js';
@@ -140,6 +141,33 @@ describe('15 POST /v1/password_resets', () => {
     expect(done.status).toBe(200);
     expect((await me(done.body.access_token)).body).toMatchObject({ email_verified: true });
     expect((await signIn(email, newPassword)).status).toBe(200);
+  });
+
+  it('13/15 a reset is a first proof of the address: an OAuth identity linked while it was unproven is removed; a verified account keeps its own', async () => {
+    const link = async (userId: string) => {
+      const now = new Date().toISOString();
+      await execDatabase(
+        env.server.databaseUrl,
+        `insert into oauth_identities (app_id, provider, subject, user_id, email, name, created_at, updated_at) values ('${app.app_id}', 'google', '${randomUUID()}', '${userId}', 'x@example.com', null, '${now}', '${now}')`,
+      );
+    };
+    const linked = async (userId: string) =>
+      Number((await queryDatabase(env.server.databaseUrl, `select count(*) as n from oauth_identities where user_id = '${userId}'`))[0]!.n);
+    const email = uniqueEmail('unproven');
+    const pending = await signUp(env.server, app, { email, password });
+    expect(pending.status).toBe(200);
+    const [row] = await queryDatabase(env.server.databaseUrl, `select id from users where app_id = '${app.app_id}' and email_normalized = '${email.toLowerCase()}'`);
+    const userId = String(row!.id);
+    await link(userId);
+    await ask(email);
+    expect((await confirm({ email, code: await codeFor(env.sink, email, 2), new_password: newPassword })).status).toBe(200);
+    expect(await linked(userId)).toBe(0);
+
+    const owner = await verifiedUser(env, app);
+    await link(owner.userId);
+    await ask(owner.email);
+    expect((await confirm({ email: owner.email, code: await codeFor(env.sink, owner.email, 2), new_password: newPassword })).status).toBe(200);
+    expect(await linked(owner.userId)).toBe(1);
   });
 
   it('15 400: a redirect_url off the allow-list, a bad email, a short new password', async () => {
