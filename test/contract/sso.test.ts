@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { Browser } from '../helpers/browser.js';
 import { botAuthBody, confirmedChallenge, newBotKeys, startSim, type ConfirmationsSim } from '../helpers/confirmations.js';
+import { execDatabase, queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -224,13 +226,19 @@ describe('contract 6: users in the target app', () => {
     expect(await userInB(unverified.email)).toEqual([expect.objectContaining({ email_verified: false })]);
   });
 
-  it('pre-hijacking: an unverified account made first in B loses its password and sessions to the verified owner', async () => {
+  it('pre-hijacking: an unverified account made first in B loses its password, sessions and OAuth links to the verified owner', async () => {
     const email = uniqueEmail('victim');
     // Someone registers the address in B before its owner does, with a password, and holds a session.
     const squatter = await serverUser(appB, email);
     const squat = new Browser(server);
     expect((await squat.request('POST', `${B}/v1/signins`, { body: { email, password: PASSWORD, strategy: 'password' } })).status).toBe(200);
     expect((await squat.request('GET', `${B}/v1/me`)).status).toBe(200);
+    // ... and had linked a Google subject to it while the address was unproven (contract.md 13).
+    const now = new Date().toISOString();
+    await execDatabase(
+      server.databaseUrl,
+      `insert into oauth_identities (app_id, provider, subject, user_id, email, name, created_at, updated_at) values ('${appB.app_id}', 'google', '${randomUUID()}', '${squatter.id}', 'x@example.com', null, '${now}', '${now}')`,
+    );
 
     // The owner, verified in A, hops to B.
     const owner = await verifiedUser(env, appA, email);
@@ -244,6 +252,8 @@ describe('contract 6: users in the target app', () => {
     expect((await squat.request('GET', `${B}/v1/me`)).status).toBe(401);
     const again = await squat.request('POST', `${B}/v1/signins`, { body: { email, password: PASSWORD, strategy: 'password' } });
     expect(again.status).toBe(401);
+    // The squatter's Google link went with the password: that subject no longer opens the owner's account.
+    expect(await queryDatabase(server.databaseUrl, `select subject from oauth_identities where user_id = '${squatter.id}'`)).toEqual([]);
   });
 
   it('an email not verified in A cannot sign in to an existing account of B (401); that account is untouched', async () => {
