@@ -169,9 +169,5 @@ export function noticeEmail(input: NoticeEmailInput): Mail {
   return { to: input.to, subject, text, html };
 }
 
-/** `a***@example.com`: enough for the owner to recognize an address, not enough to learn it. */
-export function maskEmail(email: string): string {
-  const at = email.lastIndexOf('@');
-  if (at < 1) return '***';
-  return `${email[0]}***${email.slice(at)}`;
-}
+// A notice shows the new address masked as log lines do (one rule: observability/mask-email.ts).
+export { maskEmail } from '../observability/mask-email.js';

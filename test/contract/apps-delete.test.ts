@@ -107,8 +107,15 @@ describe('14 deleting apps and tenants', () => {
     await expectRefused(a, doomed, domain);
     await expectRefused(b, doomed, domain);
 
-    const resumed = await cliJson<{ status: string; apps: { app_id: string; removed: Record<string, number> }[] }>(a, ['app', 'delete', doomed.app.app_id, '--yes']);
-    expect(resumed.status).toBe('deleted');
+    // Run again, it resumes; unless a server's purge job (every 30 s, which takes over a dead command's
+    // lease at once) got there first on a slow machine: then the app is gone whole and the command says so.
+    const resumed = await a.cli(['app', 'delete', doomed.app.app_id, '--yes', '--json']);
+    if (resumed.code === 0) expect(JSON.parse(resumed.stdout).status).toBe('deleted');
+    else {
+      expect(resumed.stderr).toContain('not found');
+      expect(a.output() + b.output()).toContain(`"app_id":"${doomed.app.app_id}"`);
+      expect(a.output() + b.output()).toMatch(/purged a deleted application/);
+    }
     expect(await rowsLeftOf(a, doomed.app.app_id, { users: doomed.users, buckets: doomed.buckets, tables: doomed.tables })).toEqual([]);
     expect(await dataTablesLeft(a, doomed.tables)).toEqual([]);
     expect(await env.blobCount(doomed.app.app_id)).toBe(0);
