@@ -4,6 +4,7 @@
 //          bodies?: string[]      each request takes the next of these as its body (refresh tokens are
 //                                 single-use); when they run out, `exhaustedBody`, counted in `exhausted`
 //          exhaustedBody?: string,
+//          paths?: string[],      each request takes the next of these as its path, round and round
 //          collect?: string }     from each 200 answer, the JSON field of this name goes into `collected`
 //   out: { result (autocannon's), cpu (µs of this process's CPU during the run), collected, taken (bodies used),
 //          exhausted }
@@ -12,7 +13,7 @@ import autocannon from 'autocannon';
 let input = '';
 process.stdin.setEncoding('utf8');
 for await (const chunk of process.stdin) input += chunk;
-const { url, connections, duration, method, path, headers, body, bodies, exhaustedBody, collect } = JSON.parse(input);
+const { url, connections, duration, method, path, headers, body, bodies, exhaustedBody, collect, paths } = JSON.parse(input);
 
 const collected = [];
 let exhausted = 0;
@@ -27,6 +28,11 @@ if (bodies) {
     }
     return { ...req, body: chosen };
   };
+}
+if (paths) {
+  let nextPath = 0;
+  const setup = request.setupRequest ?? ((req) => req);
+  request.setupRequest = (req) => ({ ...setup(req), path: paths[nextPath++ % paths.length] });
 }
 if (collect) {
   request.onResponse = (status, text) => {

@@ -85,16 +85,61 @@ async function adminQuery(adminUrl, text) {
 }
 
 /**
- * @param {{ db: 'sqlite' | 'postgres', pgAdminUrl: string, workers?: number, redisUrl?: string, logLevel?: string, cpuProfDir?: string, nodeFlags?: string[] }} options
- * @returns {Promise<{ url: string, databaseUrl: string, cli(args: string[]): Promise<any>, stop(): Promise<void>, rss(): { rss: number, peak: number } | undefined, resetPeak(): void }>}
+ * A fresh database for a server that outlives one start (bench/data-scale.mjs): its own directory, and on
+ * PostgreSQL a new database and master key. `startServer({ ..., database })` runs on it; `drop()` removes both.
+ * @returns {Promise<{ dir: string, env: Record<string, string>, drop(): Promise<void> }>}
  */
-export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [] }) {
+export async function createDatabase({ db, pgAdminUrl }) {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const env = {};
+  let dropDatabase = async () => {};
+  if (db === 'postgres') {
+    const name = `gh_bench_${randomBytes(6).toString('hex')}`;
+    await adminQuery(pgAdminUrl, `CREATE DATABASE ${name}`);
+    dropDatabase = () => adminQuery(pgAdminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    const url = new URL(pgAdminUrl);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    env.MASTER_KEY = randomBytes(32).toString('base64');
+    env.SMTP_URL = 'log:';
+  } else {
+    env.DATABASE_URL = `sqlite:${join(dir, 'data/gatehouse.db')}`;
+  }
+  return {
+    dir,
+    env,
+    drop: async () => {
+      await dropDatabase();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `gatehouse ...args` with a database's configuration (createDatabase) and no server; resolves with stdout. */
+export function runCli(database, args, { timeout = 600_000 } = {}) {
+  return new Promise((resolveRun, reject) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...cleanEnv(), ...database.env }, cwd: database.dir, timeout, maxBuffer: 64 * 1024 ** 2 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`gatehouse ${args.join(' ')} failed: ${stderr || error.message}`));
+      else resolveRun(stdout);
+    });
+  });
+}
+
+/**
+ * @param {{ db: 'sqlite' | 'postgres', pgAdminUrl: string, workers?: number, redisUrl?: string, logLevel?: string, cpuProfDir?: string, nodeFlags?: string[], database?: { dir: string, env: Record<string, string> } }} options
+ *   `database`: run on this database (createDatabase) and leave it in place on stop; by default a fresh one, removed on stop.
+ * @returns {Promise<{ url: string, databaseUrl: string, startMs: number, cli(args: string[]): Promise<any>, stop(): Promise<void>, rss(): { rss: number, peak: number } | undefined, resetPeak(): void }>}
+ */
+export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [], database }) {
+  const dir = database?.dir ?? mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const port = await freePort();
   const env = { ...cleanEnv(), RATE_LIMITS: 'off', LOG_LEVEL: logLevel, PORT: String(port), HOST: '127.0.0.1' };
   if (redisUrl) env.REDIS_URL = redisUrl;
   let dropDatabase = async () => {};
-  if (db === 'postgres') {
+  if (database) {
+    Object.assign(env, database.env);
+    if (db === 'postgres') env.PUBLIC_BASE_URL = `http://127.0.0.1:${port}`;
+  } else if (db === 'postgres') {
     const name = `gh_bench_${randomBytes(6).toString('hex')}`;
     await adminQuery(pgAdminUrl, `CREATE DATABASE ${name}`);
     dropDatabase = () => adminQuery(pgAdminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -110,9 +155,10 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
 
   // The server's log lines go to a file, as a deployment's go to its log collector, not into the load
   // generator: autocannon reading and buffering one line per request would slow the load it generates.
-  const logPath = join(dir, 'server.log');
+  const logPath = join(dir, `server-${port}.log`);
   const logFd = openSync(logPath, 'a');
   // Node's flags as `npm start` gives them (the young-generation bound) unless the caller sizes it.
+  const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...workerExecArgv(nodeFlags), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : []), BIN, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])], { cwd: dir, env, stdio: ['ignore', logFd, logFd] });
   closeSync(logFd);
   const output = () => readFileSync(logPath, 'utf8').slice(-20_000);
@@ -125,11 +171,11 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
     await dropDatabase();
-    rmSync(dir, { recursive: true, force: true });
+    if (!database) rmSync(dir, { recursive: true, force: true });
   };
 
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) {
       const log = output();
@@ -144,10 +190,11 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
     if (Date.now() > deadline) {
       const log = output();
       await stop();
-      throw new Error(`server did not start within 30 s:\n${log}`);
+      throw new Error(`server did not start within 120 s:\n${log}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 10));
   }
+  const startMs = performance.now() - spawnedAt;
 
   /** Runs `gatehouse ...args --json` with the server's configuration; returns the parsed JSON. */
   const cli = (args) =>
@@ -158,5 +205,5 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
       });
     });
 
-  return { url, pid: child.pid, databaseUrl: env.DATABASE_URL, cli, stop, output, rss: () => rssOf(child.pid), resetPeak: () => resetPeakOf(child.pid), cpu: () => cpuOf(child.pid) };
+  return { url, pid: child.pid, databaseUrl: env.DATABASE_URL, startMs, cli, stop, output, rss: () => rssOf(child.pid), resetPeak: () => resetPeakOf(child.pid), cpu: () => cpuOf(child.pid) };
 }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
 import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
-import { METERING_JOB, runScheduledMetering } from '../../src/services/billing/metering.js';
+import { METERING_JOB, runMetering, runScheduledMetering } from '../../src/services/billing/metering.js';
+import { parsePeriod } from '../../src/services/billing/pricing.js';
 import { startSession } from '../../src/services/sessions.js';
 import { findApplication } from '../../src/store/repos/applications.js';
 import { acquireJobLock } from '../../src/store/repos/job-locks.js';
@@ -46,5 +47,21 @@ describe('12 scheduled metering', () => {
     expect(await runScheduledMetering(deps)).toEqual([]);
     const rows = await deps.db.selectFrom('billing_ledger').selectAll().where('tenant_id', '=', tenant.tenant_id).execute();
     expect(rows.map((r) => [r.type, Number(r.amount_cents), Number(r.balance_after_cents)])).toEqual([['usage', -50, -50]]);
+  });
+
+  it('a run lets waiting requests in between two tenants (better-sqlite3 runs every statement on the event loop)', async () => {
+    for (const name of ['Many 1', 'Many 2', 'Many 3']) await createTenant(appsDeps(), name);
+    // A request waiting for the event loop gets a turn whenever the run lets others in (a turn of setImmediate).
+    let turns = 0;
+    let running = true;
+    const turn = () => {
+      if (!running) return;
+      turns += 1;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    await runMetering(deps, parsePeriod('2026-01', now));
+    running = false;
+    expect(turns).toBeGreaterThanOrEqual(3);
   });
 });
