@@ -10,6 +10,7 @@ import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
 let env: AuthEnv;
 let app: TestApp;
+let sibling: TestApp;
 const clients: GatehouseClient[] = [];
 
 interface Note extends Record<string, unknown> {
@@ -35,6 +36,7 @@ beforeAll(async () => {
   env = await startAuthServer();
   // A real proof-of-work: difficulty 4 takes ~16 argon2id hashes in the worker thread.
   app = await createApp(env.server, { name: 'Client SDK', args: ['--hashcash-difficulty', '4'] });
+  sibling = await createApp(env.server, { tenantId: app.tenant_id, name: 'Sibling', args: ['--allowed-origin', 'https://sibling.example.test'] });
 });
 
 afterAll(async () => {
@@ -74,6 +76,32 @@ describe('39 @gatehouse/client: sign-up and sign-in', () => {
     expect(await gatehouse.auth.signInWithOtp({ email })).toEqual({ status: 'magic_link_sent' });
     await gatehouse.auth.verifyOtp({ email, code: await codeFor(env.sink, email, 2) });
     expect((await gatehouse.auth.getUser())?.email).toBe(email);
+  });
+});
+
+describe('39 @gatehouse/client: SSO and OAuth helpers', () => {
+  it("39 client sdk: ssoUrl is this app's bridge; the token it hands the other app's page is exchanged by that app's client", async () => {
+    const { gatehouse, email, session } = await signedIn();
+    const bridge = new URL(gatehouse.auth.ssoUrl('https://sibling.example.test/welcome'));
+    expect(bridge.pathname).toBe('/v1/sso/bridge');
+    expect(bridge.searchParams.get('publishable_key')).toBe(app.publishable_key);
+    // A browser would navigate there with its cookie; a Bearer client sends its token.
+    const hop = await fetch(bridge, { redirect: 'manual', headers: { authorization: `Bearer ${session.access_token}` } });
+    expect(hop.status).toBe(302);
+    const landing = new URL(hop.headers.get('location')!);
+    expect(landing.origin + landing.pathname).toBe('https://sibling.example.test/welcome');
+    const other = client({ publishableKey: sibling.publishable_key });
+    const theirs = await other.auth.exchangeSsoToken(landing.searchParams.get('__sso_token')!);
+    expect(theirs.user_id).not.toBe(session.user_id); // each app has its own users
+    expect(await other.auth.getUser()).toMatchObject({ email, email_verified: true });
+  });
+
+  it('39 client sdk: signInWithOAuth asks authorize for the provider with the landing page; a provider not configured is a 400', async () => {
+    const oauth = client({ publishableKey: sibling.publishable_key });
+    const offList = await oauth.auth.signInWithOAuth({ provider: 'google', redirectTo: 'https://evil.example.test/', skipBrowserRedirect: true }).catch((e: unknown) => e);
+    expect(offList).toMatchObject({ status: 400, detail: "redirect_url is not on the application's allow-list" });
+    const error = await oauth.auth.signInWithOAuth({ provider: 'google', redirectTo: 'https://sibling.example.test/', skipBrowserRedirect: true }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'GatehouseError', status: 400, detail: 'google sign-in is not configured for this application' });
   });
 });
 

@@ -115,6 +115,8 @@ export class AuthApi extends AccountApi {
     await this.ready;
     try {
       if (this.store.current) await this.http.json('POST', '/v1/sessions/logout', { auth: true });
+    } catch (error) {
+      if ((error as { status?: number }).status !== 401) throw error; // 401: the session was over already
     } finally {
       await this.store.signedOut();
     }
