@@ -54,6 +54,24 @@ describe.skipIf(reason)(`browser: the example app's account, notes and picture${
     expect(await signIn(page, email, 'a brand new password')).toEqual({ state: 'ok', text: 'Welcome back.' });
   });
 
+  it('forgot password by the emailed link: it opens the app asking for a new password, which signs the person in', async () => {
+    const email = uniqueEmail('reset-link');
+    await signUpAndConfirm(sites, await open(await sites.context(), sites.oneUrl), email);
+    const page = await open(await sites.context(), sites.oneUrl);
+    await page.fill('#email', email);
+    expect(await act(page, '#forgot')).toEqual({ state: 'ok', text: 'Check your email.' });
+    const mail = await sites.env.sink.waitFor(email, { count: 2 });
+    const link = new URL(/^http\S+reset_token=\S+$/m.exec(mail.text)![0]);
+    expect(link.origin + link.pathname).toBe(sites.oneUrl);
+    await page.goto(link.href);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.isVisible('#reset-step')).toBe(true);
+    expect(page.url()).toBe(sites.oneUrl); // the token left the address bar
+    await page.fill('#reset-password', 'chosen from the link');
+    expect(await act(page, '#save-reset')).toEqual({ state: 'ok', text: 'Password changed. You are signed in.' });
+    await signedInAs(page, email);
+  });
+
   it('changes the password and the email (confirmed by the code sent to the new address)', async () => {
     const page = await open(await sites.context(), sites.oneUrl);
     const email = uniqueEmail('change');
