@@ -72,7 +72,7 @@ describe.skipIf(reason)(`browser: the example app's account, notes and picture${
     await signedInAs(page, email);
   });
 
-  it('changes the password and the email (confirmed by the code sent to the new address)', async () => {
+  it('changes the password and the email (confirmed by the code sent to the new address, then by its link)', async () => {
     const page = await open(await sites.context(), sites.oneUrl);
     const email = uniqueEmail('change');
     await signUpAndConfirm(sites, page, email);
@@ -90,6 +90,17 @@ describe.skipIf(reason)(`browser: the example app's account, notes and picture${
 
     const fresh = await open(await sites.context(), sites.oneUrl);
     expect(await signIn(fresh, moved, 'another good password')).toEqual({ state: 'ok', text: 'Welcome back.' });
+
+    // Once more by the link in the email: it opens the app, which confirms the change with the session.
+    const again = uniqueEmail('moved-by-link');
+    await page.fill('#new-email', again);
+    expect(await act(page, '#change-email')).toMatchObject({ state: 'ok' });
+    const mail = await sites.env.sink.waitFor(again);
+    await page.goto(/^http\S+email_change_token=\S+$/m.exec(mail.text)![0]);
+    await page.waitForSelector('body[data-ready="true"]');
+    await signedInAs(page, again);
+    expect(await page.textContent('#notice')).toBe(`Your email is now ${again}.`);
+    expect(page.url()).toBe(sites.oneUrl);
   });
 
   it("lists where the person is signed in and signs another device out; that device's page goes back to signed out", async () => {
