@@ -1,8 +1,6 @@
-import { deflateSync, crc32 } from 'node:zlib';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeFor, uniqueEmail } from '../helpers/accounts.js';
-import { act, open, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
+import { act, open, png, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
 import { skipReason, startSites, type Sites } from './harness.js';
 
 // The example app's signed-in side in Chromium, through @gatehouse/client: forgot password, password and
@@ -18,24 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sites?.stop();
 });
-
-/** A real PNG of random pixels (incompressible: about 3 x side² bytes), so the upload takes a while. */
-function png(side: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(data.length, 0);
-    head.write(type, 4, 'latin1');
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-    return Buffer.concat([head, data, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(side, 0);
-  header.writeUInt32BE(side, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  const rows = Buffer.concat(Array.from({ length: side }, () => Buffer.concat([Buffer.from([0]), randomBytes(side * 3)])));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 describe.skipIf(reason)(`browser: the example app's account, notes and picture${reason ? ` (skipped: ${reason})` : ''}`, () => {
   it('forgot password: the emailed code and a new password sign the person in; the old password no longer works', async () => {

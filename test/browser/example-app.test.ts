@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeFor, linkFor, uniqueEmail } from '../helpers/accounts.js';
-import { act, expectNoTokenInPage, open, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
+import { act, expectNoTokenInPage, open, png, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
 import { RESULTS_DIR, skipReason, startSites, type Sites } from './harness.js';
 
 // The example web app (examples/web, built on @gatehouse/client) in a real Chromium: sign-up with the
@@ -52,9 +52,12 @@ describe.skipIf(reason)(`browser: the example app in Chromium${reason ? ` (skipp
 
     await page.fill('#note-title', 'Water the plants');
     expect(await act(page, '#add-note')).toEqual({ state: 'ok', text: 'Note saved.' });
+    await page.setInputFiles('#avatar-file', { name: 'me.png', mimeType: 'image/png', buffer: png(96, 'gradient') });
+    await page.waitForSelector('#notice[data-state="ok"]:text("Picture updated.")');
     await page.reload();
     await signedInAs(page, email);
     expect(await page.textContent('#note-list')).toContain('Water the plants');
+    await page.waitForFunction(() => (document.getElementById('avatar') as HTMLImageElement).naturalWidth === 96);
     await screenshot(page, 'example-app-signed-in.png');
   });
 

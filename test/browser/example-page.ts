@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { crc32, deflateSync } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { codeFor } from '../helpers/accounts.js';
@@ -51,4 +53,27 @@ export async function signIn(page: Page, email: string, password: string): Promi
 export async function expectNoTokenInPage(page: Page): Promise<void> {
   const seen = await page.evaluate(() => [document.documentElement.outerHTML, document.cookie, JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage })].join('\n'));
   expect(seen).not.toMatch(/eyJ[\w-]{10,}\.|rt_[\w-]{20,}|sso_[\w-]{20,}/);
+}
+
+/**
+ * A real PNG: random pixels (incompressible, about 3 x side² bytes, so an upload takes a while) or, for a
+ * screenshot, a soft gradient.
+ */
+export function png(side: number, look: 'noise' | 'gradient' = 'noise'): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'latin1');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(side, 0);
+  header.writeUInt32BE(side, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const pixels = (y: number) =>
+    look === 'noise' ? randomBytes(side * 3) : Buffer.from(Array.from({ length: side }, (_, x) => [80 + (100 * x) / side, 140 + (80 * y) / side, 235]).flat());
+  const rows = Buffer.concat(Array.from({ length: side }, (_, y) => Buffer.concat([Buffer.from([0]), pixels(y)])));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
 }
