@@ -1,6 +1,6 @@
 // `npm run openapi`: writes the OpenAPI document (docs/openapi.json) and the TypeScript types generated
 // from it by openapi-typescript (test/generated/openapi.ts, what a client's typed calls are checked
-// against; packages/server/src/openapi.ts, what @gatehouse/server's admin client is typed with). `--check` writes nothing and exits 1 when either file is not what the routes give now: the
+// against; packages/server/src/openapi.ts and packages/client/src/openapi.ts, what the two packages are typed with). `--check` writes nothing and exits 1 when either file is not what the routes give now: the
 // suite runs it, so the checked-in document and types never fall behind a route change.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,8 +15,9 @@ import { migrateToLatest } from '../src/store/migrations/index.js';
 
 const DOCUMENT = 'docs/openapi.json';
 const TYPES = 'test/generated/openapi.ts';
-/** @gatehouse/server's admin client is typed from the same generated file. */
+/** @gatehouse/server's admin client and @gatehouse/client are typed from the same generated file. */
 const PACKAGE_TYPES = 'packages/server/src/openapi.ts';
+const CLIENT_TYPES = 'packages/client/src/openapi.ts';
 
 async function currentDocument(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-openapi-'));
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
     [DOCUMENT, json],
     [TYPES, types],
     [PACKAGE_TYPES, types],
+    [CLIENT_TYPES, types],
   ].filter(([path, text]) => {
     let existing = '';
     try {

@@ -1,102 +1,142 @@
-// The example's page script: plain ES modules, no framework. Every call goes to the API on this page's
-// own host name (config.api), with credentials, so the API's HttpOnly cookies (__session, __refresh)
-// do the session work: the page never holds a token. See docs/browser.md.
+// The example app: a small notebook on @gatehouse/client. The API is on this page's own host name, so the
+// client runs on cookies: the session lives in the API's HttpOnly cookies and no token ever reaches this
+// page's script, let alone its screen. See docs/browser.md.
+import { createClient } from '/client/index.js';
 import config from '/config.js';
-import { solve } from '/hashcash/solve.js';
+import { avatar } from './avatar.js';
+import { notes } from './notes.js';
+import { profile } from './profile.js';
+import { $, notice, run, value } from './ui.js';
 
-const $ = (id) => document.getElementById(id);
-const value = (id) => $(id).value.trim();
+const gatehouse = createClient({ url: config.api, publishableKey: config.publishableKey });
+const auth = gatehouse.auth;
+const here = `${location.origin}/`;
+const account = profile(gatehouse, config);
+const noteCard = notes(gatehouse);
+const picture = avatar(gatehouse);
 
-/** One API call: JSON in and out, the publishable key, cookies included. Answers {status, body, requestId}. */
-async function api(method, path, body) {
-  const headers = { 'x-publishable-key': config.publishableKey };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(config.api + path, { method, headers, credentials: 'include', body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  // CORS exposes X-Request-ID even on errors: quote it when reporting a problem.
-  return { status: response.status, body: text ? JSON.parse(text) : null, requestId: response.headers.get('x-request-id') };
+/** What the code box is for: a sign-up's or a sign-in's code (verifyOtp), or a password reset's. */
+let codeFor = { purpose: 'sign-in', email: '' };
+
+function askForCode(purpose, email, hint) {
+  codeFor = { purpose, email };
+  $('code-hint').textContent = hint;
+  $('code').value = '';
+  $('new-password-label').hidden = purpose !== 'reset';
+  $('welcome').hidden = true;
+  $('code-step').hidden = false;
 }
 
-function show(label, result) {
-  $('status').textContent = `${label}: ${result.status}`;
-  $('out').textContent = JSON.stringify(result.body, null, 2) + (result.requestId ? `\n(request ${result.requestId})` : '');
-  // Tokens are in the cookies already; nothing is kept in the page.
+function backToWelcome() {
+  $('welcome').hidden = false;
+  $('code-step').hidden = true;
+  $('reset-step').hidden = true;
 }
 
-async function run(label, work) {
-  $('status').textContent = `${label}…`;
-  delete $('status').dataset.status;
-  let outcome;
-  try {
-    const result = await work();
-    show(label, result);
-    outcome = String(result.status);
-  } catch (error) {
-    $('status').textContent = `${label}: ${error.message}`;
-    outcome = 'error';
-  }
-  await refreshWho();
-  // Set last: tests (and people) read the status once the page is up to date.
-  $('status').dataset.status = outcome;
+async function showSignedIn() {
+  document.body.dataset.view = 'signed-in';
+  document.body.dataset.loaded = 'false';
+  backToWelcome();
+  await Promise.all([account.load(), noteCard.load(), picture.load()]);
+  document.body.dataset.loaded = 'true';
 }
 
-async function refreshWho() {
-  const me = await api('GET', '/v1/me');
-  $('who').textContent = me.status === 200 ? `Signed in as ${me.body.email} (${me.body.email_verified ? 'verified' : 'unverified'}).` : 'Not signed in.';
-  $('who').dataset.email = me.status === 200 ? me.body.email : '';
+function showSignedOut() {
+  document.body.dataset.view = 'signed-out';
+  picture.clear();
+  $('note-list').replaceChildren();
 }
 
-const here = () => `${location.origin}/`;
+$('account-form').onsubmit = (event) => {
+  event.preventDefault();
+  run('Signing you in…', async () => {
+    await auth.signInWithPassword({ email: value('email'), password: $('password').value });
+    return 'Welcome back.';
+  });
+};
 
-$('signup').onclick = () =>
-  run('sign-up', async () => {
-    const challenge = await api('POST', '/v1/challenges');
-    if (challenge.status !== 200) return challenge;
-    $('status').textContent = `sign-up: solving the proof-of-work (difficulty ${challenge.body.difficulty})…`;
-    const proof = await solve(challenge.body);
-    const password = value('password');
-    return api('POST', '/v1/signups', {
-      email: value('email'),
-      password: password || null,
-      redirect_url: here(),
-      hashcash: { challenge: proof.challenge, nonce: proof.nonce },
-    });
+$('sign-up').onclick = () =>
+  run('Creating your account…', async () => {
+    const email = value('email');
+    await auth.signUp({ email, password: $('password').value || undefined, redirectTo: here, onSolving: () => notice('Creating your account (a second or two of anti-spam work)…', 'working') });
+    askForCode('sign-up', email, `We sent a 6-digit code and a link to ${email}. Enter the code, or open the link.`);
+    return 'Account created: check your email to confirm it.';
   });
 
-$('verify').onclick = () => run('verify-code', () => api('POST', '/v1/verify-code', { email: value('email'), code: value('code') }));
-$('signin-password').onclick = () =>
-  run('password sign-in', () => api('POST', '/v1/signins', { email: value('email'), password: value('password'), strategy: 'password' }));
-// The emailed link opens the API (same host name as this page), which sets the cookies and redirects here.
-$('magic-link').onclick = () => run('magic link', () => api('POST', '/v1/signins', { email: value('email'), strategy: 'magic_link', redirect_url: here() }));
-$('me').onclick = () => run('me', () => api('GET', '/v1/me'));
-// No body: the refresh token comes from the __refresh cookie (Path=/v1/tokens/session), and both cookies are renewed.
-$('refresh').onclick = () => run('refresh', () => api('POST', '/v1/tokens/session'));
-$('logout').onclick = () => run('logout', () => api('POST', '/v1/sessions/logout'));
+$('email-code').onclick = () =>
+  run('Sending you a code…', async () => {
+    const email = value('email');
+    await auth.signInWithOtp({ email, redirectTo: here });
+    askForCode('sign-in', email, `We sent a 6-digit code to ${email}.`);
+    return 'Check your email.';
+  });
 
-// SSO: a top-level navigation to this app's bridge (it cannot send headers: the key goes in the query),
-// which redirects to the other site with a one-time __sso_token; that page exchanges it below.
-for (const other of config.others) {
-  const link = document.createElement('a');
-  link.className = 'button';
-  link.id = `sso-${other.name.toLowerCase()}`;
-  link.textContent = `Continue to ${other.name} (SSO)`;
-  link.href = `${config.api}/v1/sso/bridge?${new URLSearchParams({ publishable_key: config.publishableKey, return_to: other.url })}`;
-  $('sso').append(link);
+$('email-link').onclick = () =>
+  run('Sending you a link…', async () => {
+    await auth.signInWithOtp({ email: value('email'), redirectTo: here });
+    return `We sent a sign-in link to ${value('email')}. Open it on this device.`;
+  });
+
+$('forgot').onclick = () =>
+  run('Sending a reset code…', async () => {
+    const email = value('email');
+    if (!email) throw new Error('Enter your email first.');
+    await auth.resetPasswordForEmail(email, { redirectTo: here });
+    askForCode('reset', email, `If ${email} has an account with a password, we sent it a code and a link. Enter the code and a new password.`);
+    return 'Check your email.';
+  });
+
+$('use-code').onclick = () =>
+  run('Checking the code…', async () => {
+    const code = value('code');
+    if (codeFor.purpose === 'reset') {
+      await auth.confirmPasswordReset({ email: codeFor.email, code, password: $('new-password').value });
+      return 'Password changed. You are signed in, and signed out everywhere else.';
+    }
+    await auth.verifyOtp({ email: codeFor.email, code });
+    return codeFor.purpose === 'sign-up' ? 'Your email is confirmed. Welcome!' : 'Welcome back.';
+  });
+$('cancel-code').onclick = backToWelcome;
+
+$('sign-out').onclick = () => run('Signing out…', async () => {
+  await auth.signOut();
+  return 'You are signed out.';
+});
+
+/** A landing from an email or another app: say what happened, or ask for what is missing. */
+async function greet() {
+  const landing = await auth.handleRedirect();
+  if (!landing) return;
+  const session = await auth.getSession();
+  if (landing.type === 'link') notice(session ? 'You are signed in from the link in your email.' : 'That link did not sign you in. Ask for a new one.', session ? 'ok' : 'error');
+  if (landing.type === 'sso') notice(session ? `You are signed in to ${config.name} with your account from the other app.` : 'That sign-in did not work. Sign in here instead.', session ? 'ok' : 'error');
+  if (landing.type === 'oauth') notice(landing.error ? 'That sign-in did not work. Try again.' : 'You are signed in.', landing.error ? 'error' : 'ok');
+  if (landing.type === 'password_reset') {
+    $('welcome').hidden = true;
+    $('reset-step').hidden = false;
+    $('save-reset').onclick = () =>
+      run('Saving your new password…', async () => {
+        await auth.confirmPasswordReset({ token: landing.token, password: $('reset-password').value });
+        return 'Password changed. You are signed in.';
+      });
+  }
+  if (landing.type === 'email_change') {
+    if (!session) return notice('Sign in, then open the link again to confirm your new email.', 'error');
+    await run('Confirming your new email…', async () => `Your email is now ${(await auth.confirmEmailChange({ token: landing.token })).email}.`);
+  }
 }
 
 async function start() {
   $('app-name').textContent = config.name;
-  document.title = `Gatehouse example: ${config.name}`;
-  const url = new URL(location.href);
-  const token = url.searchParams.get('__sso_token');
-  if (token) {
-    // Take the token out of the address bar (and history) before using it.
-    url.searchParams.delete('__sso_token');
-    history.replaceState(null, '', url);
-    await run('SSO exchange', () => api('POST', '/v1/sso/exchange', { token }));
-  } else {
-    await refreshWho();
-  }
+  document.title = `Notebook · ${config.name}`;
+  // Every later change of session, here or in another tab, redraws the page.
+  let view = Promise.resolve();
+  const redraw = (session) => (view = view.then(() => (session ? showSignedIn() : showSignedOut())).catch(() => undefined));
+  auth.onAuthStateChange((event, session) => {
+    if (event !== 'INITIAL_SESSION' && event !== 'TOKEN_REFRESHED') redraw(session);
+  });
+  await greet();
+  await redraw(await auth.getSession());
   document.body.dataset.ready = 'true';
 }
 start();

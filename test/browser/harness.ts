@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { startAuthServer, type AuthEnv } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';
-import { createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
+import { api, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/server.js';
 
 // The real-browser suite's harness: Debian's chromium driven by playwright-core, the example web app
@@ -90,6 +90,13 @@ export async function startSites(): Promise<Sites> {
     args: ['--allowed-origin', `http://127.0.0.1:${webPort}`, '--verification-method', 'both', '--hashcash-difficulty', '4'],
   });
   const two = await createApp(env.server, { tenantId, name: 'Two', args: ['--allowed-origin', `http://localhost:${webPort}`] });
+  // What serve.mjs makes on its first run: each app's `notes` table and `avatars` bucket (secret key only).
+  for (const app of [one, two]) {
+    const columns = [{ name: 'title', type: 'text', required: true }, { name: 'done', type: 'bool', default_value: false }];
+    const table = await api(env.server, 'POST', '/v1/tables', { bearer: app.secret_key, body: { name: 'notes', columns } });
+    const bucket = await api(env.server, 'POST', '/v1/buckets', { bearer: app.secret_key, body: { name: 'avatars' } });
+    if (table.status !== 201 || bucket.status !== 201) throw new Error(`example set-up failed: ${table.status} ${bucket.status}`);
+  }
 
   mkdirSync(RESULTS_DIR, { recursive: true });
   const configFile = join(env.server.dir, 'example-web.json');

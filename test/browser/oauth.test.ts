@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type TestApp } from '../helpers/fixtures.js';
 import { OAuthBrowser, type PendingRequest } from '../helpers/oauth-browser.js';
 import { authorize, configureApple, configureGoogle, newAccount, startOAuthEnv, type OAuthEnv } from '../helpers/oauth.js';
+import { clientBundle } from './client-bundle.js';
 import { findChromium, skipReason } from './harness.js';
 
 // OAuth in a real Chromium (issue 35, finding 2; contract.md section 13): the sign-in an app's page
@@ -31,9 +32,12 @@ const evilPages = new Map<string, string>();
 
 beforeAll(async () => {
   if (reason) return;
+  // The app's site also serves @gatehouse/client, for the sign-in the client drives.
+  const client = await clientBundle();
   pages = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     const evil = (request.headers.host ?? '').startsWith('evil.test');
+    if (!evil && client.has(path)) return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(client.get(path));
     const html = evil ? evilPages.get(path) : APP_PAGE;
     response.writeHead(html ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' }).end(html ?? 'not found');
   });
@@ -114,6 +118,26 @@ describe.skipIf(reason)(`browser: OAuth bound to the browser that started it${re
     const back = await logInAtProvider(page, account.sub);
     expect(back.searchParams.get('error')).toBeNull();
     expect(await meFromPage(page)).toMatchObject({ status: 200, body: { email: account.email } });
+  });
+
+  it('39 Google through @gatehouse/client: signInWithOAuth sends the browser to the provider; back on the page, the client has the session', async () => {
+    const { page } = await profile();
+    const account = newAccount(o.google);
+    // Written as text: vitest rewrites a dynamic import() inside a function handed to evaluate.
+    const client = `(await import(${JSON.stringify(`${SITE}/client/index.js`)})).createClient({ url: ${JSON.stringify(o.server.url)}, publishableKey: ${JSON.stringify(app.publishable_key)} })`;
+    const leaving = page.waitForURL((url) => !url.href.startsWith(`${SITE}/`));
+    await page
+      .evaluate(`(async () => { await ${client}.auth.signInWithOAuth({ provider: 'google', redirectTo: ${JSON.stringify(RETURN)} }); })()`)
+      .catch(() => undefined); // the page navigates away while the call ends
+    await leaving;
+    const back = await logInAtProvider(page, account.sub);
+    expect(back.searchParams.get('gatehouse_landing')).toBe('oauth');
+    const landed = await page.evaluate(`(async () => {
+      const gatehouse = ${client};
+      const landing = await gatehouse.auth.handleRedirect();
+      return { landing, email: (await gatehouse.auth.getUser())?.email, url: location.href };
+    })()`);
+    expect(landed).toEqual({ landing: { type: 'oauth' }, email: account.email, url: RETURN });
   });
 
   it("13 Apple in Chromium: the provider's page posts the form (form_post); the SameSite=None; Secure cookie rides along on http://127.0.0.1", async () => {

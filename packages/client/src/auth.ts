@@ -1,0 +1,156 @@
+// client.auth: sign-up with the proof-of-work, every way to sign in, the session and its events, and
+// (from AccountApi) the account routes.
+import { solveChallenge } from '#pow';
+import { AccountApi } from './account.js';
+import { withLanding, type Landing } from './landing.js';
+import type { Http } from './http.js';
+import type { SessionStore } from './session.js';
+import type { AuthListener, Challenge, Session, Tokens, User } from './types.js';
+
+export interface SignUpResult {
+  status: 'verification_sent';
+  user_id: string;
+}
+
+/** The current page's address without its query, or undefined outside a browser. */
+function currentPage(): string | undefined {
+  const location = (globalThis as { location?: Location }).location;
+  return location ? location.origin + location.pathname : undefined;
+}
+
+export class AuthApi extends AccountApi {
+  /** What the page's address said when the client started (see handleRedirect). */
+  landing: Promise<Landing | undefined> = Promise.resolve(undefined);
+
+  constructor(
+    http: Http,
+    store: SessionStore,
+    private readonly ready: Promise<void>,
+    private readonly powWorkerUrl: string | URL | undefined,
+  ) {
+    super(http, store);
+  }
+
+  /**
+   * Creates the account: fetches a challenge, solves its proof-of-work in a worker (a Web Worker in
+   * browsers, a worker thread in Node), and emails the code and/or link that verifies the address.
+   */
+  async signUp(input: { email: string; password?: string; redirectTo?: string; onSolving?: (challenge: Challenge) => void }): Promise<SignUpResult> {
+    const challenge = await this.http.json<Challenge>('POST', '/v1/challenges');
+    input.onSolving?.(challenge);
+    const { nonce } = await solveChallenge(challenge, this.powWorkerUrl);
+    const redirect = input.redirectTo ?? currentPage();
+    return this.http.json('POST', '/v1/signups', {
+      body: {
+        email: input.email,
+        password: input.password ?? null,
+        redirect_url: redirect ? withLanding(redirect, 'link') : null,
+        hashcash: { challenge: challenge.challenge, nonce },
+      },
+    });
+  }
+
+  /** Signs in with the email and password (SIGNED_IN). */
+  async signInWithPassword(input: { email: string; password: string }): Promise<Session> {
+    const tokens = await this.http.json<Tokens>('POST', '/v1/signins', { body: { ...input, strategy: 'password' } });
+    return this.store.signedIn(tokens);
+  }
+
+  /**
+   * Emails a one-time code and/or a sign-in link (per the app's `verification_method`). Finish with
+   * `verifyOtp` (the code) or by opening the link, which lands on `redirectTo` signed in.
+   */
+  async signInWithOtp(input: { email: string; redirectTo?: string }): Promise<{ status: 'magic_link_sent' | 'verification_sent' }> {
+    const redirect = input.redirectTo ?? currentPage();
+    return this.http.json('POST', '/v1/signins', {
+      body: { email: input.email, strategy: 'magic_link', redirect_url: redirect ? withLanding(redirect, 'link') : null },
+    });
+  }
+
+  /** Signs in with the emailed 6-digit code (a sign-up's or a sign-in's); SIGNED_IN. */
+  async verifyOtp(input: { email: string; code: string }): Promise<Session> {
+    return this.store.signedIn(await this.http.json<Tokens>('POST', '/v1/verify-code', { body: input }));
+  }
+
+  /**
+   * Starts an OAuth sign-in (Google, Apple): answers the provider's URL and, in a browser, goes there
+   * (unless `skipBrowserRedirect`). It must run in the browser that signs in, same-site with Gatehouse:
+   * the answer sets the cookie the callback checks. The person lands on `redirectTo` signed in.
+   */
+  async signInWithOAuth(input: { provider: 'google' | 'apple'; redirectTo?: string; skipBrowserRedirect?: boolean }): Promise<{ url: string }> {
+    const redirect = input.redirectTo ?? currentPage();
+    if (!redirect) throw new TypeError('signInWithOAuth needs redirectTo outside a browser');
+    const answer = await this.http.json<{ authorization_url: string }>('GET', `/v1/oauth/${input.provider}/authorize`, {
+      query: { redirect_url: withLanding(redirect, 'oauth') },
+    });
+    const location = (globalThis as { location?: Location }).location;
+    if (location && !input.skipBrowserRedirect) location.assign(answer.authorization_url);
+    return { url: answer.authorization_url };
+  }
+
+  /**
+   * The address of this app's SSO bridge: navigate there (a link, `location.assign`) to arrive signed in at
+   * `returnTo`, a page of another app of the tenant, whose client exchanges the token on landing.
+   */
+  ssoUrl(returnTo: string): string {
+    return this.http.url('/v1/sso/bridge', { publishable_key: this.http.o.publishableKey, return_to: returnTo });
+  }
+
+  /** Exchanges an SSO token for a session of this app (done for you on landing); SIGNED_IN. */
+  async exchangeSsoToken(token: string): Promise<Session> {
+    return this.store.signedIn(await this.http.json<Tokens>('POST', '/v1/sso/exchange', { body: { token } }));
+  }
+
+  /**
+   * Why the page was opened, read from its address when the client started: an SSO landing (already
+   * exchanged), an email link or OAuth sign-in (the session already loaded), or a password-reset or
+   * email-change token for the page to use. Undefined for an ordinary visit.
+   */
+  handleRedirect(): Promise<Landing | undefined> {
+    return this.landing;
+  }
+
+  /** Signs out: the session is revoked on the server and forgotten here (SIGNED_OUT), even when already gone there. */
+  async signOut(): Promise<void> {
+    await this.ready;
+    try {
+      if (this.store.current) await this.http.json('POST', '/v1/sessions/logout', { auth: true });
+    } catch (error) {
+      if ((error as { status?: number }).status !== 401) throw error; // 401: the session was over already
+    } finally {
+      await this.store.signedOut();
+    }
+  }
+
+  /** The signed-in user from Gatehouse (so a revoked session shows at once), or null when signed out. */
+  async getUser(): Promise<User | null> {
+    await this.ready;
+    if (!this.store.current) return null;
+    try {
+      return await this.http.json<User>('GET', '/v1/me', { auth: true });
+    } catch (error) {
+      if ((error as { status?: number }).status === 401) {
+        await this.store.signedOut();
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  /** The session (refreshed first when about to expire), or null. With cookies it holds no token. */
+  async getSession(): Promise<Session | null> {
+    await this.ready;
+    return this.store.fresh();
+  }
+
+  /** Refreshes now (once across tabs); answers the new session, or null when it was over. */
+  async refreshSession(): Promise<Session | null> {
+    await this.ready;
+    return this.store.refresh();
+  }
+
+  /** Calls `listener(event, session)`: INITIAL_SESSION first, then SIGNED_IN, TOKEN_REFRESHED, USER_UPDATED, SIGNED_OUT. */
+  onAuthStateChange(listener: AuthListener): { unsubscribe: () => void } {
+    return { unsubscribe: this.store.subscribe(listener, this.ready) };
+  }
+}

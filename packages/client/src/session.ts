@@ -1,0 +1,215 @@
+// The session the client keeps for its caller: who is signed in and until when, the tokens when they are
+// Bearer tokens, auth-state events, and a refresh a minute before expiry that runs once across tabs.
+import { GatehouseError } from './errors.js';
+import { tokenTimes } from './jwt.js';
+import type { StorageAdapter } from './storage.js';
+import type { Tabs, TabMessage } from './tabs.js';
+import type { AuthEvent, AuthListener, Session, Tokens } from './types.js';
+
+/** Refresh this long before the access token expires (and treat it as expired from then on). */
+export const REFRESH_MARGIN_MS = 60_000;
+/** After a refresh that could not reach Gatehouse, try again this much later. */
+const RETRY_MS = 10_000;
+
+export interface SessionOptions {
+  /** Cookies (same site): the tokens stay in the API's HttpOnly cookies. Else Bearer tokens, kept in `storage`. */
+  cookies: boolean;
+  storage: StorageAdapter | undefined;
+  key: string;
+  tabs: Tabs;
+  now: () => number;
+  autoRefresh: boolean;
+  /** POST /v1/tokens/session: with the refresh token (Bearer) or none (the cookie). */
+  refresher: (refreshToken: string | undefined) => Promise<Tokens>;
+}
+
+export class SessionStore {
+  private session: Session | null = null;
+  private readonly listeners = new Set<AuthListener>();
+  private inflight: Promise<Session | null> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private closed = false;
+
+  constructor(private readonly o: SessionOptions) {
+    o.tabs.onMessage((message) => void this.fromTab(message));
+  }
+
+  /** The session as it stands (no network). */
+  get current(): Session | null {
+    return this.session;
+  }
+
+  /** Reads what an earlier page load or run left: the stored Bearer session, or (cookies) the tabs' marker. */
+  async load(): Promise<Session | null> {
+    if (this.o.cookies) {
+      const marker = this.o.tabs.readMarker();
+      this.session = marker && marker.expires_at > this.o.now() ? { ...marker } : null;
+    } else {
+      const text = await this.o.storage?.getItem(this.o.key);
+      this.session = text ? (JSON.parse(text) as Session) : null;
+    }
+    this.schedule();
+    return this.session;
+  }
+
+  /** Adds a listener; it hears INITIAL_SESSION first, then every change. */
+  subscribe(listener: AuthListener, initial: Promise<unknown>): () => void {
+    this.listeners.add(listener);
+    void initial.then(() => this.listeners.has(listener) && listener('INITIAL_SESSION', this.session));
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A sign-in's tokens become the session (SIGNED_IN), here and in the other tabs. */
+  async signedIn(tokens: Tokens): Promise<Session> {
+    const session = this.fromTokens(tokens);
+    await this.set(session, 'SIGNED_IN', true);
+    return session;
+  }
+
+  /** The session is over (sign-out, deletion, a refused refresh): SIGNED_OUT here and in the other tabs. */
+  async signedOut(): Promise<void> {
+    if (this.session === null && !this.o.tabs.readMarker()) return;
+    await this.set(null, 'SIGNED_OUT', true);
+  }
+
+  /** The user changed (email, password): USER_UPDATED. */
+  updated(): void {
+    this.emit('USER_UPDATED');
+    this.o.tabs.post({ type: 'session', session: this.shareable(this.session), event: 'USER_UPDATED' });
+  }
+
+  /** The session, refreshed first when it expires within the margin. Null when signed out. */
+  async fresh(): Promise<Session | null> {
+    const session = this.session;
+    if (session && session.expires_at - REFRESH_MARGIN_MS <= this.o.now()) return this.refresh();
+    return session;
+  }
+
+  /**
+   * Refreshes once, whoever asks: calls of this page share one request, and tabs take turns under a Web
+   * Lock, the later ones adopting what the first one got instead of spending the same refresh token again.
+   * Answers the new session, or null when Gatehouse refused it (signed out). `force` refreshes even when
+   * another tab just did (a cookie sign-in this page has not seen, such as an email link's).
+   */
+  refresh(force = false): Promise<Session | null> {
+    if (this.inflight) return this.inflight;
+    const before = this.session;
+    this.inflight = this.o.tabs
+      .withLock(async () => {
+        const adopted = force ? undefined : await this.adopt(before);
+        if (adopted !== undefined) return adopted;
+        let tokens: Tokens;
+        try {
+          tokens = await this.o.refresher(this.o.cookies ? undefined : this.session?.refresh_token);
+        } catch (error) {
+          if (error instanceof GatehouseError && (error.status === 401 || error.status === 403)) {
+            // Another tab may have rotated it a moment ago and told us: keep what it sent.
+            if (this.session && this.session !== before && this.session.expires_at > this.o.now()) return this.session;
+            await this.signedOut();
+            return null;
+          }
+          throw error;
+        }
+        const session = this.fromTokens(tokens);
+        await this.set(session, before ? 'TOKEN_REFRESHED' : 'SIGNED_IN', true);
+        return session;
+      })
+      .finally(() => {
+        this.inflight = undefined;
+      });
+    return this.inflight;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.o.tabs.close();
+  }
+
+  /** What another tab did while this one waited for the lock; undefined when it did nothing. */
+  private async adopt(before: Session | null): Promise<Session | null | undefined> {
+    if (!before) return undefined;
+    if (this.o.cookies) {
+      const marker = this.o.tabs.readMarker();
+      if (!marker) return undefined;
+      if (marker.session_id === before.session_id && marker.expires_at > before.expires_at) {
+        await this.set({ ...marker }, 'TOKEN_REFRESHED', false);
+        return this.session;
+      }
+      return undefined;
+    }
+    const text = await this.o.storage?.getItem(this.o.key);
+    const stored = text ? (JSON.parse(text) as Session) : null;
+    if (stored && stored.refresh_token !== before.refresh_token && stored.session_id === before.session_id) {
+      await this.set(stored, 'TOKEN_REFRESHED', false);
+      return stored;
+    }
+    // Tokens kept in memory: another tab's arrive by the channel, and may already have.
+    if (this.session && this.session.refresh_token !== before.refresh_token) return this.session;
+    return undefined;
+  }
+
+  private fromTokens(tokens: Tokens): Session {
+    const times = tokenTimes(tokens.access_token);
+    // The token's lifetime counted on this machine's clock: a client whose clock is off still refreshes in time.
+    const lifetime = times ? (times.exp - times.iat) * 1000 : 15 * 60_000;
+    const session: Session = { user_id: tokens.user_id, session_id: tokens.session_id, expires_at: this.o.now() + lifetime };
+    if (!this.o.cookies) {
+      session.access_token = tokens.access_token;
+      session.refresh_token = tokens.refresh_token;
+    }
+    return session;
+  }
+
+  /** The session as it may cross to other tabs: with cookies, never a token (there is none anyway). */
+  private shareable(session: Session | null): Session | null {
+    return session && this.o.cookies ? { user_id: session.user_id, session_id: session.session_id, expires_at: session.expires_at } : session;
+  }
+
+  private async set(session: Session | null, event: AuthEvent, tell: boolean): Promise<void> {
+    this.session = session;
+    if (!this.o.cookies) {
+      if (session) await this.o.storage?.setItem(this.o.key, JSON.stringify(session));
+      else await this.o.storage?.removeItem(this.o.key);
+    }
+    // Written before the lock is released: the next tab in line reads it at once.
+    if (tell) this.o.tabs.writeMarker(session ?? undefined);
+    if (tell && event !== 'INITIAL_SESSION') this.o.tabs.post({ type: 'session', session: this.shareable(session), event });
+    this.schedule();
+    this.emit(event);
+  }
+
+  private async fromTab(message: TabMessage): Promise<void> {
+    if (message.type !== 'session') return;
+    if (message.event === 'USER_UPDATED') return this.emit('USER_UPDATED');
+    // With a persistent storage, the storage is the truth; in memory, the message carries the tokens.
+    await this.set(message.session, message.event, false);
+  }
+
+  private emit(event: AuthEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event, this.session);
+      } catch {
+        // a listener's error is the listener's
+      }
+    }
+  }
+
+  /** The automatic refresh: a minute before expiry, once, re-armed by each change. */
+  private schedule(): void {
+    clearTimeout(this.timer);
+    if (!this.o.autoRefresh || this.closed || !this.session) return;
+    const delay = Math.max(0, this.session.expires_at - REFRESH_MARGIN_MS - this.o.now());
+    this.timer = setTimeout(() => {
+      this.refresh().catch(() => {
+        // Gatehouse unreachable: keep the session, try again shortly.
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => void this.refresh().catch(() => this.schedule()), RETRY_MS);
+        (this.timer as { unref?: () => void }).unref?.();
+      });
+    }, delay);
+    // In Node a pending refresh never keeps the process alive.
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+}

@@ -1,0 +1,17 @@
+// PUT an object from a browser: XMLHttpRequest, the one browser API that reports upload progress.
+import { GatehouseError } from './errors.js';
+import type { UploadAnswer, UploadRequest } from './upload-types.js';
+
+export function sendUpload(request: UploadRequest): Promise<UploadAnswer> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', request.url);
+    xhr.withCredentials = request.withCredentials;
+    for (const [name, value] of Object.entries(request.headers)) xhr.setRequestHeader(name, value);
+    const onProgress = request.onProgress;
+    if (onProgress) xhr.upload.onprogress = (event) => onProgress({ loaded: event.loaded, total: event.lengthComputable ? event.total : event.loaded });
+    xhr.onload = () => resolve({ status: xhr.status, text: xhr.responseText, header: (name) => xhr.getResponseHeader(name) });
+    xhr.onerror = () => reject(new GatehouseError(0, 'could not reach Gatehouse: the upload failed', undefined));
+    xhr.send(request.body as XMLHttpRequestBodyInit);
+  });
+}
