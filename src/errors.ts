@@ -41,6 +41,10 @@ export const ERROR_CODES = [
   'range_not_satisfiable',
   'reauthentication_required',
   'self_delete_disabled',
+  'invalid_mfa_token',
+  'aal2_required',
+  'mfa_enrollment_required',
+  'invalid_passkey',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -19,6 +19,7 @@ function appSettingOptions(command: Command): Command {
     .option('--bot-min-usd <amount>', 'smallest donation a bot may register with', usd)
     .option('--link-landing <on|off>', 'emailed links answer a one-button page that POSTs (default off: 302 at once)', onOff)
     .option('--self-delete <on|off>', 'users may delete their own account, DELETE /v1/me (default on)', onOff)
+    .addOption(new Option('--mfa <policy>', 'second factors: optional, or required (users without one may only enroll; docs/mfa.md)').choices(['optional', 'required']))
     .option('--tables-limit-bytes <n>', 'custom-table storage limit of this app (default: TABLES_STORAGE_LIMIT_BYTES)', wholeNumber)
     .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber);
 }
@@ -36,6 +37,7 @@ interface SettingFlags {
   botMinUsd?: number;
   linkLanding?: boolean;
   selfDelete?: boolean;
+  mfa?: 'optional' | 'required';
   tablesLimitBytes?: number;
   objectsLimitBytes?: number;
   name?: string;
@@ -54,6 +56,7 @@ function toSettings(flags: SettingFlags): apps.AppSettings & { name?: string } {
     botMinUsd: flags.botMinUsd,
     linkLanding: flags.linkLanding,
     selfDelete: flags.selfDelete,
+    mfa: flags.mfa,
     tablesLimitBytes: flags.tablesLimitBytes,
     objectsLimitBytes: flags.objectsLimitBytes,
     name: flags.name,

@@ -29,6 +29,8 @@ export const DEFAULT_RATE_LIMITS = {
   password_reset_email_any: { limit: 10, windowSeconds: 3600 },
   // Email-change requests per signed-in user: each one emails an address the user merely typed.
   email_change_user: { limit: 5, windowSeconds: 300 },
+  // Second-factor guesses per IP (docs/mfa.md); each challenge also dies after 5 wrong ones.
+  mfa_verify_ip: { limit: 30, windowSeconds: 60 },
 } satisfies Record<string, RateRule>;
 
 export type RateLimitName = keyof typeof DEFAULT_RATE_LIMITS;

@@ -41,6 +41,11 @@ export function setAuthCookies(reply: FastifyReply, config: Config, tokens: Sess
   ]);
 }
 
+/** Renews `__session` alone: a new access token for the same session (a second factor enrolled from it). */
+export function setSessionCookie(reply: FastifyReply, config: Config, accessToken: string): void {
+  setCookies(reply, [[SESSION_COOKIE, accessToken, { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(config), maxAge: 15 * 60 }]]);
+}
+
 /** Expires both cookies (as @fastify/cookie's clearCookie: an empty value, Max-Age=0 and an Expires in 1970). */
 export function clearAuthCookies(reply: FastifyReply, config: Config): void {
   const gone = { httpOnly: true, sameSite: 'lax', secure: secure(config), maxAge: 0, expires: new Date(0) } as const;

@@ -19,9 +19,16 @@ export interface SessionContext {
   token: string;
   /** The access token's `iat` (seconds): rules that need a recent sign-in read it. */
   issuedAt: number;
+  /** How the session was opened and its assurance level (docs/mfa.md), from the access token. */
+  amr: string[];
+  aal: 'aal1' | 'aal2';
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A session without a second factor may use the route in an app with `--mfa required` (enrollment, /v1/me, logout). */
+    mfaEnrollment?: boolean;
+  }
   interface FastifyRequest {
     /** Set by the guards: the application the request is for. */
     application?: Application;

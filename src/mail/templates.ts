@@ -124,7 +124,7 @@ export function verificationEmail(input: VerificationEmailInput): Mail {
   return { to: input.to, subject, text: text.join('\n'), html: html.join('\n') };
 }
 
-export type NoticeKind = 'password_changed' | 'email_changed';
+export type NoticeKind = 'password_changed' | 'email_changed' | 'factor_added' | 'factor_removed' | 'factors_reset' | 'recovery_codes_renewed';
 
 export interface NoticeEmailInput {
   appName: string;
@@ -142,6 +142,22 @@ const NOTICE: Record<NoticeKind, { subject: string; body: (appName: string, mask
   email_changed: {
     subject: 'Your email was changed for',
     body: (appName, masked) => `The email address of your ${appName} account was just changed${masked ? ` to ${masked}` : ''}. This address no longer signs in.`,
+  },
+  factor_added: {
+    subject: 'A second factor was added to your account on',
+    body: (appName) => `A second factor (an authenticator app or a passkey) was just added to your ${appName} account; signing in now asks for it.`,
+  },
+  factor_removed: {
+    subject: 'A second factor was removed from your account on',
+    body: (appName) => `A second factor (an authenticator app or a passkey) was just removed from your ${appName} account.`,
+  },
+  factors_reset: {
+    subject: 'Your second factors were reset on',
+    body: (appName) => `Every second factor and recovery code of your ${appName} account was just removed by the app's operator; signing in asks for your first factor only.`,
+  },
+  recovery_codes_renewed: {
+    subject: 'New recovery codes were made for your account on',
+    body: (appName) => `A new set of recovery codes was just made for your ${appName} account; the earlier codes no longer work.`,
   },
 };
 

@@ -10,7 +10,8 @@ import type { User } from '../store/repos/users.js';
 import { inTransaction } from '../store/transaction.js';
 import type { EmailChallengeRow } from '../store/types.js';
 import { checkRedirect } from './origins.js';
-import { startSession, type ClientInfo, type SessionTokens } from './sessions.js';
+import { finishSignIn, type SignInResult } from './mfa-signin.js';
+import type { ClientInfo } from './sessions.js';
 import { createUser } from './users.js';
 import { consumeCode, consumeLink, sendEmailChallenge } from './verification.js';
 
@@ -93,7 +94,7 @@ export async function signInWithPassword(
   password: string,
   known?: KnownUser,
   client?: ClientInfo,
-): Promise<SessionTokens> {
+): Promise<SignInResult> {
   checkPasswordAllowed(app, password);
   const user = known ? known.user : await users.findUserByEmail(deps.db, app.id, email);
   const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : await burnPasswordCheck(password);
@@ -101,7 +102,7 @@ export async function signInWithPassword(
   if (user.requiresVerification) {
     throw unauthorized('email not verified: use the code or link we sent, or sign in with a magic link', 'email_not_verified');
   }
-  return startSession(deps, app.id, user, { client });
+  return finishSignIn(deps, app, user, ['pwd'], client);
 }
 
 /**
@@ -160,12 +161,12 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
   return { ...user, emailVerified: true, requiresVerification: false, passwordHash };
 }
 
-/** `POST /v1/verify-code`: a sign-up or magic-link code → a session. */
-export async function verifyCode(deps: AccountDeps, app: Application, email: string, code: string, client?: ClientInfo): Promise<SessionTokens> {
+/** `POST /v1/verify-code`: a sign-up or magic-link code → a session (or an MFA challenge). */
+export async function verifyCode(deps: AccountDeps, app: Application, email: string, code: string, client?: ClientInfo): Promise<SignInResult> {
   const challenge = await consumeCode(deps, app.id, email, code);
   if (!challenge) throw badRequest('invalid or expired code', 'invalid_code');
   const user = await completeEmailProof(deps, app, challenge);
-  return startSession(deps, app.id, user, { client });
+  return finishSignIn(deps, app, user, ['email'], client);
 }
 
 /**
@@ -178,7 +179,7 @@ export async function verifyLink(
   resolveApp: (appId: string) => Promise<Application | undefined>,
   keyApp?: Application,
   client?: ClientInfo,
-): Promise<{ tokens: SessionTokens; redirect: string }> {
+): Promise<{ result: SignInResult; redirect: string }> {
   const challenge = await consumeLink(deps, token);
   if (!challenge || (keyApp && keyApp.id !== challenge.app_id)) {
     throw badRequest('invalid or expired token', 'invalid_token');
@@ -186,9 +187,9 @@ export async function verifyLink(
   const app = await resolveApp(challenge.app_id);
   if (!app) throw badRequest('invalid or expired token', 'invalid_token');
   const user = await completeEmailProof(deps, app, challenge);
-  const tokens = await startSession(deps, app.id, user, { client });
+  const result = await finishSignIn(deps, app, user, ['email'], client);
   const redirect = challenge.redirect_url ?? (app.domain ? `https://${app.domain}/` : '/');
-  return { tokens, redirect };
+  return { result, redirect };
 }
 
 /** Ends the session (logout). */

@@ -38,6 +38,8 @@ export interface AppSettings {
   linkLanding?: boolean;
   /** Users may delete their own account (DELETE /v1/me). */
   selfDelete?: boolean;
+  /** Second factors: 'required' makes every user enroll one (docs/mfa.md). */
+  mfa?: 'optional' | 'required';
   /** Custom-table storage limit in bytes; null: TABLES_STORAGE_LIMIT_BYTES. */
   tablesLimitBytes?: number | null;
   /** Bytes of object storage; null follows OBJECTS_STORAGE_LIMIT_BYTES. */
@@ -61,6 +63,7 @@ export interface AppView {
   bot_min_usd: number;
   link_landing: boolean;
   self_delete: boolean;
+  mfa: 'optional' | 'required';
   /** null: the server's TABLES_STORAGE_LIMIT_BYTES applies. */
   tables_limit_bytes: number | null;
   objects_limit_bytes: number | null;
@@ -109,6 +112,10 @@ function settingsToColumns(settings: AppSettings): ApplicationUpdate {
   }
   if (settings.linkLanding !== undefined) columns.link_landing = settings.linkLanding ? 1 : 0;
   if (settings.selfDelete !== undefined) columns.self_delete = settings.selfDelete ? 1 : 0;
+  if (settings.mfa !== undefined) {
+    if (settings.mfa !== 'optional' && settings.mfa !== 'required') throw badRequest('mfa must be optional or required');
+    columns.mfa_policy = settings.mfa === 'required' ? 'required' : null;
+  }
   if (settings.tablesLimitBytes !== undefined) {
     const limit = settings.tablesLimitBytes;
     if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw badRequest('tables limit must be a whole number of bytes');
@@ -155,6 +162,7 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
         bot_min_usd_cents: (columns.bot_min_usd_cents as number | undefined) ?? 100,
         link_landing: (columns.link_landing as number | undefined) ?? 0,
         self_delete: (columns.self_delete as number | undefined) ?? 1,
+        mfa_policy: (columns.mfa_policy as 'required' | null | undefined) ?? null,
         tables_limit_bytes: (columns.tables_limit_bytes as number | null | undefined) ?? null,
         objects_limit_bytes: (columns.objects_limit_bytes as number | null | undefined) ?? null,
         created_at: now,
@@ -271,6 +279,7 @@ export async function describeApp(deps: AppsDeps, appId: string): Promise<AppVie
     bot_min_usd: app.botMinUsdCents / 100,
     link_landing: app.linkLanding,
     self_delete: app.selfDelete,
+    mfa: app.mfaRequired ? 'required' : 'optional',
     tables_limit_bytes: await findTablesLimit(deps.db, app.id),
     objects_limit_bytes: await findAppObjectsLimit(deps.db, app.id),
     signing_key_id: (await deps.keys.currentKid(app.id)) ?? null,

@@ -18,9 +18,14 @@ export interface AccessClaims {
   sid: string;
   email: string | null;
   email_verified: boolean;
+  /** How the session was opened (RFC 8176 values; docs/mfa.md), and its assurance level. */
+  amr?: string[];
+  aal?: 'aal1' | 'aal2';
 }
 
 export interface VerifiedAccessToken extends AccessClaims {
+  amr: string[];
+  aal: 'aal1' | 'aal2';
   aud: string;
   exp: number;
   iat: number;
@@ -93,6 +98,8 @@ export class KeyRing {
       sid: claims.sid,
       email: claims.email,
       email_verified: claims.email_verified,
+      amr: claims.amr ?? [],
+      aal: claims.aal ?? 'aal1',
       iss: this.issuer,
       aud: appId,
       sub: claims.sub,
@@ -198,6 +205,9 @@ function toVerified(payload: JWTPayload): VerifiedAccessToken | undefined {
     aud: payload.aud,
     email: typeof payload.email === 'string' ? payload.email : null,
     email_verified: payload.email_verified === true,
+    // Tokens signed before second factors carry neither: no method known, aal1.
+    amr: Array.isArray(payload.amr) ? payload.amr.filter((v): v is string => typeof v === 'string') : [],
+    aal: payload.aal === 'aal2' ? 'aal2' : 'aal1',
     exp: payload.exp as number,
     iat: payload.iat as number,
   };

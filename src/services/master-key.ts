@@ -5,6 +5,7 @@ import { recordMasterKey } from './master-key-check.js';
 import { outboxMailBinding } from './mail-outbox.js';
 import { verifierBinding } from './oauth.js';
 import { providerSecretBinding } from './oauth-providers.js';
+import { totpSecretBinding } from './mfa-factors.js';
 import type { Db } from '../store/db.js';
 import * as sealedSecrets from '../store/repos/sealed-secrets.js';
 
@@ -62,6 +63,13 @@ export const SEALED_SOURCES: SealedSource[] = [
         binding: verifierBinding(row.state_hash),
       })),
     replace: (db, id, previous, next) => sealedSecrets.replaceSealedOAuthState(db, id, previous, next),
+  },
+  {
+    // TOTP secrets of second factors, bound to their factor.
+    name: 'mfa_factors',
+    page: async (db, afterId, limit) =>
+      (await sealedSecrets.pageTotpSecrets(db, afterId, limit)).map((row) => ({ id: row.id, sealed: row.secret_sealed!, binding: totpSecretBinding(row.id) })),
+    replace: (db, id, previous, next) => sealedSecrets.replaceSealedTotpSecret(db, id, previous, next),
   },
 ];
 

@@ -19,7 +19,8 @@ import { isUniqueViolation } from '../store/dialect.js';
 import { inTransaction } from '../store/transaction.js';
 import { clientSettings, DEFAULT_SCOPES } from './oauth-providers.js';
 import { checkRedirect } from './origins.js';
-import { startSession, type ClientInfo, type SessionTokens } from './sessions.js';
+import { finishSignIn, type SignInResult } from './mfa-signin.js';
+import type { ClientInfo } from './sessions.js';
 
 // OAuth sign-in with Google and Apple (interface.md 4.2, contract.md section 13). Authorize keeps the
 // PKCE verifier, nonce and redirect_url on the server under the hash of the state, for 10 minutes and
@@ -140,7 +141,7 @@ export async function completeCallback(
   browser: CallbackBrowser,
   keyApp?: Application,
   client?: ClientInfo,
-): Promise<{ tokens: SessionTokens; redirectUrl: string }> {
+): Promise<{ result: SignInResult; redirectUrl: string }> {
   if (!params.state) throw new OAuthCallbackError('invalid_state', 'the callback carries no state');
   const stateHash = sha256Hex(params.state);
   // This read only decides where an error goes; the conditional UPDATE below is what consumes.
@@ -179,7 +180,7 @@ export async function completeCallback(
     throw error;
   }
   const user = await upsertUser(deps, app, provider, claims, nameOf(claims, params.user), fail);
-  return { tokens: await startSession(deps, app.id, user, { client }), redirectUrl };
+  return { result: await finishSignIn(deps, app, user, ['oauth'], client), redirectUrl };
 }
 
 function issuerOrigin(deps: OAuthDeps, provider: OAuthProviderName): string {

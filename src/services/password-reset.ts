@@ -13,7 +13,8 @@ import type { AccountDeps } from './accounts.js';
 import { appFallbackUrl } from './link-landing.js';
 import { enqueueMail } from './mail-outbox.js';
 import { checkRedirect } from './origins.js';
-import { startSession, type ClientInfo, type SessionTokens } from './sessions.js';
+import { finishSignIn, type SignInResult } from './mfa-signin.js';
+import type { ClientInfo } from './sessions.js';
 import { consumeCode, consumeLink, peekLink, prepareEmailChallenge, rehearseEmailChallenge, storeEmailChallenge } from './verification.js';
 
 // Password reset (contract.md section 15). Asking answers the same for every email; confirming follows
@@ -81,7 +82,7 @@ export async function confirmPasswordReset(
   proof: ResetProof,
   newPassword: string,
   client?: ClientInfo,
-): Promise<SessionTokens> {
+): Promise<SignInResult> {
   passwordsOn(app);
   const challenge: EmailChallengeRow | undefined =
     'email' in proof ? await consumeCode(deps, app.id, proof.email, proof.code, PURPOSES) : await consumeLink(deps, proof.token, PURPOSES, app.id);
@@ -100,5 +101,6 @@ export async function confirmPasswordReset(
     await enqueueMail({ ...deps, db: trx }, app.id, noticeEmail({ appName: app.name, to: user.email!, kind: 'password_changed' }));
   });
   deps.mailSignal.wake();
-  return startSession(deps, app.id, { ...user, passwordHash, emailVerified: true, requiresVerification: false }, { client });
+  // A reset proves the inbox, not a second factor: a user with one is asked for it (docs/mfa.md).
+  return finishSignIn(deps, app, { ...user, passwordHash, emailVerified: true, requiresVerification: false }, ['email'], client);
 }

@@ -7,6 +7,7 @@ import * as refreshTokens from '../store/repos/refresh-tokens.js';
 import * as sessions from '../store/repos/sessions.js';
 import * as sessionTokens from '../store/repos/session-tokens.js';
 import { toUser, type User } from '../store/repos/users.js';
+import { aalOf, joinAmr, splitAmr, type Amr } from './assurance.js';
 
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 /** A rotated refresh token presented within this window is only refused (two tabs racing); later it means theft. */
@@ -32,13 +33,14 @@ export interface ClientInfo {
 /**
  * Starts a session for the user: a session row, a refresh token (stored as its SHA-256) and an access
  * JWT. `accessExpiresAt` overrides the 15-minute lifetime (sign-in tokens); `client` is kept on the
- * session for the user's list of sessions.
+ * session for the user's list of sessions; `amr`, how the user proved who they are, is kept on it too
+ * (every access token of the session carries it, and the aal it gives).
  */
 export async function startSession(
   deps: SessionDeps,
   appId: string,
   user: User,
-  options: { accessExpiresAt?: Date; client?: ClientInfo } = {},
+  options: { amr?: readonly Amr[]; accessExpiresAt?: Date; client?: ClientInfo } = {},
 ): Promise<SessionTokens> {
   const now = deps.clock.now();
   const sessionId = newUuid();
@@ -52,15 +54,25 @@ export async function startSession(
     expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
     userAgent: options.client?.userAgent ?? null,
     ip: options.client?.ip ?? null,
+    amr: joinAmr(options.amr ?? []),
   });
-  return issueAccess(deps, appId, kid, user, sessionId, refreshToken, options.accessExpiresAt);
+  return issueAccess(deps, appId, kid, user, sessionId, refreshToken, [...(options.amr ?? [])], options.accessExpiresAt);
 }
 
-async function issueAccess(deps: SessionDeps, appId: string, kid: string | undefined, user: User, sessionId: string, refreshToken: string, expiresAt?: Date): Promise<SessionTokens> {
+async function issueAccess(
+  deps: SessionDeps,
+  appId: string,
+  kid: string | undefined,
+  user: User,
+  sessionId: string,
+  refreshToken: string,
+  amr: string[],
+  expiresAt?: Date,
+): Promise<SessionTokens> {
   const exp = expiresAt ?? addSeconds(deps.clock.now(), 15 * 60);
   const accessToken = await deps.keys.signAccessToken(
     appId,
-    { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified },
+    { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr) },
     exp,
     kid,
   );
@@ -117,7 +129,7 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
     }
     throw invalidRefreshToken();
   }
-  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), token.sessionId, newToken);
+  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), token.sessionId, newToken, splitAmr(rotated.amr));
 }
 
 /**
@@ -157,7 +169,7 @@ async function refreshEarlierToken(deps: SessionDeps, appId: string, presented: 
     }
     throw invalidRefreshToken();
   }
-  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), row.session_id, newToken);
+  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), row.session_id, newToken, splitAmr(rotated.amr));
 }
 
 const invalidRefreshToken = () => unauthorized('invalid or expired refresh token', 'invalid_token');
@@ -165,4 +177,14 @@ const invalidRefreshToken = () => unauthorized('invalid or expired refresh token
 /** Revokes a live session of the app; false when it does not exist or was already revoked. */
 export async function revokeSession(deps: SessionDeps, appId: string, sessionId: string): Promise<boolean> {
   return sessions.revokeSession(deps.db, appId, sessionId, iso(deps.clock.now()));
+}
+
+/**
+ * A new access token for a live session whose amr just grew (a second factor enrolled from it): the
+ * session row already holds the new amr, so its later refreshes answer the same.
+ */
+export async function reissueAccess(deps: SessionDeps, appId: string, user: User, sessionId: string, amr: string[]): Promise<{ access_token: string; expires_at: string }> {
+  const exp = addSeconds(deps.clock.now(), 15 * 60);
+  const accessToken = await deps.keys.signAccessToken(appId, { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr) }, exp);
+  return { access_token: accessToken, expires_at: iso(exp) };
 }

@@ -12,7 +12,8 @@ import type { User } from '../store/repos/users.js';
 import { isUniqueViolation } from '../store/dialect.js';
 import { inTransaction } from '../store/transaction.js';
 import { allowedOriginsOf, checkRedirectAgainst } from './origins.js';
-import { startSession, type ClientInfo, type SessionTokens } from './sessions.js';
+import { finishSignIn, type SignInResult } from './mfa-signin.js';
+import type { ClientInfo } from './sessions.js';
 
 // Cross-domain single sign-on between apps of one tenant (interface.md 4.3, contract.md section 6).
 // The bridge, on the source app's domain, turns the browser's session into a one-time token bound to
@@ -60,7 +61,7 @@ export async function startSsoHop(deps: SsoDeps, source: Application, userId: st
  * there (created when missing). A token of another tenant is refused with 403 and left unconsumed, so
  * a wrong app cannot burn it; every other failure is 401.
  */
-export async function exchangeSsoToken(deps: SsoDeps, target: Application, token: string, client?: ClientInfo): Promise<SessionTokens> {
+export async function exchangeSsoToken(deps: SsoDeps, target: Application, token: string, client?: ClientInfo): Promise<SignInResult> {
   const tokenHash = sha256Hex(token);
   const now = iso(deps.clock.now());
   // This read only picks the error; the conditional UPDATE below is what consumes.
@@ -75,7 +76,7 @@ export async function exchangeSsoToken(deps: SsoDeps, target: Application, token
   const source = await users.findUserById(deps.db, claimed.source_app_id, claimed.user_id);
   if (!source || source.email === null) throw invalidToken();
   const user = await linkUser(deps, target, { ...source, email: source.email });
-  return startSession(deps, target.id, user, { client });
+  return finishSignIn(deps, target, user, ['sso'], client);
 }
 
 /**

@@ -26,7 +26,8 @@ export const RECENT_SIGN_IN_SECONDS = 10 * 60;
 /**
  * Deletes the app's user and everything they own, in one transaction: sessions (their access tokens are
  * refused on the next request on every node: the session check reads the database), refresh state,
- * codes and links, SSO tokens, OAuth identities, the rows that counted them as active (the monthly
+ * codes and links, SSO tokens, OAuth identities, second factors (factors, recovery codes, MFA and
+ * passkey challenges), the rows that counted them as active (the monthly
  * counts stay), their rows in every custom table (the app's table
  * storage freed by what those rows counted), their objects and uploads in flight (bytes freed from the
  * app, bucket and per-user counters; blobs queued), then the user row, which frees the email. The
@@ -43,6 +44,7 @@ export async function deleteUser(deps: UserDeletionDeps, appId: string, userId: 
     await erasure.deleteUserSsoTokens(trx, appId, userId);
     await erasure.deleteUserIdentities(trx, appId, userId);
     await erasure.deleteUserActivity(trx, appId, userId);
+    await erasure.deleteUserSecondFactors(trx, appId, userId);
     await deleteUserTableRows(deps, trx, appId, userId);
     const queued = await deleteUserStorage(deps, trx, appId, userId);
     await deleteUserRow(trx, appId, userId);

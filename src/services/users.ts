@@ -134,7 +134,7 @@ export async function issueSignInToken(deps: UserDeps, appId: string, userId: st
   const user = await getUser(deps, appId, userId);
   const seconds = Math.min(expiresInSeconds, deps.config.maxSigninTokenLifetimeSeconds);
   const nowWholeSecond = new Date(Math.floor(deps.clock.now().getTime() / 1000) * 1000);
-  const tokens = await startSession(deps, appId, user, { accessExpiresAt: addSeconds(nowWholeSecond, seconds) });
+  const tokens = await startSession(deps, appId, user, { accessExpiresAt: addSeconds(nowWholeSecond, seconds), amr: ['token'] });
   return {
     token: tokens.access_token,
     refresh_token: tokens.refresh_token,

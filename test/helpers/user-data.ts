@@ -37,7 +37,12 @@ const masterKeyOf = (server: TestServer) =>
  * signed with the app's current signing key as the server would have (a recent-sign-in rule's test: no
  * clock to move in a spawned server).
  */
-export async function agedAccessToken(server: TestServer, appId: string, claims: { sub: string; sid: string; email: string | null }, ageSeconds: number): Promise<string> {
+export async function agedAccessToken(
+  server: TestServer,
+  appId: string,
+  claims: { sub: string; sid: string; email: string | null; amr?: string[]; aal?: 'aal1' | 'aal2' },
+  ageSeconds: number,
+): Promise<string> {
   const [key] = await queryDatabase(server.databaseUrl, `select kid, private_key_sealed from signing_keys where app_id = '${appId}' and retired_at is null order by version desc limit 1`);
   const kid = String(key!.kid);
   const now = Math.floor(Date.now() / 1000);
@@ -45,6 +50,7 @@ export async function agedAccessToken(server: TestServer, appId: string, claims:
     sid: claims.sid,
     email: claims.email,
     email_verified: true,
+    ...(claims.amr ? { amr: claims.amr, aal: claims.aal ?? 'aal1' } : {}),
     iss: server.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${server.port}`,
     aud: appId,
     sub: claims.sub,

@@ -108,6 +108,18 @@ export function refusePaused(app: Pick<Application, 'paused'> | undefined): void
   }
 }
 
+/**
+ * An app with `--mfa required` (docs/mfa.md): a session that used no second factor may only reach the
+ * routes that let its user enroll one (route config `mfaEnrollment`), GET /v1/me and logout. Bots and
+ * server-issued sign-in tokens are not asked. Read from the token and the app already loaded: no query.
+ */
+function enforceMfaPolicy(request: FastifyRequest, app: Application): void {
+  const session = request.session!;
+  if (!app.mfaRequired || session.aal === 'aal2' || session.amr.includes('bot') || session.amr.includes('token')) return;
+  if (request.routeOptions.config.mfaEnrollment) return;
+  throw forbidden('this application requires a second factor: enroll one (docs/mfa.md), then use this session', 'mfa_enrollment_required');
+}
+
 /** Keys remembered by the guards, of each kind: the keys that named an app, bounded. */
 const KEYS_KEPT = 1024;
 
@@ -244,7 +256,10 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
       via,
       token,
       issuedAt: claims.iat,
+      amr: claims.amr,
+      aal: claims.aal,
     };
+    enforceMfaPolicy(request, app);
   }
 
   /**
@@ -268,7 +283,8 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     acceptPublishable(request, key, keyHash, found.app);
     const via = fromHeader ? 'bearer' : 'cookie';
     if (via === 'cookie') checkCookieOrigin(request, found.app);
-    request.session = { userId: claims.sub, sessionId: claims.sid, email: claims.email, emailVerified: claims.email_verified, via, token, issuedAt: claims.iat };
+    request.session = { userId: claims.sub, sessionId: claims.sid, email: claims.email, emailVerified: claims.email_verified, via, token, issuedAt: claims.iat, amr: claims.amr, aal: claims.aal };
+    enforceMfaPolicy(request, found.app);
     request.sessionUser = found.user;
     return true;
   }

@@ -22,6 +22,9 @@ import { billingRoutes } from './billing.js';
 import { meAccountRoutes } from './account/me-account.js';
 import { meSessionRoutes } from './account/me-sessions.js';
 import { passwordResetRoutes } from './account/password-resets.js';
+import { mfaVerifyRoutes } from './mfa/verify.js';
+import { myFactorRoutes } from './mfa/my-factors.js';
+import { userFactorRoutes } from './mfa/user-factors.js';
 
 /** Every route module, one per spec part, registered explicitly. */
 export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -38,6 +41,10 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   passwordResetRoutes(app, deps, guards);
   meAccountRoutes(app, deps, guards);
   meSessionRoutes(app, deps, guards);
+  // Second factors (docs/mfa.md)
+  mfaVerifyRoutes(app, deps, guards);
+  myFactorRoutes(app, deps, guards);
+  userFactorRoutes(app, deps, guards);
   // 4.3 SSO, 4.4 bots, 4.5 users and sessions
   ssoRoutes(app, deps, guards);
   botRoutes(app, deps, guards);

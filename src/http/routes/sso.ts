@@ -3,7 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { unauthorized } from '../../errors.js';
 import { exchangeSsoToken, startSsoHop } from '../../services/sso.js';
-import { setAuthCookies } from '../cookies.js';
+import { answerSignIn } from '../sign-in-answer.js';
+import { MfaRequiredBody } from './auth/schemas.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
@@ -66,15 +67,13 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'Exchange an SSO token for a session in this app (tokens in the body, cookies set)',
         security: [{ publishable: [] }],
         body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 256 }) }),
-        response: { 200: ExchangeResult, ...errors(400, 401, 403, 429) },
+        response: { 200: Type.Union([ExchangeResult, MfaRequiredBody]), ...errors(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
       const application = request.application!;
       await deps.limiter.consume('sso_exchange_ip', `${application.id}:${rateLimitIp(request.ip)}`);
-      const tokens = await exchangeSsoToken(deps, application, request.body.token, clientInfo(request));
-      setAuthCookies(reply, deps.config, tokens);
-      return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
+      return answerSignIn(reply, deps.config, await exchangeSsoToken(deps, application, request.body.token, clientInfo(request)));
     },
   );
 }

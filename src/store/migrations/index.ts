@@ -24,6 +24,7 @@ import * as m0017 from './0017-custom-row-cost.js';
 import * as m0019 from './0019-user-deletion.js';
 import * as m0020 from './0020-app-deletion.js';
 import * as m0021 from './0021-account-self-service.js';
+import * as m0024 from './0024-second-factors.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-user-deletion': m0019,
   '0020-app-deletion': m0020,
   '0021-account-self-service': m0021,
+  '0024-second-factors': m0024,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -21,6 +21,8 @@ export interface Application {
   linkLanding: boolean;
   /** Users may delete their own account (DELETE /v1/me; contract.md section 14). */
   selfDelete: boolean;
+  /** Every user must have a second factor (docs/mfa.md): sessions without one may only enroll. */
+  mfaRequired: boolean;
   createdAt: string;
   updatedAt: string;
   /** The tenant's balance is below zero (billing): every route but billing, health and JWKS answers 402. */
@@ -45,6 +47,8 @@ export function toApplication(row: ApplicationWithPause): Application {
     linkLanding: row.link_landing === 1,
     // Rows read by a statement prepared before migration 0019 lack the column: the default, on.
     selfDelete: row.self_delete !== 0,
+    // Rows read by a statement prepared before migration 0024 lack the column: optional, as before.
+    mfaRequired: row.mfa_policy === 'required',
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     paused: row.tenant_paused === 1,

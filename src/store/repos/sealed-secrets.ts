@@ -78,3 +78,16 @@ export async function replaceSealedOAuthState(db: Db, stateHash: string, previou
     .execute();
   return rows.length === 1;
 }
+
+/** A page of TOTP factors (their sealed secrets) in id order, after `afterId`. */
+export async function pageTotpSecrets(db: Db, afterId: string | undefined, limit: number) {
+  let query = db.selectFrom('mfa_factors').select(['id', 'secret_sealed']).where('secret_sealed', 'is not', null).orderBy('id').limit(rowLimit(limit));
+  if (afterId !== undefined) query = query.where('id', '>', afterId);
+  return query.execute();
+}
+
+/** Replaces a TOTP secret's seal if it still holds `previous` (the factor may have been removed). */
+export async function replaceSealedTotpSecret(db: Db, id: string, previous: string, next: string): Promise<boolean> {
+  const rows = await db.updateTable('mfa_factors').set({ secret_sealed: next }).where('id', '=', id).where('secret_sealed', '=', previous).returning('id').execute();
+  return rows.length === 1;
+}

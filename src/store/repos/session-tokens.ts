@@ -40,6 +40,8 @@ export interface RotationValues extends KeyGate {
 
 export interface Rotated {
   user: UserRow;
+  /** The session's amr as stored (null: opened before migration 0024). */
+  amr: string | null;
   /** The app's current signing kid; undefined if it has none. */
   kid: string | undefined;
 }
@@ -73,7 +75,7 @@ function rotationStatement(q: QueryCreator<Database>, v: Record<keyof RotationVa
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', v.now as string)
     .where((eb) => liveKeyGate(eb, v as unknown as KeyGate, 'publishable'))
-    .returning(['app_id', 'user_id', 'prior_rotated_at', 'created_at']);
+    .returning(['app_id', 'user_id', 'prior_rotated_at', 'created_at', 'amr']);
 }
 
 /**
@@ -112,6 +114,7 @@ const rotateOnPostgres = compiledQuery(ROTATION_NAMES, (db, v) =>
     .selectFrom('session')
     .innerJoin('users', 'users.id', 'session.user_id')
     .select(qualified('users', USER_COLUMNS))
+    .select('session.amr as session_amr')
     .select(() => activeKidStatement(db, v.appId).as('kid'))
     .where('users.app_id', '=', v.appId),
 );
@@ -125,8 +128,8 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
   if (!isSqlite(db)) {
     const [row] = await rotateOnPostgres(db, values);
     if (!row) return undefined;
-    const { kid, ...user } = row;
-    return { user, kid: kid ?? undefined };
+    const { kid, session_amr, ...user } = row;
+    return { user, amr: session_amr ?? null, kid: kid ?? undefined };
   }
   return sqliteTransaction(db, (run) => {
     const [session] = run(rotateQuery.statement(db, values));
@@ -134,7 +137,7 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
     if (firstActivityOfMonth(session, values.month)) markActiveNow(run, db, values.appId, session.user_id, values.month);
     const [user] = run(userByIdQuery.statement(db, { appId: values.appId, userId: session.user_id }));
     if (!user) return undefined;
-    return { user, kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
+    return { user, amr: session.amr ?? null, kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
   });
 }
 
@@ -166,7 +169,7 @@ export async function rotateEarlierRefreshToken(db: Db, values: Omit<RotationVal
       const [user] = await userByIdQuery(trx, { appId: values.appId, userId: moved.user_id });
       if (!user) throw rolledBack;
       const [signing] = await activeKidQuery(trx, { appId: values.appId });
-      return { user, kid: signing?.kid };
+      return { user, amr: null, kid: signing?.kid };
     });
   } catch (error) {
     if (error === rolledBack) return undefined;
@@ -195,10 +198,12 @@ export interface OpeningValues {
   /** Where the session is opened from, as the client sent it (shown in the user's list of sessions). */
   userAgent: string | null;
   ip: string | null;
+  /** How the session was opened, comma-separated amr values. */
+  amr: string;
 }
 
 /** PostgreSQL: the session and the signing kid read, in one statement. */
-const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'month', 'expiresAt', 'userAgent', 'ip'], (db, v) =>
+const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'month', 'expiresAt', 'userAgent', 'ip', 'amr'], (db, v) =>
   db
     .with('session', (q) =>
       q
@@ -214,6 +219,7 @@ const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash
           refresh_hash: v.tokenHash,
           user_agent: v.userAgent,
           ip: v.ip,
+          amr: v.amr,
         })
         .returning('id'),
     )
@@ -251,6 +257,7 @@ export async function openSession(db: Db, values: OpeningValues): Promise<{ kid:
         refresh_hash: values.tokenHash,
         user_agent: values.userAgent,
         ip: values.ip,
+        amr: values.amr,
       }),
     );
     markActiveNow(run, db, values.appId, values.userId, values.now.slice(0, 7));

@@ -2,7 +2,7 @@ import type { Db } from '../db.js';
 import { compiledQuery } from '../compiled.js';
 import type { SessionRow } from '../types.js';
 
-export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at', 'refresh_hash', 'user_agent', 'ip'], (db, v) =>
+export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at', 'refresh_hash', 'user_agent', 'ip', 'amr'], (db, v) =>
   db.insertInto('sessions').values({ ...v, sweep_after: v.expires_at, revoked_at: null }),
 );
 
@@ -97,4 +97,18 @@ export async function revokeOtherUserSessions(db: Db, appId: string, userId: str
     .returning('id')
     .execute();
   return rows.length;
+}
+
+/** Sets a live session's amr (a second factor enrolled from it); false when it is not live. */
+export async function setSessionAmr(db: Db, appId: string, sessionId: string, amr: string, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('sessions')
+    .set({ amr })
+    .where('id', '=', sessionId)
+    .where('app_id', '=', appId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -34,3 +34,11 @@ export async function deleteUserIdentities(db: Db, appId: string, userId: string
 export async function deleteUserActivity(db: Db, appId: string, userId: string): Promise<void> {
   await db.deleteFrom('active_users').where('app_id', '=', appId).where('user_id', '=', userId).execute();
 }
+
+/** Second factors (migration 0024): TOTP secrets and passkeys, recovery codes, MFA and passkey challenges in flight. */
+export async function deleteUserSecondFactors(db: Db, appId: string, userId: string): Promise<void> {
+  await db.deleteFrom('mfa_challenges').where('app_id', '=', appId).where('user_id', '=', userId).execute();
+  await db.deleteFrom('webauthn_challenges').where('app_id', '=', appId).where('user_id', '=', userId).execute();
+  await db.deleteFrom('mfa_recovery_codes').where('app_id', '=', appId).where('user_id', '=', userId).execute();
+  await db.deleteFrom('mfa_factors').where('app_id', '=', appId).where('user_id', '=', userId).execute();
+}

@@ -3,12 +3,12 @@ import type { Deps } from '../../../deps.js';
 import { badRequest } from '../../../errors.js';
 import { confirmPasswordReset, requestPasswordReset, resetProofEmail } from '../../../services/password-reset.js';
 import { clientInfo } from '../../client-ip.js';
-import { setAuthCookies } from '../../cookies.js';
+import { answerSignIn } from '../../sign-in-answer.js';
 import type { Guards } from '../../plugins/guards.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
 import { errors, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { Email, Password, RedirectUrl, SessionTokensBody } from '../auth/schemas.js';
+import { Email, Password, RedirectUrl, SignInAnswerBody } from '../auth/schemas.js';
 
 const Code = Type.String({ pattern: '^[0-9]{6}$' });
 const ResetToken = Type.String({ minLength: 1, maxLength: 256 });
@@ -58,7 +58,7 @@ export function passwordResetRoutes(app: Http, deps: Deps, guards: Guards): void
           'each code dies after 5 wrong tries.',
         security: [{ publishable: [] }],
         body: ConfirmBody,
-        response: { 200: SessionTokensBody, ...errors(400, 401, 429) },
+        response: { 200: SignInAnswerBody, ...errors(400, 401, 429) },
       },
     },
     async (request, reply) => {
@@ -70,9 +70,7 @@ export function passwordResetRoutes(app: Http, deps: Deps, guards: Guards): void
       if (email === undefined) throw badRequest('invalid or expired token', 'invalid_token');
       await deps.limiter.consume('verify_code_email', emailIpWindowKey(application.id, email, request.ip));
       await deps.limiter.consume('verify_code_email_any', emailWindowKey(application.id, email));
-      const tokens = await confirmPasswordReset(deps, application, proof, body.new_password, clientInfo(request));
-      setAuthCookies(reply, deps.config, tokens);
-      return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
+      return answerSignIn(reply, deps.config, await confirmPasswordReset(deps, application, proof, body.new_password, clientInfo(request)));
     },
   );
 }

@@ -9,6 +9,7 @@ import * as applications from '../../../store/repos/applications.js';
 import type { Application } from '../../../store/repos/applications.js';
 import { clientInfo } from '../../client-ip.js';
 import { setAuthCookies } from '../../cookies.js';
+import { withMfaToken } from '../../sign-in-answer.js';
 import { sendLinkErrorPage, sendLinkLandingPage } from '../../pages/link-pages.js';
 import { refusePaused, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
@@ -53,9 +54,11 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
       return sendLinkLandingPage(reply, token, link.app.name, link.purpose === 'magic_link' ? 'signin' : 'verify');
     }
     try {
-      const { tokens, redirect } = await verifyLink(deps, token, (id) => applications.findApplication(deps.db, id), keyApp, clientInfo(request));
-      setAuthCookies(reply, deps.config, tokens);
+      const { result, redirect } = await verifyLink(deps, token, (id) => applications.findApplication(deps.db, id), keyApp, clientInfo(request));
       reply.header('referrer-policy', 'no-referrer');
+      // A user with a second factor gets no session yet: the app's page completes it (docs/mfa.md).
+      if (result.mfa) return reply.redirect(withMfaToken(redirect, result.mfa.mfa_token), method === 'GET' ? 302 : 303);
+      setAuthCookies(reply, deps.config, result.tokens);
       // 303 after the POST, so the browser GETs the app's page.
       return reply.redirect(redirect, method === 'GET' ? 302 : 303);
     } catch (error) {

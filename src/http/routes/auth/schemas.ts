@@ -22,3 +22,23 @@ export const SessionTokensBody = Type.Object({
   user_id: Type.String({ format: 'uuid' }),
   session_id: Type.String({ format: 'uuid' }),
 });
+
+/** A first factor's answer when the user has a second factor: no session yet (docs/mfa.md). */
+export const MfaRequiredBody = Type.Object(
+  {
+    mfa_required: Type.Literal(true),
+    mfa_token: Type.String({ description: 'single use, 5 minutes: POST /v1/mfa/verify with it and a second factor' }),
+    expires_at: Type.String({ format: 'date-time' }),
+    factors: Type.Array(
+      Type.Object({
+        factor_id: Type.String({ format: 'uuid' }),
+        type: Type.Union([Type.Literal('totp'), Type.Literal('webauthn')]),
+        friendly_name: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ),
+  },
+  { description: 'The user has a second factor: no session yet' },
+);
+
+/** What a first factor answers: a session, or an MFA challenge. */
+export const SignInAnswerBody = Type.Union([SessionTokensBody, MfaRequiredBody]);

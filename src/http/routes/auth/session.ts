@@ -15,6 +15,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/me',
     {
       preHandler: guards.publishableSession,
+      config: { mfaEnrollment: true },
       schema: {
         operationId: 'getMe',
         tags: ['sessions'],
@@ -33,6 +34,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/sessions/logout',
     {
       preHandler: guards.publishableSession,
+      config: { mfaEnrollment: true },
       schema: {
         operationId: 'logOut',
         tags: ['sessions'],

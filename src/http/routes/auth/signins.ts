@@ -3,11 +3,11 @@ import type { Deps } from '../../../deps.js';
 import { badRequest } from '../../../errors.js';
 import { signInWithEmail, signInWithPassword } from '../../../services/accounts.js';
 import { normalizeEmail } from '../../../store/repos/users.js';
-import { setAuthCookies } from '../../cookies.js';
+import { answerSignIn } from '../../sign-in-answer.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { Email, RedirectUrl, SessionTokensBody } from './schemas.js';
+import { Email, MfaRequiredBody, RedirectUrl, SessionTokensBody } from './schemas.js';
 import { clientInfo, rateLimitIp } from '../../client-ip.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
 
@@ -32,6 +32,7 @@ export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
         response: {
           200: Type.Union([
             SessionTokensBody,
+            MfaRequiredBody,
             Type.Object({
               status: Type.Union([Type.Literal('magic_link_sent'), Type.Literal('verification_sent')]),
               user_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
@@ -54,9 +55,7 @@ export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
       const known = request.emailUser?.emailNormalized === email_ ? request.emailUser : undefined;
       if (strategy === 'magic_link') return signInWithEmail(deps, application, email, redirect_url, known);
       if (password == null || password === '') throw badRequest('password is required for strategy password');
-      const tokens = await signInWithPassword(deps, application, email, password, known, clientInfo(request));
-      setAuthCookies(reply, deps.config, tokens);
-      return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
+      return answerSignIn(reply, deps.config, await signInWithPassword(deps, application, email, password, known, clientInfo(request)));
     },
   );
 }

@@ -7,6 +7,7 @@ import { OidcIssuers } from '../../../providers/oidc.js';
 import { isProvider } from '../../../services/oauth-providers.js';
 import { completeCallback, OAuthCallbackError, startAuthorization, STATE_TTL_SECONDS, type CallbackParams, type OAuthDeps } from '../../../services/oauth.js';
 import type { OAuthProviderName } from '../../../store/repos/oauth-providers.js';
+import { withMfaToken } from '../../sign-in-answer.js';
 import { clearOAuthBindingCookie, oauthBindingCookie, requestCookie, setAuthCookies, setOAuthBindingCookie } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
@@ -83,10 +84,12 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
     reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
     try {
       const browser = { binding, formOrigin: posted && typeof origin === 'string' ? origin : undefined };
-      const { tokens, redirectUrl } = await completeCallback(oauthDeps, provider, params, browser, keyApp, clientInfo(request));
-      setAuthCookies(reply, deps.config, tokens);
+      const { result, redirectUrl } = await completeCallback(oauthDeps, provider, params, browser, keyApp, clientInfo(request));
       // Spent with its state. Only on success: a forged callback must not clear a sign-in in progress.
       clearOAuthBindingCookie(reply, deps.config, provider, formPost(provider));
+      // A user with a second factor gets no session yet: the app's page completes it (docs/mfa.md).
+      if (result.mfa) return reply.redirect(withMfaToken(redirectUrl, result.mfa.mfa_token), 302);
+      setAuthCookies(reply, deps.config, result.tokens);
       return reply.redirect(redirectUrl, 302);
     } catch (error) {
       if (!(error instanceof OAuthCallbackError)) throw error;

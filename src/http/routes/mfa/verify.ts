@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../../deps.js';
+import { verifyMfa, type MfaProof } from '../../../services/mfa-signin.js';
+import { clientInfo, rateLimitIp } from '../../client-ip.js';
+import type { Guards } from '../../plugins/guards.js';
+import { errors } from '../../schemas.js';
+import { setAuthCookies } from '../../cookies.js';
+import { tokensOnly } from '../../sign-in-answer.js';
+import type { Http } from '../../types.js';
+import { SessionTokensBody } from '../auth/schemas.js';
+
+const MfaToken = Type.String({ minLength: 1, maxLength: 128, description: 'from the sign-in that answered mfa_required' });
+
+const VerifyBody = Type.Union([
+  Type.Object({ mfa_token: MfaToken, code: Type.String({ pattern: '^[0-9]{6}$', description: 'the authenticator app\'s code' }), factor_id: Type.Optional(Type.String({ format: 'uuid' })) }),
+  Type.Object({ mfa_token: MfaToken, recovery_code: Type.String({ minLength: 1, maxLength: 32 }) }),
+]);
+
+export function mfaVerifyRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.post(
+    '/v1/mfa/verify',
+    {
+      preHandler: guards.publishable,
+      schema: {
+        operationId: 'verifyMfa',
+        tags: ['second factors'],
+        summary: 'Complete a sign-in with a second factor: a TOTP code, a recovery code or a passkey → the session',
+        description:
+          'Answers as the sign-in would have (tokens and cookies); the access token carries amr (e.g. ["pwd","otp"]) and aal "aal2". ' +
+          'A wrong code is 400 and counts against the mfa_token (5 and it dies: 401, sign in again); a code, a time step or a recovery code is accepted once. ' +
+          'An unknown, used or expired mfa_token, or one of another app, is 401.',
+        security: [{ publishable: [] }],
+        body: VerifyBody,
+        response: { 200: SessionTokensBody, ...errors(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const application = request.application!;
+      await deps.limiter.consume('mfa_verify_ip', `${application.id}:${rateLimitIp(request.ip)}`);
+      const body = request.body;
+      const proof: MfaProof = 'code' in body ? { code: body.code, factorId: body.factor_id } : { recoveryCode: body.recovery_code };
+      const tokens = await verifyMfa(deps, application, body.mfa_token, proof, clientInfo(request));
+      setAuthCookies(reply, deps.config, tokens);
+      return tokensOnly(tokens);
+    },
+  );
+}

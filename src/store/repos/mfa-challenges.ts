@@ -1,0 +1,76 @@
+import type { Db } from '../db.js';
+
+// The state between a first factor and the second (migration 0024). A challenge is consumed by one
+// conditional UPDATE, and each wrong guess is counted by one conditional UPDATE that also checks the
+// limit: however many guesses arrive at once, on however many nodes, at most MFA_ATTEMPTS count.
+
+export const MFA_ATTEMPTS = 5;
+
+export interface NewChallenge {
+  id: string;
+  appId: string;
+  userId: string;
+  tokenHash: string;
+  amr: string;
+  now: string;
+  expiresAt: string;
+}
+
+export async function insertChallenge(db: Db, c: NewChallenge): Promise<void> {
+  await db
+    .insertInto('mfa_challenges')
+    .values({ id: c.id, app_id: c.appId, user_id: c.userId, token_hash: c.tokenHash, amr: c.amr, created_at: c.now, expires_at: c.expiresAt, used_at: null, webauthn_challenge: null })
+    .execute();
+}
+
+/** The app's live challenge with this token hash: unused, unexpired, with guesses left; else undefined. */
+export async function findLiveChallenge(db: Db, appId: string, tokenHash: string, now: string) {
+  return db
+    .selectFrom('mfa_challenges')
+    .select(['id', 'user_id', 'amr', 'webauthn_challenge'])
+    .where('token_hash', '=', tokenHash)
+    .where('app_id', '=', appId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', MFA_ATTEMPTS)
+    .executeTakeFirst();
+}
+
+/** Consumes the challenge if it is still live (one caller wins); false otherwise. */
+export async function consumeChallenge(db: Db, appId: string, id: string, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('mfa_challenges')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('app_id', '=', appId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', MFA_ATTEMPTS)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Counts a wrong guess if the challenge is live and has guesses left; answers the guesses used, or undefined when it is dead. */
+export async function countWrongGuess(db: Db, appId: string, id: string, now: string): Promise<number | undefined> {
+  const row = await db
+    .updateTable('mfa_challenges')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .where('app_id', '=', appId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', MFA_ATTEMPTS)
+    .returning('attempts')
+    .executeTakeFirst();
+  return row?.attempts;
+}
+
+/** Keeps the WebAuthn challenge a passkey must sign to complete this MFA challenge. */
+export async function setWebauthnChallenge(db: Db, appId: string, id: string, challenge: string): Promise<void> {
+  await db.updateTable('mfa_challenges').set({ webauthn_challenge: challenge }).where('id', '=', id).where('app_id', '=', appId).execute();
+}
+
+export async function deleteUserChallenges(db: Db, appId: string, userId: string): Promise<void> {
+  await db.deleteFrom('mfa_challenges').where('app_id', '=', appId).where('user_id', '=', userId).execute();
+}

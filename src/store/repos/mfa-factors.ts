@@ -1,0 +1,105 @@
+import type { Db } from '../db.js';
+import type { MfaFactorRow, MfaFactorsTable } from '../types.js';
+import type { Insertable } from 'kysely';
+
+// A user's second factors (migration 0024): TOTP authenticators and passkeys. Every function is scoped
+// by app and user; the writes that decide (confirming, using a step) are conditional UPDATEs.
+
+/** Wrong codes an unverified TOTP factor takes before it is dead (enroll again). */
+export const ENROLL_ATTEMPTS = 5;
+
+export async function insertFactor(db: Db, row: Insertable<MfaFactorsTable>): Promise<void> {
+  await db.insertInto('mfa_factors').values(row).execute();
+}
+
+/** The user's factor, or undefined (another user's or app's factor is not found either). */
+export async function findFactor(db: Db, appId: string, userId: string, factorId: string): Promise<MfaFactorRow | undefined> {
+  return db.selectFrom('mfa_factors').selectAll().where('id', '=', factorId).where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** The user's factors, oldest first; only verified ones with `verifiedOnly`. */
+export async function listFactors(db: Db, appId: string, userId: string, options: { verifiedOnly?: boolean } = {}): Promise<MfaFactorRow[]> {
+  let query = db.selectFrom('mfa_factors').selectAll().where('app_id', '=', appId).where('user_id', '=', userId);
+  if (options.verifiedOnly) query = query.where('status', '=', 'verified');
+  return query.orderBy('created_at').orderBy('id').execute();
+}
+
+/** Drops the user's unconfirmed TOTP enrollments (one pending at a time: a new one replaces them). */
+export async function deleteUnverifiedTotp(db: Db, appId: string, userId: string): Promise<void> {
+  await db.deleteFrom('mfa_factors').where('app_id', '=', appId).where('user_id', '=', userId).where('type', '=', 'totp').where('status', '=', 'unverified').execute();
+}
+
+/** Counts a wrong code against an unconfirmed factor, in the write that checks the limit: false when it is already dead or gone. */
+export async function countEnrollAttempt(db: Db, appId: string, factorId: string, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('mfa_factors')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
+    .where('id', '=', factorId)
+    .where('app_id', '=', appId)
+    .where('status', '=', 'unverified')
+    .where('attempts', '<', ENROLL_ATTEMPTS)
+    .returning('attempts')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Confirms an unverified TOTP factor with the step its first code was for; false when another request did, or it is dead. */
+export async function confirmTotpFactor(db: Db, appId: string, factorId: string, step: number, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('mfa_factors')
+    .set({ status: 'verified', last_step: step, updated_at: now, last_used_at: now })
+    .where('id', '=', factorId)
+    .where('app_id', '=', appId)
+    .where('status', '=', 'unverified')
+    .where('attempts', '<', ENROLL_ATTEMPTS)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Uses a TOTP step: only a step later than the last one used is accepted, so a code (or any code of an
+ * earlier step) is never accepted twice, on any node. False when the step is not newer.
+ */
+export async function advanceTotpStep(db: Db, appId: string, factorId: string, step: number, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('mfa_factors')
+    .set({ last_step: step, last_used_at: now })
+    .where('id', '=', factorId)
+    .where('app_id', '=', appId)
+    .where('status', '=', 'verified')
+    .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function renameFactor(db: Db, appId: string, userId: string, factorId: string, name: string | null, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('mfa_factors')
+    .set({ friendly_name: name, updated_at: now })
+    .where('id', '=', factorId)
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Removes one factor; false when it was not the user's (or already gone). */
+export async function deleteFactor(db: Db, appId: string, userId: string, factorId: string): Promise<boolean> {
+  const result = await db.deleteFrom('mfa_factors').where('id', '=', factorId).where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Removes every factor of the user; answers how many there were. */
+export async function deleteUserFactors(db: Db, appId: string, userId: string): Promise<number> {
+  const result = await db.deleteFrom('mfa_factors').where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Whether the user still has a verified factor. */
+export async function hasVerifiedFactor(db: Db, appId: string, userId: string): Promise<boolean> {
+  const row = await db.selectFrom('mfa_factors').select('id').where('app_id', '=', appId).where('user_id', '=', userId).where('status', '=', 'verified').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
