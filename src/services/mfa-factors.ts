@@ -74,7 +74,7 @@ async function requireUser(deps: FactorDeps, app: Application, userId: string) {
  * A user who has a verified factor adds or changes factors only from a session that used one (aal2):
  * a session opened before the first enrollment, or a stolen first factor, cannot add an attacker's.
  */
-async function requireAal2IfEnrolled(deps: FactorDeps, app: Application, session: FactorSession): Promise<void> {
+export async function requireAal2IfEnrolled(deps: FactorDeps, app: Application, session: FactorSession): Promise<void> {
   if (session.aal === 'aal2') return;
   if (await factors.hasVerifiedFactor(deps.db, app.id, session.userId)) {
     throw forbidden('this account has a second factor: sign in with it to change factors', 'aal2_required');

@@ -58,7 +58,7 @@ export async function finishSignIn(deps: SessionDeps, app: Pick<Application, 'id
 }
 
 /** What completes a challenge; a passkey's check answers the factor that signed, or throws. */
-export type MfaProof = { code: string; factorId?: string } | { recoveryCode: string } | { passkey: (challenge: LiveChallenge) => Promise<MfaFactorRow> };
+export type MfaProof = { code: string; factorId?: string } | { recoveryCode: string } | { passkey: (challenge: LiveChallenge) => Promise<MfaFactorRow | undefined> };
 
 export interface LiveChallenge {
   id: string;
@@ -116,6 +116,7 @@ export async function verifyMfa(deps: MfaDeps, app: Application, mfaToken: strin
     use = (trx) => recoveryCodes.consumeRecoveryCode(trx, app.id, user.id, hash, now);
   } else {
     const factor = await proof.passkey(challenge);
+    if (!factor) return wrongGuess(deps, app, challenge, 'the passkey could not be verified');
     second = 'webauthn';
     use = async () => factor.user_id === user.id;
   }

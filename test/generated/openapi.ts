@@ -451,6 +451,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options for navigator.credentials.create: register a passkey (discoverable, user verification required)
+         * @description The relying party is the app's verified domain, else its first allowed origin's host; the page must be on the allow-list. Valid 5 minutes, once.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a passkey: the credential navigator.credentials.create made for the options
+         * @description Answers the factor, recovery codes (10 when it is the user's first factor, shown once; else none) and an aal2 access token for this session. A credential that does not verify, or a used or expired challenge_id, is 400. The user is sent a notice.
+         */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/signin/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Options for navigator.credentials.get: sign in with a passkey (discoverable: no email needed) */
+        post: operations["passkeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey: the session (amr ["webauthn"], aal2), as a sign-in answers it
+         * @description A credential unknown to the app, one that does not verify, or a used or expired challenge_id is 401.
+         */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mfa/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options for navigator.credentials.get to complete an MFA challenge with one of the user's passkeys
+         * @description Then POST /v1/mfa/verify with {mfa_token, passkey: credential}. An unknown, used or expired mfa_token is 401; a user without a passkey 400.
+         */
+        post: operations["mfaPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sso/bridge": {
         parameters: {
             query?: never;
@@ -2225,6 +2322,23 @@ export interface operations {
                     /** @description from the sign-in that answered mfa_required */
                     mfa_token: string;
                     recovery_code: string;
+                } | {
+                    /** @description from the sign-in that answered mfa_required */
+                    mfa_token: string;
+                    passkey: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
                 };
             };
         };
@@ -2770,6 +2884,323 @@ export interface operations {
             };
             /** @description Every error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        challenge_id: string;
+                        /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    challenge_id: string;
+                    credential: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                    friendly_name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        factor: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                            status: "unverified" | "verified";
+                            /** Format: date-time */
+                            created_at: string;
+                            last_used_at: string | null;
+                        };
+                        /** @description single-use, shown once: xxxxx-xxxxx */
+                        recovery_codes: string[];
+                        access_token: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    passkeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        challenge_id: string;
+                        /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    challenge_id: string;
+                    credential: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        refresh_token: string;
+                        /** Format: uuid */
+                        user_id: string;
+                        /** Format: uuid */
+                        session_id: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    mfaPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    mfa_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -25,6 +25,7 @@ import { passwordResetRoutes } from './account/password-resets.js';
 import { mfaVerifyRoutes } from './mfa/verify.js';
 import { myFactorRoutes } from './mfa/my-factors.js';
 import { userFactorRoutes } from './mfa/user-factors.js';
+import { passkeyRoutes } from './mfa/passkeys.js';
 
 /** Every route module, one per spec part, registered explicitly. */
 export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -45,6 +46,7 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   mfaVerifyRoutes(app, deps, guards);
   myFactorRoutes(app, deps, guards);
   userFactorRoutes(app, deps, guards);
+  passkeyRoutes(app, deps, guards);
   // 4.3 SSO, 4.4 bots, 4.5 users and sessions
   ssoRoutes(app, deps, guards);
   botRoutes(app, deps, guards);

@@ -103,3 +103,20 @@ export async function hasVerifiedFactor(db: Db, appId: string, userId: string): 
   const row = await db.selectFrom('mfa_factors').select('id').where('app_id', '=', appId).where('user_id', '=', userId).where('status', '=', 'verified').limit(1).executeTakeFirst();
   return row !== undefined;
 }
+
+/** The app's verified passkey with this credential id (base64url), or undefined. */
+export async function findPasskeyByCredential(db: Db, appId: string, credentialId: string): Promise<MfaFactorRow | undefined> {
+  return db
+    .selectFrom('mfa_factors')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('credential_id', '=', credentialId)
+    .where('type', '=', 'webauthn')
+    .where('status', '=', 'verified')
+    .executeTakeFirst();
+}
+
+/** Records a passkey's use: its signature counter and when. */
+export async function recordPasskeyUse(db: Db, appId: string, factorId: string, counter: number, now: string): Promise<void> {
+  await db.updateTable('mfa_factors').set({ sign_count: counter, last_used_at: now }).where('id', '=', factorId).where('app_id', '=', appId).execute();
+}

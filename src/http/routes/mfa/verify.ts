@@ -8,12 +8,15 @@ import { setAuthCookies } from '../../cookies.js';
 import { tokensOnly } from '../../sign-in-answer.js';
 import type { Http } from '../../types.js';
 import { SessionTokensBody } from '../auth/schemas.js';
+import { passkeySecondFactor } from '../../../services/passkeys.js';
+import { asAssertion, PasskeyCredential } from './passkey-schemas.js';
 
 const MfaToken = Type.String({ minLength: 1, maxLength: 128, description: 'from the sign-in that answered mfa_required' });
 
 const VerifyBody = Type.Union([
   Type.Object({ mfa_token: MfaToken, code: Type.String({ pattern: '^[0-9]{6}$', description: 'the authenticator app\'s code' }), factor_id: Type.Optional(Type.String({ format: 'uuid' })) }),
   Type.Object({ mfa_token: MfaToken, recovery_code: Type.String({ minLength: 1, maxLength: 32 }) }),
+  Type.Object({ mfa_token: MfaToken, passkey: PasskeyCredential }),
 ]);
 
 export function mfaVerifyRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -38,7 +41,12 @@ export function mfaVerifyRoutes(app: Http, deps: Deps, guards: Guards): void {
       const application = request.application!;
       await deps.limiter.consume('mfa_verify_ip', `${application.id}:${rateLimitIp(request.ip)}`);
       const body = request.body;
-      const proof: MfaProof = 'code' in body ? { code: body.code, factorId: body.factor_id } : { recoveryCode: body.recovery_code };
+      const proof: MfaProof =
+        'code' in body
+          ? { code: body.code, factorId: body.factor_id }
+          : 'recovery_code' in body
+            ? { recoveryCode: body.recovery_code }
+            : { passkey: passkeySecondFactor(deps, application, asAssertion(body.passkey)) };
       const tokens = await verifyMfa(deps, application, body.mfa_token, proof, clientInfo(request));
       setAuthCookies(reply, deps.config, tokens);
       return tokensOnly(tokens);
