@@ -36,6 +36,8 @@ export interface PruneReport {
   sso_tokens: number;
   refresh_tokens: number;
   oauth_states: number;
+  /** Second-factor challenges (MFA sign-ins, passkey ceremonies) past their expiry. */
+  mfa_challenges: number;
   /** Object storage: uploads left by a crash, and blobs whose metadata is gone (when a blob store is given). */
   stale_uploads?: number;
   orphan_blobs?: number;
@@ -78,7 +80,7 @@ async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
  */
 export async function pruneExpiredRows(deps: MaintenanceDeps, holder = `${hostname()}:${process.pid}:${newUuid()}`): Promise<PruneReport> {
   const now = deps.clock.now();
-  const report: PruneReport = { ran: false, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, sessions: 0, active_users: 0 };
+  const report: PruneReport = { ran: false, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, mfa_challenges: 0, sessions: 0, active_users: 0 };
   // Each node's own files, so outside the lease: an email's code and link are dead after the longest lifetime.
   const outbox = deps.config && outboxDir(deps.config);
   if (outbox) report.outbox_files = await pruneOutbox(outbox, addSeconds(now, -OUTBOX_KEEP_SECONDS));
@@ -91,6 +93,7 @@ export async function pruneExpiredRows(deps: MaintenanceDeps, holder = `${hostna
     report.sso_tokens = await timed('sso_tokens', skewed);
     report.refresh_tokens = (await timed('refresh_tokens', skewed)) + (await timed('rotated_refresh_tokens', iso(addSeconds(now, -ROTATED_TOKEN_DAYS * 86_400))));
     report.oauth_states = await timed('oauth_states', skewed);
+    report.mfa_challenges = (await timed('mfa_challenges', skewed)) + (await timed('webauthn_challenges', skewed));
     if (deps.blobs && deps.config) Object.assign(report, await sweepObjects({ ...deps, blobs: deps.blobs, config: deps.config }));
     const deadBefore = iso(addSeconds(now, -DEAD_SESSION_RETENTION_DAYS * 86_400 - SKEW_SECONDS));
     const swept = await sweepSessions(deps, deadBefore);

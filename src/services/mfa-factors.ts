@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import { iso } from '../clock.js';
 import { open, seal } from '../crypto/envelope.js';
 import { newUuid } from '../crypto/ids.js';
@@ -115,6 +114,8 @@ export async function enrollTotp(deps: FactorDeps, app: Application, session: Fa
     last_used_at: null,
   });
   const uri = otpauthUri(app.name, user.email ?? user.id, secret);
+  // Loaded here, not at start-up: only an enrollment draws a QR code (the CLI and other routes never do).
+  const { default: QRCode } = await import('qrcode');
   const qrCode = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return { factor_id: id, type: 'totp' as const, status: 'unverified' as const, friendly_name: friendlyName, totp: { secret, uri, qr_code: qrCode } };
 }

@@ -8,7 +8,8 @@ import type { Kysely } from 'kysely';
 // - mfa_recovery_codes: 10 single-use codes per user, stored as SHA-256 (they are random, 50 bits).
 // - mfa_challenges: the short-lived state between a first factor and the second: the token's hash, the
 //   first factor's amr, wrong guesses (5 per challenge, counted in the write that checks them), a
-//   WebAuthn challenge when a passkey is asked for, single use.
+//   WebAuthn challenge when a passkey is asked for, single use. The clean-up deletes expired ones by
+//   the expiry index (as webauthn_challenges).
 // - webauthn_challenges: the challenge of a passkey registration or of a passkey sign-in (first factor).
 // - sessions.amr: how the session was opened ("pwd,totp"), so a refresh keeps the access token's amr and aal.
 // - applications.mfa_policy: 'required' or null (optional).
@@ -63,6 +64,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('used_at', 'text')
     .execute();
   await db.schema.createIndex('mfa_challenges_user_ref').on('mfa_challenges').columns(['user_id']).execute();
+  await db.schema.createIndex('mfa_challenges_expiry').on('mfa_challenges').columns(['expires_at']).execute();
 
   await db.schema
     .createTable('webauthn_challenges')
@@ -76,6 +78,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('used_at', 'text')
     .execute();
   await db.schema.createIndex('webauthn_challenges_user_ref').on('webauthn_challenges').columns(['user_id']).execute();
+  await db.schema.createIndex('webauthn_challenges_expiry').on('webauthn_challenges').columns(['expires_at']).execute();
 
   await db.schema.alterTable('sessions').addColumn('amr', 'text').execute();
   await db.schema.alterTable('applications').addColumn('mfa_policy', 'text').execute();

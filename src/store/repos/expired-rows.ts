@@ -17,6 +17,8 @@ const BY_TIME = {
   oauth_states: { key: 'state_hash', time: 'expires_at' },
   refresh_tokens: { key: 'token_hash', time: 'expires_at' },
   rotated_refresh_tokens: { key: 'token_hash', time: 'rotated_at', table: 'refresh_tokens' },
+  mfa_challenges: { key: 'id', time: 'expires_at' },
+  webauthn_challenges: { key: 'id', time: 'expires_at' },
 } as const;
 
 export type TimedRows = keyof typeof BY_TIME;
