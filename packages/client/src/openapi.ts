@@ -315,6 +315,239 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mfa/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a sign-in with a second factor: a TOTP code, a recovery code or a passkey → the session
+         * @description Answers as the sign-in would have (tokens and cookies); the access token carries amr (e.g. ["pwd","otp"]) and aal "aal2". A wrong code is 400 and counts against the mfa_token (5 and it dies: 401, sign in again); a code, a time step or a recovery code is accepted once. An unknown, used or expired mfa_token, or one of another app, is 401.
+         */
+        post: operations["verifyMfa"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/factors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user's second factors, and how many unused recovery codes are left */
+        get: operations["listMyFactors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/factors/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a TOTP enrollment: the secret, its otpauth:// URI and an SVG QR code (shown once)
+         * @description The factor stays unverified until POST /v1/me/factors/{factor_id}/verify gets a first code; a new enrollment replaces an unconfirmed one. A user who already has a verified factor needs an aal2 session (403 otherwise).
+         */
+        post: operations["enrollTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/factors/{factor_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a TOTP enrollment with its first code: 10 recovery codes (shown once) and an aal2 access token
+         * @description A wrong code is 400 (5 and the enrollment is dead: start again). The earlier recovery codes, if any, stop working. The session becomes aal2: the answer carries a new access token (and renews the __session cookie when the session came by cookie); its refresh token keeps working and its next refresh is aal2 too. The user is sent a notice.
+         */
+        post: operations["confirmTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/factors/{factor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of my factors (needs an access token issued within the last 10 minutes, and aal2 for a verified factor)
+         * @description 403 when the access token is older than 10 minutes (sign in again) or, for a verified factor, the session is aal1. The last verified factor takes the recovery codes with it. The user is sent a notice.
+         */
+        delete: operations["removeMyFactor"];
+        options?: never;
+        head?: never;
+        /** Rename one of my factors (a passkey or an authenticator app) */
+        patch: operations["renameMyFactor"];
+        trace?: never;
+    };
+    "/v1/me/recovery_codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new set of 10 recovery codes (shown once); the earlier set stops working. Needs an aal2 session */
+        post: operations["renewRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user_id}/factors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's second factors (no secret) and unused recovery codes left */
+        get: operations["listUserFactors"];
+        put?: never;
+        post?: never;
+        /**
+         * Reset a user's second factors: every factor, recovery code and pending MFA challenge removed; the user is sent a notice
+         * @description For a user who lost every factor, once the operator has checked who they are. Their sessions stay.
+         */
+        delete: operations["resetUserFactors"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options for navigator.credentials.create: register a passkey (discoverable, user verification required)
+         * @description The relying party is the app's verified domain, else its first allowed origin's host; the page must be on the allow-list. Valid 5 minutes, once.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a passkey: the credential navigator.credentials.create made for the options
+         * @description Answers the factor, recovery codes (10 when it is the user's first factor, shown once; else none) and an aal2 access token for this session. A credential that does not verify, or a used or expired challenge_id, is 400. The user is sent a notice.
+         */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/signin/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Options for navigator.credentials.get: sign in with a passkey (discoverable: no email needed) */
+        post: operations["passkeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey: the session (amr ["webauthn"], aal2), as a sign-in answers it
+         * @description A credential unknown to the app, one that does not verify, or a used or expired challenge_id is 401.
+         */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mfa/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options for navigator.credentials.get to complete an MFA challenge with one of the user's passkeys
+         * @description Then POST /v1/mfa/verify with {mfa_token, passkey: credential}. An unknown, used or expired mfa_token is 401; a user without a passkey 400.
+         */
+        post: operations["mfaPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sso/bridge": {
         parameters: {
             query?: never;
@@ -1198,6 +1431,19 @@ export interface operations {
                         /** Format: uuid */
                         session_id: string;
                     } | {
+                        /** @enum {boolean} */
+                        mfa_required: true;
+                        /** @description single use, 5 minutes: POST /v1/mfa/verify with it and a second factor */
+                        mfa_token: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        factors: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                        }[];
+                    } | {
                         status: "magic_link_sent" | "verification_sent";
                         user_id?: string | null;
                     };
@@ -1274,6 +1520,19 @@ export interface operations {
                         user_id: string;
                         /** Format: uuid */
                         session_id: string;
+                    } | {
+                        /** @enum {boolean} */
+                        mfa_required: true;
+                        /** @description single use, 5 minutes: POST /v1/mfa/verify with it and a second factor */
+                        mfa_token: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        factors: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                        }[];
                     };
                 };
             };
@@ -1609,6 +1868,19 @@ export interface operations {
                         user_id: string;
                         /** Format: uuid */
                         session_id: string;
+                    } | {
+                        /** @enum {boolean} */
+                        mfa_required: true;
+                        /** @description single use, 5 minutes: POST /v1/mfa/verify with it and a second factor */
+                        mfa_token: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        factors: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                        }[];
                     };
                 };
             };
@@ -2030,6 +2302,914 @@ export interface operations {
             };
         };
     };
+    verifyMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description from the sign-in that answered mfa_required */
+                    mfa_token: string;
+                    /** @description the authenticator app's code */
+                    code: string;
+                    /** Format: uuid */
+                    factor_id?: string;
+                } | {
+                    /** @description from the sign-in that answered mfa_required */
+                    mfa_token: string;
+                    recovery_code: string;
+                } | {
+                    /** @description from the sign-in that answered mfa_required */
+                    mfa_token: string;
+                    passkey: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        refresh_token: string;
+                        /** Format: uuid */
+                        user_id: string;
+                        /** Format: uuid */
+                        session_id: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listMyFactors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        factors: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                            status: "unverified" | "verified";
+                            /** Format: date-time */
+                            created_at: string;
+                            last_used_at: string | null;
+                        }[];
+                        recovery_codes_remaining: number;
+                    };
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    enrollTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    friendly_name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        factor_id: string;
+                        /** @enum {string} */
+                        type: "totp";
+                        /** @enum {string} */
+                        status: "unverified";
+                        friendly_name: string | null;
+                        totp: {
+                            /** @description base32, for manual entry */
+                            secret: string;
+                            /** @description otpauth://totp/... (SHA1, 6 digits, 30 s) */
+                            uri: string;
+                            /** @description an SVG image of the URI */
+                            qr_code: string;
+                        };
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    confirmTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                factor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        factor: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                            status: "unverified" | "verified";
+                            /** Format: date-time */
+                            created_at: string;
+                            last_used_at: string | null;
+                        };
+                        /** @description single-use, shown once: xxxxx-xxxxx */
+                        recovery_codes: string[];
+                        access_token: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    removeMyFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                factor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "deleted";
+                    };
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    renameMyFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                factor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    friendly_name: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        factor_id: string;
+                        type: "totp" | "webauthn";
+                        friendly_name: string | null;
+                        status: "unverified" | "verified";
+                        /** Format: date-time */
+                        created_at: string;
+                        last_used_at: string | null;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    renewRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description single-use, shown once: xxxxx-xxxxx */
+                        recovery_codes: string[];
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    listUserFactors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        factors: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                            status: "unverified" | "verified";
+                            /** Format: date-time */
+                            created_at: string;
+                            last_used_at: string | null;
+                        }[];
+                        recovery_codes_remaining: number;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    resetUserFactors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "deleted";
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        challenge_id: string;
+                        /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    challenge_id: string;
+                    credential: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                    friendly_name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        factor: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                            status: "unverified" | "verified";
+                            /** Format: date-time */
+                            created_at: string;
+                            last_used_at: string | null;
+                        };
+                        /** @description single-use, shown once: xxxxx-xxxxx */
+                        recovery_codes: string[];
+                        access_token: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    passkeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        challenge_id: string;
+                        /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    challenge_id: string;
+                    credential: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
+                        response: {
+                            [key: string]: unknown;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        refresh_token: string;
+                        /** Format: uuid */
+                        user_id: string;
+                        /** Format: uuid */
+                        session_id: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    mfaPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    mfa_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
     ssoBridge: {
         parameters: {
             query: {
@@ -2099,6 +3279,19 @@ export interface operations {
                         user_id: string;
                         /** Format: uuid */
                         session_id: string;
+                    } | {
+                        /** @enum {boolean} */
+                        mfa_required: true;
+                        /** @description single use, 5 minutes: POST /v1/mfa/verify with it and a second factor */
+                        mfa_token: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        factors: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                        }[];
                     };
                 };
             };
