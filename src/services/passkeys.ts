@@ -87,7 +87,8 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
   try {
     verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: allowedOriginsOf(app), expectedRPID: relyingPartyId(app), requireUserVerification: true });
   } catch (error) {
-    deps.log.info({ reason: (error as Error).message }, 'passkey registration refused');
+    // The library's message may quote the challenge: only the error's name is logged.
+    deps.log.info({ reason: (error as Error).name }, 'passkey registration refused');
     throw invalidPasskey();
   }
   if (!verified.verified) throw invalidPasskey();
@@ -123,7 +124,7 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
   return { factor: toFactorView(row), recovery_codes: codes, ...(await reissueAccess(deps, app.id, user, session.sessionId, amr)) };
 }
 
-/** Verifies an assertion by a stored passkey against `challenge`; records its counter. Undefined when it does not verify. */
+/** Verifies an assertion by a stored passkey against `challenge` and records its counter; false when it does not verify. */
 async function checkAssertion(deps: FactorDeps, app: Application, factor: MfaFactorRow, challenge: string, response: AuthenticationResponseJSON): Promise<boolean> {
   try {
     const result = await verifyAuthenticationResponse({
@@ -143,7 +144,7 @@ async function checkAssertion(deps: FactorDeps, app: Application, factor: MfaFac
     await factors.recordPasskeyUse(deps.db, app.id, factor.id, result.authenticationInfo.newCounter, iso(deps.clock.now()));
     return true;
   } catch (error) {
-    deps.log.info({ reason: (error as Error).message }, 'passkey assertion refused');
+    deps.log.info({ reason: (error as Error).name }, 'passkey assertion refused');
     return false;
   }
 }
