@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkFor, startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { codeFor, linkFor, startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, cliJson, createApp, type TestApp } from '../helpers/fixtures.js';
 import { claimsOf, codeAt, enrollTotp, passwordChallenge, userWithTotp, verifyMfa } from '../helpers/mfa.js';
 import { agedAccessToken, rowsNaming } from '../helpers/user-data.js';
@@ -111,6 +111,22 @@ describe("the operator: a user's factors", () => {
     expect(Object.keys(await rowsNaming(env.server, user.userId))).toEqual(expect.arrayContaining(['mfa_factors', 'mfa_recovery_codes', 'mfa_challenges']));
     expect((await api(env.server, 'DELETE', `/v1/users/${user.userId}`, { bearer: app.secret_key })).status).toBe(200);
     expect(await rowsNaming(env.server, user.userId)).toEqual({});
+  });
+});
+
+describe('every interactive first factor asks for the second', () => {
+  it('a password reset proves the inbox only: its confirm answers mfa_required, and the new password is set', async () => {
+    const user = await userWithTotp(env, app);
+    expect((await api(env.server, 'POST', '/v1/password_resets', { publishableKey: app.publishable_key, body: { email: user.email } })).status).toBe(200);
+    const code = await codeFor(env.sink, user.email, 3);
+    const res = await api(env.server, 'POST', '/v1/password_resets/confirm', { publishableKey: app.publishable_key, body: { email: user.email, code, new_password: 'a brand new password' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ mfa_required: true, factors: [{ factor_id: user.factorId, type: 'totp' }] });
+    expect(res.body.access_token).toBeUndefined();
+    expect(res.headers.get('set-cookie')).toBeNull();
+    const done = await verifyMfa(env.server, app, { mfa_token: res.body.mfa_token, code: codeAt(user.secret, 1) });
+    expect(claimsOf(done.body.access_token)).toMatchObject({ amr: ['email', 'otp'], aal: 'aal2' });
+    expect((await passwordChallenge(env.server, app, user.email, 'a brand new password')).length).toBeGreaterThan(0);
   });
 });
 

@@ -29,10 +29,12 @@ export async function enrollTotp(server: TestServer, app: TestApp, accessToken: 
   return { factorId: enrolled.body.factor_id as string, secret, recoveryCodes: confirmed.body.recovery_codes as string[], accessToken: confirmed.body.access_token as string };
 }
 
-/** A verified user with a confirmed TOTP factor. */
+/** A verified user with a confirmed TOTP factor, and both emails that made them delivered. */
 export async function userWithTotp(env: AuthEnv, app: TestApp) {
   const user = await verifiedUser(env, app);
   const totp = await enrollTotp(env.server, app, user.tokens.access_token);
+  // Its two emails (the sign-up's code, the enrollment's notice) are in, so a test's next email is the third.
+  await env.sink.waitFor(user.email, { count: 2 });
   return { ...user, ...totp };
 }
 
