@@ -68,7 +68,8 @@ export function createClient(options: ClientOptions): GatehouseClient {
     cookies,
     storage,
     key,
-    tabs: createTabs(key, options.multiTab ?? browser),
+    // Cookie and Bearer clients of one app on one page keep apart: neither may take the other's session.
+    tabs: createTabs(`${key}.${cookies ? 'cookies' : 'tokens'}`, options.multiTab ?? browser),
     now: options.now ?? Date.now,
     autoRefresh: options.autoRefreshToken ?? true,
     refresher: (refreshToken) => http.json('POST', '/v1/tokens/session', refreshToken ? { body: { refresh_token: refreshToken } } : {}),
