@@ -1,8 +1,9 @@
-import { createClient, GatehouseError, memoryStorage, type AuthEvent, type GatehouseClient, type Session } from '@gatehouse/client';
+import { createClient, GatehouseError, MfaRequiredError, memoryStorage, type AuthEvent, type GatehouseClient, type Session } from '@gatehouse/client';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeFor, startAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
+import { claimsOf, codeAt, enrollTotp } from '../helpers/mfa.js';
 
 // @gatehouse/client (packages/client) in Node against a real Gatehouse whose mail goes to an SMTP sink:
 // sign-up with the proof-of-work solved in a worker thread, each sign-in, refresh and its single flight,
@@ -263,5 +264,32 @@ describe('39 @gatehouse/client: the account', () => {
     await reset.auth.deleteAccount();
     expect(await reset.auth.getSession()).toBeNull();
     await expect(client().auth.signInWithPassword({ email: newEmail, password: 'a reset password' })).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe('40 @gatehouse/client: a second factor', () => {
+  it('40 client sdk: an account with TOTP gets MfaRequiredError from signInWithPassword (nothing stored, the secret never listed); a wrong code is 400', async () => {
+    const { email, password, session } = await signedIn();
+    await enrollTotp(env.server, app, session.access_token!);
+    const fresh = client({ storage: memoryStorage() });
+    const refused = await fresh.auth.signInWithPassword({ email, password }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(MfaRequiredError);
+    const challenge = refused as MfaRequiredError;
+    expect(challenge.factors.map((f) => f.type)).toEqual(['totp']);
+    expect(await fresh.auth.getSession()).toBeNull();
+    const { secret } = (await api(env.server, 'GET', '/v1/me/factors', { publishableKey: app.publishable_key, bearer: session.access_token! })).body.factors[0] ?? {};
+    expect(secret).toBeUndefined(); // the secret is shown once, at enrollment, never listed
+    await expect(fresh.auth.verifyMfa({ mfaToken: challenge.mfaToken, code: '000000' })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('40 client sdk: verifyMfa with the next TOTP code stores the session; the access token says aal2 with otp', async () => {
+    const { email, password, session } = await signedIn();
+    const { secret } = await enrollTotp(env.server, app, session.access_token!);
+    const fresh = client({ storage: memoryStorage() });
+    const challenge = (await fresh.auth.signInWithPassword({ email, password }).catch((error: unknown) => error)) as MfaRequiredError;
+    const done = await fresh.auth.verifyMfa({ mfaToken: challenge.mfaToken, code: codeAt(secret, 1) });
+    expect(claimsOf(done.access_token!)).toMatchObject({ aal: 'aal2' });
+    expect(claimsOf(done.access_token!).amr).toContain('otp');
+    expect((await fresh.auth.getUser())?.email).toBe(email);
   });
 });

@@ -2,6 +2,7 @@
 // (from AccountApi) the account routes.
 import { solveChallenge } from '#pow';
 import { AccountApi } from './account.js';
+import { MfaRequiredError, type MfaFactor } from './errors.js';
 import { withLanding, type Landing } from './landing.js';
 import type { Http } from './http.js';
 import type { SessionStore } from './session.js';
@@ -50,10 +51,24 @@ export class AuthApi extends AccountApi {
     });
   }
 
-  /** Signs in with the email and password (SIGNED_IN). */
+  /**
+   * A sign-in's answer: the session (SIGNED_IN), or, for an account with a second factor, MfaRequiredError
+   * carrying the mfa_token that verifyMfa completes (nothing is stored until then).
+   */
+  private signedIn(answer: Tokens | { mfa_required: true; mfa_token: string; factors: MfaFactor[]; expires_at: string }): Promise<Session> {
+    if ('mfa_required' in answer && answer.mfa_required) throw new MfaRequiredError(answer);
+    return this.store.signedIn(answer as Tokens);
+  }
+
+  /** Signs in with the email and password (SIGNED_IN), or throws MfaRequiredError. */
   async signInWithPassword(input: { email: string; password: string }): Promise<Session> {
-    const tokens = await this.http.json<Tokens>('POST', '/v1/signins', { body: { ...input, strategy: 'password' } });
-    return this.store.signedIn(tokens);
+    return this.signedIn(await this.http.json('POST', '/v1/signins', { body: { ...input, strategy: 'password' } }));
+  }
+
+  /** Completes a sign-in that asked for a second factor: a TOTP code or a recovery code (SIGNED_IN). */
+  async verifyMfa(input: { mfaToken: string; code?: string; recoveryCode?: string; factorId?: string }): Promise<Session> {
+    const body = { mfa_token: input.mfaToken, code: input.code, recovery_code: input.recoveryCode, factor_id: input.factorId };
+    return this.store.signedIn(await this.http.json<Tokens>('POST', '/v1/mfa/verify', { body }));
   }
 
   /**
@@ -69,7 +84,7 @@ export class AuthApi extends AccountApi {
 
   /** Signs in with the emailed 6-digit code (a sign-up's or a sign-in's); SIGNED_IN. */
   async verifyOtp(input: { email: string; code: string }): Promise<Session> {
-    return this.store.signedIn(await this.http.json<Tokens>('POST', '/v1/verify-code', { body: input }));
+    return this.signedIn(await this.http.json('POST', '/v1/verify-code', { body: input }));
   }
 
   /**
@@ -98,7 +113,7 @@ export class AuthApi extends AccountApi {
 
   /** Exchanges an SSO token for a session of this app (done for you on landing); SIGNED_IN. */
   async exchangeSsoToken(token: string): Promise<Session> {
-    return this.store.signedIn(await this.http.json<Tokens>('POST', '/v1/sso/exchange', { body: { token } }));
+    return this.signedIn(await this.http.json('POST', '/v1/sso/exchange', { body: { token } }));
   }
 
   /**

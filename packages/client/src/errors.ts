@@ -25,3 +25,28 @@ export function errorFrom(status: number, body: unknown, header: (name: string) 
   const retryAfter = Number(header('retry-after'));
   return new GatehouseError(status, detail, header('x-request-id') ?? undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
 }
+
+/** A second factor the account asks for, as a sign-in's answer names it. */
+export interface MfaFactor {
+  factor_id: string;
+  type: 'totp' | 'webauthn';
+  friendly_name?: string | null;
+}
+
+/**
+ * The first factor was right and the account has a second one (docs/mfa.md): no session yet. Finish with
+ * `client.auth.verifyMfa({ mfaToken, code })` (or `recoveryCode`) within 5 minutes; nothing was stored.
+ */
+export class MfaRequiredError extends Error {
+  readonly mfaToken: string;
+  readonly factors: MfaFactor[];
+  readonly expiresAt: string;
+
+  constructor(answer: { mfa_token: string; factors: MfaFactor[]; expires_at: string }) {
+    super('a second factor is required to finish signing in');
+    this.name = 'MfaRequiredError';
+    this.mfaToken = answer.mfa_token;
+    this.factors = answer.factors;
+    this.expiresAt = answer.expires_at;
+  }
+}

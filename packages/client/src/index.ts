@@ -105,7 +105,7 @@ export function createClient(options: ClientOptions): GatehouseClient {
   };
 }
 
-export { GatehouseError } from './errors.js';
+export { GatehouseError, MfaRequiredError, type MfaFactor } from './errors.js';
 export { memoryStorage, type StorageAdapter } from './storage.js';
 export type { AuthApi, SignUpResult } from './auth.js';
 export type { AccountApi } from './account.js';
