@@ -8,6 +8,8 @@ import type { AuthEvent, AuthListener, Session, Tokens } from './types.js';
 
 /** Refresh this long before the access token expires (and treat it as expired from then on). */
 export const REFRESH_MARGIN_MS = 60_000;
+/** How long a tab that found another one refreshing waits for its result before refreshing itself. */
+const OTHER_TAB_WAIT_MS = 5_000;
 /** After a refresh that could not reach Gatehouse, try again this much later. */
 const RETRY_MS = 10_000;
 
@@ -29,6 +31,8 @@ export class SessionStore {
   private inflight: Promise<Session | null> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  /** Refreshes waiting for another tab's result. */
+  private readonly waiters = new Set<() => void>();
 
   constructor(private readonly o: SessionOptions) {
     o.tabs.onMessage((message) => void this.fromTab(message));
@@ -94,30 +98,54 @@ export class SessionStore {
   refresh(force = false): Promise<Session | null> {
     if (this.inflight) return this.inflight;
     const before = this.session;
-    this.inflight = this.o.tabs
-      .withLock(async () => {
-        const adopted = force ? undefined : await this.adopt(before);
-        if (adopted !== undefined) return adopted;
-        let tokens: Tokens;
-        try {
-          tokens = await this.o.refresher(this.o.cookies ? undefined : this.session?.refresh_token);
-        } catch (error) {
-          if (error instanceof GatehouseError && (error.status === 401 || error.status === 403)) {
-            // Another tab may have rotated it a moment ago and told us: keep what it sent.
-            if (this.session && this.session !== before && this.session.expires_at > this.o.now()) return this.session;
-            await this.signedOut();
-            return null;
-          }
-          throw error;
-        }
-        const session = this.fromTokens(tokens);
-        await this.set(session, before ? 'TOKEN_REFRESHED' : 'SIGNED_IN', true);
-        return session;
-      })
-      .finally(() => {
-        this.inflight = undefined;
-      });
+    this.inflight = (async () => {
+      // The first tab to ask refreshes; a tab that finds the lock held waits for that tab's result, which
+      // arrives over the channel (localStorage reaches other tabs late, so it is not the signal).
+      const first = await this.o.tabs.tryLock(() => this.refreshHolding(before, force));
+      if (first.ran) return first.value;
+      const theirs = await this.changeFrom(before, OTHER_TAB_WAIT_MS);
+      if (theirs !== undefined) return theirs;
+      return this.o.tabs.withLock(() => this.refreshHolding(before, force));
+    })().finally(() => {
+      this.inflight = undefined;
+    });
     return this.inflight;
+  }
+
+  /** The refresh itself, under the lock: unless another tab already did it, one request. */
+  private async refreshHolding(before: Session | null, force: boolean): Promise<Session | null> {
+    const adopted = force ? undefined : await this.adopt(before);
+    if (adopted !== undefined) return adopted;
+    let tokens: Tokens;
+    try {
+      tokens = await this.o.refresher(this.o.cookies ? undefined : this.session?.refresh_token);
+    } catch (error) {
+      if (error instanceof GatehouseError && (error.status === 401 || error.status === 403)) {
+        // Another tab may have rotated it a moment ago and told us: keep what it sent.
+        if (this.session && this.session !== before && this.session.expires_at > this.o.now()) return this.session;
+        await this.signedOut();
+        return null;
+      }
+      throw error;
+    }
+    const session = this.fromTokens(tokens);
+    await this.set(session, before ? 'TOKEN_REFRESHED' : 'SIGNED_IN', true);
+    return session;
+  }
+
+  /** The session once another tab changes it from `before` (undefined if none does within `ms`). */
+  private changeFrom(before: Session | null, ms: number): Promise<Session | null | undefined> {
+    if (this.session !== before) return Promise.resolve(this.session);
+    return new Promise((resolve) => {
+      const done = (value: Session | null | undefined) => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(value);
+      };
+      const check = () => this.session !== before && done(this.session);
+      const timer = setTimeout(() => done(undefined), ms);
+      this.waiters.add(check);
+    });
   }
 
   close(): void {
@@ -177,6 +205,7 @@ export class SessionStore {
     if (tell && event !== 'INITIAL_SESSION') this.o.tabs.post({ type: 'session', session: this.shareable(session), event });
     this.schedule();
     this.emit(event);
+    for (const waiter of [...this.waiters]) waiter();
   }
 
   private async fromTab(message: TabMessage): Promise<void> {

@@ -1,8 +1,9 @@
 // What the tabs of one browser share so that a refresh happens once: a Web Lock around it (only one tab
-// refreshes at a time), a small marker in localStorage (the new expiry, written before the lock is
-// released, so the next tab in line sees at once that the work is done) and a BroadcastChannel that
-// tells the others (and, with Bearer tokens kept in memory, hands them the new tokens). Refresh tokens
-// rotate and a reused one can revoke the session (docs/auth.md): two tabs must never send the same one.
+// refreshes at a time; a tab that finds it held waits for the holder's result instead), a BroadcastChannel
+// that carries that result to the others (with Bearer tokens kept in memory, the new tokens), and a small
+// marker in localStorage (the new expiry) for a tab that comes later. localStorage reaches other tabs
+// asynchronously in Chromium, so the channel, not the marker, is the signal. Refresh tokens rotate and a
+// reused one can revoke the session (docs/auth.md): two tabs must never send the same one.
 // Outside a browser (Node) the lock is a promise chain of this process and nothing is shared.
 import type { Session } from './types.js';
 
@@ -18,6 +19,8 @@ export type TabMessage = { type: 'session'; session: Session | null; event: 'SIG
 export interface Tabs {
   /** Runs `work` while no other tab (or call of this process) runs work under the same name. */
   withLock<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs `work` under the lock if no other tab holds it now; `{ ran: false }` when one does. */
+  tryLock<T>(work: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   readMarker(): Marker | undefined;
   writeMarker(marker: Marker | undefined): void;
   post(message: TabMessage): void;
@@ -27,6 +30,7 @@ export interface Tabs {
 
 interface LockManagerLike {
   request<T>(name: string, callback: () => Promise<T>): Promise<T>;
+  request<T>(name: string, options: { ifAvailable: true }, callback: (lock: unknown) => Promise<T>): Promise<T>;
 }
 
 export function createTabs(name: string, shared: boolean): Tabs {
@@ -48,6 +52,11 @@ export function createTabs(name: string, shared: boolean): Tabs {
       const run = chain.then(work, work);
       chain = run.catch(() => undefined);
       return run;
+    },
+    tryLock(work) {
+      // Without Web Locks (Node) there is no other tab: this process's own calls queue as in withLock.
+      if (!locks) return this.withLock(async () => ({ ran: true as const, value: await work() }));
+      return locks.request(name, { ifAvailable: true }, async (lock) => (lock ? { ran: true as const, value: await work() } : { ran: false as const }));
     },
     readMarker() {
       try {
