@@ -43,18 +43,23 @@ export async function countCodeAttempt(
   maxAttempts: number,
   now: string,
 ): Promise<EmailChallengeRow[]> {
+  return codeAttempt(db, appId, maxAttempts, now)
+    .where('email_normalized', '=', emailNormalized)
+    .where('purpose', 'in', purposes)
+    .returningAll()
+    .execute();
+}
+
+/** One more comparison of the app's live, unused codes still under `maxAttempts`: the caller names which. */
+function codeAttempt(db: Db, appId: string, maxAttempts: number, now: string) {
   return db
     .updateTable('email_challenges')
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
     .where('app_id', '=', appId)
-    .where('email_normalized', '=', emailNormalized)
-    .where('purpose', 'in', purposes)
     .where('code_hash', 'is not', null)
     .where('used_at', 'is', null)
     .where('code_expires_at', '>', now)
-    .where('attempts', '<', maxAttempts)
-    .returningAll()
-    .execute();
+    .where('attempts', '<', maxAttempts);
 }
 
 /** Marks one challenge used; only one caller can win it. Returns it, or undefined. */
@@ -105,18 +110,7 @@ export async function countUserCodeAttempt(
   maxAttempts: number,
   now: string,
 ): Promise<EmailChallengeRow[]> {
-  return db
-    .updateTable('email_challenges')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-    .where('app_id', '=', appId)
-    .where('user_id', '=', userId)
-    .where('purpose', '=', purpose)
-    .where('code_hash', 'is not', null)
-    .where('used_at', 'is', null)
-    .where('code_expires_at', '>', now)
-    .where('attempts', '<', maxAttempts)
-    .returningAll()
-    .execute();
+  return codeAttempt(db, appId, maxAttempts, now).where('user_id', '=', userId).where('purpose', '=', purpose).returningAll().execute();
 }
 
 /** The live challenge of a link token of one of `purposes`, read without consuming it (or undefined). */
