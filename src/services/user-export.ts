@@ -2,10 +2,12 @@ import type { Deps } from '../deps.js';
 import { notFound } from '../errors.js';
 import { pageUserRows } from '../store/repos/custom-rows.js';
 import { findCustomTable, listCustomTableIds, type CustomTable } from '../store/repos/custom-tables.js';
+import { listFactors } from '../store/repos/mfa-factors.js';
 import { listUserIdentities, pageUserSessions } from '../store/repos/user-export.js';
 import { pageUserObjects } from '../store/repos/user-objects.js';
 import { findUserById, type User } from '../store/repos/users.js';
 import { isMissingTable } from '../store/tables-dialect.js';
+import { toFactorView } from './mfa-factors.js';
 import { rowRecords } from './tables/records.js';
 
 // A user's export (contract.md section 14): one JSON document, written as it is read. Rows, sessions and
@@ -64,7 +66,8 @@ async function* documentOf(deps: UserExportDeps, appId: string, user: User): Asy
     const last = page[page.length - 1];
     return { items: page, next: page.length === PAGE && last ? ([last.bucket_id, last.key] as [string, string]) : undefined };
   });
-  yield ']}';
+  // Second factors: what they are and when they were used; the secrets stay sealed in the database.
+  yield `],"factors":${JSON.stringify((await listFactors(deps.db, appId, user.id)).map(toFactorView))}}`;
 }
 
 /** The items of every page, as JSON array elements joined by commas (without the brackets). */

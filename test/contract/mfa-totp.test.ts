@@ -187,6 +187,36 @@ describe('sign-in with a second factor', () => {
   });
 });
 
+describe('the mfa_verify_ip window', () => {
+  it('30 guesses a minute per IP and app, however many arrive at once on both nodes: the rest are 429 with Retry-After; another app keeps its own', async () => {
+    // The suite runs without limits; these nodes have the built-in window (on PostgreSQL two of them, on one
+    // database, counting in Redis).
+    const first = await startServer({ RATE_LIMITS: 'mfa_verify_ip=30/60', SMTP_URL: env.sink.url });
+    const nodes = [first];
+    try {
+      if (TEST_DB === 'postgres') nodes.push(await startServer({ ...first.env, PORT: '' }));
+      const limitedApp = await createApp(first);
+      const elsewhere = await createApp(first);
+      const user = await userWithTotp({ ...env, server: first }, limitedApp);
+      const token = await passwordChallenge(first, limitedApp, user.email, user.password);
+      const guesses = await Promise.all(
+        Array.from({ length: 36 }, (_, i) => verifyMfa(nodes[i % nodes.length]!, limitedApp, { mfa_token: `mfa_guess_${i}`, code: '123456' })),
+      );
+      const statuses = guesses.map((r) => r.status);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(30);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(6);
+      const refused = guesses.find((r) => r.status === 429)!;
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Object.keys(refused.body)).toEqual(['detail']);
+      // While the window is full a right code is refused too; another app's window is its own.
+      for (const node of nodes) expect((await verifyMfa(node, limitedApp, { mfa_token: token, code: codeAt(user.secret, 1) })).status).toBe(429);
+      expect((await verifyMfa(first, elsewhere, { mfa_token: 'mfa_guess', code: '123456' })).status).toBe(401);
+    } finally {
+      for (const node of nodes.reverse()) await node.stop();
+    }
+  });
+});
+
 describe('app isolation', () => {
   it("another app's key cannot complete a challenge (401), nor see or change the user's factors", async () => {
     const user = await userWithTotp(env, app);

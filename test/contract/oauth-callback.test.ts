@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setCookies } from '../helpers/accounts.js';
 import { api } from '../helpers/fixtures.js';
 import { OAuthBrowser } from '../helpers/oauth-browser.js';
+import { claimsOf, codeAt, enrollTotp, verifyMfa } from '../helpers/mfa.js';
 import { authorize, errorOf, expireOAuthState, me, newAccount, RETURN, signInWith, startOAuthEnv, type OAuthEnv } from '../helpers/oauth.js';
 
 // contract.md section 13: the callback opens nothing unless the state is live and the ID token passes
@@ -121,6 +122,33 @@ describe('13 OAuth callback: the ID token', () => {
     const { browser, pending } = await atCallback();
     expect((await browser.send(pending)).location!.href).toBe(RETURN);
     expect((await me(o, browser, A())).status).toBe(200);
+  });
+});
+
+describe('OAuth sign-in of a user with a second factor (docs/mfa.md)', () => {
+  it('the callback redirects with ?mfa_token= and sets no cookie; the token and a TOTP code give amr ["oauth","otp"]', async () => {
+    const account = newAccount(o.google);
+    const first = await signInWith(o, A(), 'google', account.sub);
+    expect(first.callback.location!.href).toBe(RETURN);
+    const userId = (await me(o, first.browser, A())).json.user_id as string;
+    expect(userId).toBeTruthy();
+    const minted = await api(o.server, 'POST', '/v1/sign_in_tokens', { bearer: A().secret_key, body: { user_id: userId } });
+    const totp = await enrollTotp(o.server, A(), minted.body.token);
+
+    const again = await signInWith(o, A(), 'google', account.sub);
+    const landing = again.callback.location!;
+    expect(`${landing.origin}${landing.pathname}`).toBe(RETURN);
+    const mfaToken = landing.searchParams.get('mfa_token');
+    expect(mfaToken).toMatch(/.{20,}/);
+    expect(landing.searchParams.get('error')).toBeNull();
+    expect(setCookies(again.callback.headers).__session).toBeUndefined();
+    expect((await me(o, again.browser, A())).status).toBe(401);
+
+    // Another app's key cannot finish it; this app's key with the next step's code does.
+    expect((await verifyMfa(o.server, B(), { mfa_token: mfaToken, code: codeAt(totp.secret, 1) })).status).toBe(401);
+    const done = await verifyMfa(o.server, A(), { mfa_token: mfaToken, code: codeAt(totp.secret, 1) });
+    expect(done.status).toBe(200);
+    expect(claimsOf(done.body.access_token)).toMatchObject({ sub: userId, amr: ['oauth', 'otp'], aal: 'aal2' });
   });
 });
 

@@ -5,6 +5,7 @@ import { Browser } from '../helpers/browser.js';
 import { botAuthBody, confirmedChallenge, newBotKeys, startSim, type ConfirmationsSim } from '../helpers/confirmations.js';
 import { execDatabase, queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
+import { claimsOf, codeAt, enrollTotp, verifyMfa } from '../helpers/mfa.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 // interface.md 4.3 and part 3 (SSO token states), contract.md section 6: single sign-on between two
@@ -224,6 +225,22 @@ describe('contract 6: users in the target app', () => {
     const unverified = await serverUser(appA);
     expect((await exchange(appB, await tokenFor(unverified.id))).status).toBe(200);
     expect(await userInB(unverified.email)).toEqual([expect.objectContaining({ email_verified: false })]);
+  });
+
+  it('a user of B with a second factor: the exchange answers mfa_required (no session, no cookie); the code completes it at aal2', async () => {
+    const user = await verifiedUser(env, appA);
+    const first = await exchange(appB, await tokenForBearer(user.tokens.access_token));
+    expect(first.status).toBe(200);
+    const totp = await enrollTotp(server, appB, first.body.access_token);
+
+    const hop = await exchange(appB, await tokenForBearer(user.tokens.access_token));
+    expect(hop.status).toBe(200);
+    expect(hop.body).toMatchObject({ mfa_required: true, factors: [expect.objectContaining({ factor_id: totp.factorId, type: 'totp' })] });
+    expect(hop.body.access_token).toBeUndefined();
+    expect(hop.headers.get('set-cookie')).toBeNull();
+    const done = await verifyMfa(server, appB, { mfa_token: hop.body.mfa_token, code: codeAt(totp.secret, 1) });
+    expect(done.status).toBe(200);
+    expect(claimsOf(done.body.access_token)).toMatchObject({ sub: first.body.user_id, amr: ['sso', 'otp'], aal: 'aal2' });
   });
 
   it('pre-hijacking: an unverified account made first in B loses its password, sessions and OAuth links to the verified owner', async () => {

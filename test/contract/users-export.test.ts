@@ -4,6 +4,7 @@ import { signUp, uniqueEmail } from '../helpers/accounts.js';
 import { execDatabase, queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { createBucket, putObject, random } from '../helpers/objects.js';
+import { enrollTotp } from '../helpers/mfa.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, insertRow, makeTable } from '../helpers/tables.js';
 
@@ -22,6 +23,7 @@ describe('14 exporting a user', () => {
   let big: { table_id: string; name: string; columns: { column_id: string; name: string }[] };
   let bucket: { bucket_id: string; name: string };
   const identity = randomUUID();
+  let totp: Awaited<ReturnType<typeof enrollTotp>>;
 
   async function person(name: string) {
     const email = uniqueEmail(name);
@@ -69,6 +71,8 @@ describe('14 exporting a user', () => {
     expect((await putObject(server, app, other2.bucket_id, 'notes.txt', random(7), { contentType: 'text/plain', query: `?user_id=${alice.userId}` })).status).toBe(200);
     expect((await putObject(server, app, bucket.bucket_id, 'photos/a.jpg', random(5), { query: `?user_id=${bob.userId}` })).status).toBe(200);
     expect((await putObject(server, app, bucket.bucket_id, 'shared.txt', random(5))).status).toBe(200);
+    // A second factor of hers: listed by what it is, never by its secret or her recovery codes.
+    totp = await enrollTotp(server, app, alice.token);
   });
   afterAll(async () => server?.stop());
 
@@ -80,7 +84,7 @@ describe('14 exporting a user', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const doc = res.body;
-    expect(Object.keys(doc)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects']);
+    expect(Object.keys(doc)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors']);
     const user = await api(server, 'GET', `/v1/users/${alice.userId}`, { bearer: app.secret_key });
     expect(doc.user).toEqual(user.body);
     expect(doc.identities).toEqual([{ provider: 'google', subject: identity, email: 'alice@gmail.example' }]);
@@ -108,6 +112,12 @@ describe('14 exporting a user', () => {
     const photo = doc.objects.find((o: { key: string }) => o.key === 'photos/a.jpg');
     expect(photo).toEqual({ bucket_id: bucket.bucket_id, bucket_name: bucket.name, key: 'photos/a.jpg', size_bytes: 120, content_type: 'image/jpeg', created_at: photo.created_at });
     expect(doc.objects.map((o: { key: string }) => o.key).sort()).toEqual(['notes.txt', 'photos/a.jpg']);
+
+    // Her factors as GET /v1/users/{id}/factors lists them.
+    const listed = await api(server, 'GET', `/v1/users/${alice.userId}/factors`, { bearer: app.secret_key });
+    expect(doc.factors).toEqual(listed.body.factors);
+    expect(doc.factors.map((f: { factor_id: string; type: string; status: string }) => [f.factor_id, f.type, f.status])).toEqual([[totp.factorId, 'totp', 'verified']]);
+    expect((await exportOf(people.bob!.userId)).body.factors).toEqual([]);
   });
 
   it('14 export: no password hash, token hash, code or secret, and nothing of another user', async () => {
@@ -119,7 +129,9 @@ describe('14 exporting a user', () => {
     const forbidden = [String(secrets!.password_hash), '$argon2', alice.token, alice.refreshToken, app.secret_key, bob.userId, bob.email, 'nobody'];
     for (const row of await queryDatabase(server.databaseUrl, `select refresh_hash from sessions where user_id = '${alice.userId}' and refresh_hash is not null`)) forbidden.push(String(row.refresh_hash));
     for (const row of await queryDatabase(server.databaseUrl, `select code_hash from email_challenges where user_id = '${alice.userId}' and code_hash is not null`)) forbidden.push(String(row.code_hash));
-    expect(forbidden.length).toBeGreaterThan(8);
+    forbidden.push(totp.secret, ...totp.recoveryCodes, totp.accessToken);
+    for (const row of await queryDatabase(server.databaseUrl, `select secret_sealed from mfa_factors where user_id = '${alice.userId}'`)) forbidden.push(String(row.secret_sealed));
+    expect(forbidden.length).toBeGreaterThan(20);
     for (const secret of forbidden) expect(text.includes(secret), `export holds ${secret.slice(0, 12)}…`).toBe(false);
     // Bob's own export holds his row and object, none of hers.
     const bobs = (await exportOf(bob.userId)).body;
@@ -155,6 +167,6 @@ describe('14 exporting a user', () => {
     expect(doc.paths['/v1/users/{user_id}'].delete.responses['200']).toBeDefined();
     expect(doc.paths['/v1/me'].delete.responses['403']).toBeDefined();
     const exported = doc.paths['/v1/users/{user_id}/export'].get.responses['200'].content['application/json'].schema;
-    expect(Object.keys(exported.properties)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects']);
+    expect(Object.keys(exported.properties)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors']);
   });
 });

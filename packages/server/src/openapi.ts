@@ -693,7 +693,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Export a user: their record, identities, sessions, rows and objects' metadata, streamed */
+        /** Export a user: their record, identities, sessions, rows, objects' metadata and second factors, streamed */
         get: operations["exportUser"];
         put?: never;
         post?: never;
@@ -3982,6 +3982,17 @@ export interface operations {
                             content_type: string;
                             /** Format: date-time */
                             created_at: string;
+                        }[];
+                        /** @description Second factors (docs/mfa.md): type, name and dates; never a TOTP secret, a public key or a recovery code */
+                        factors: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                            status: "unverified" | "verified";
+                            /** Format: date-time */
+                            created_at: string;
+                            last_used_at: string | null;
                         }[];
                     };
                 };

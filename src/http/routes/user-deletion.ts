@@ -7,6 +7,7 @@ import { clearAuthCookies } from '../cookies.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { Factor } from './mfa/schemas.js';
 import { UserBody } from './users.js';
 
 // contract.md section 14: deleting a user (Secret, or the user themselves) and exporting one (Secret).
@@ -48,6 +49,7 @@ const ExportBody = Type.Object(
         created_at: Timestamp,
       }),
     ),
+    factors: Type.Array(Factor, { description: 'Second factors (docs/mfa.md): type, name and dates; never a TOTP secret, a public key or a recovery code' }),
   },
   { description: "Everything the app holds about the user (no password, token hash or secret); only tables holding a row of the user are listed" },
 );
@@ -101,7 +103,7 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
       schema: {
         operationId: 'exportUser',
         ...secretRoute,
-        summary: "Export a user: their record, identities, sessions, rows and objects' metadata, streamed",
+        summary: "Export a user: their record, identities, sessions, rows, objects' metadata and second factors, streamed",
         params: UserParams,
         response: { 200: ExportBody, ...errors(400, 401, 403, 404) },
       },
