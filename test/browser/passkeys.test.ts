@@ -137,4 +137,42 @@ describe.skipIf(reason)(`browser: passkeys with Chromium's virtual authenticator
     expect((await api(env.server, 'POST', '/v1/mfa/passkey/options', { publishableKey: app.publishable_key, body: { mfa_token: mfaToken } })).status).toBe(401);
     await context.close();
   });
+
+  it('rename and remove a passkey: the new name is listed; once removed it signs nobody in, password sign-in asks nothing, and a notice is sent', async () => {
+    const user = await verifiedUser(env, app);
+    const { context, page } = await deviceWithAuthenticator();
+    const registered = await ceremony(page, {
+      api: env.server.url,
+      key: app.publishable_key,
+      token: user.tokens.access_token,
+      mode: 'create',
+      optionsPath: '/v1/me/passkeys/options',
+      resultPath: '/v1/me/passkeys',
+      fields: { friendly_name: 'laptop' },
+    });
+    expect(registered.status).toBe(201);
+    const auth = { publishableKey: app.publishable_key, bearer: registered.body.access_token as string };
+    const path = `/v1/me/factors/${registered.body.factor.factor_id}`;
+    const renamed = await api(env.server, 'PATCH', path, { ...auth, body: { friendly_name: 'work laptop' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ type: 'webauthn', friendly_name: 'work laptop' });
+    const challenge = await passwordChallenge(env.server, app, user.email, user.password);
+    expect(challenge).toBeTruthy();
+    expect((await api(env.server, 'GET', '/v1/me/factors', auth)).body.factors).toEqual([expect.objectContaining({ friendly_name: 'work laptop' })]);
+
+    // A session that has not shown the passkey (aal1) cannot remove it; the aal2 one can.
+    expect((await api(env.server, 'DELETE', path, { publishableKey: app.publishable_key, bearer: user.tokens.access_token })).status).toBe(403);
+    const removed = await api(env.server, 'DELETE', path, auth);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toEqual({ status: 'deleted' });
+    // The authenticator still holds the credential, but the server no longer knows it.
+    const refused = await ceremony(page, { api: env.server.url, key: app.publishable_key, mode: 'get', optionsPath: '/v1/passkeys/signin/options', resultPath: '/v1/passkeys/signin' });
+    expect(refused.status).toBe(401);
+    const signin = await api(env.server, 'POST', '/v1/signins', { publishableKey: app.publishable_key, body: { email: user.email, password: user.password } });
+    expect(signin.body.mfa_required).toBeUndefined();
+    expect(signin.body.access_token).toBeTruthy();
+    const notice = await env.sink.waitFor(user.email, { count: 3 });
+    expect(notice.subject).toMatch(/^A second factor was removed/);
+    await context.close();
+  });
 });
