@@ -72,7 +72,7 @@ export function resolveMasterKey(config: Config, log: Logger): Buffer {
 
 export function createDeps(config: Config, log: Logger, options: { clock?: Clock } = {}): Deps {
   const clock = options.clock ?? systemClock;
-  const store = openStore(config.database, { queryTimeoutMs: config.dbQueryTimeoutMs, poolTimeoutMs: config.dbPoolTimeoutMs });
+  const store = openStore(config.database, { queryTimeoutMs: config.dbQueryTimeoutMs, poolTimeoutMs: config.dbPoolTimeoutMs, sqliteCacheMb: config.sqliteCacheMb });
   const masterKey = resolveMasterKey(config, log);
   // A retired signing key stays published as long as the longest token it may have signed.
   const retiredKeyLifetime = Math.max(ACCESS_TOKEN_SECONDS, config.maxSigninTokenLifetimeSeconds);
