@@ -1,12 +1,14 @@
-// client.auth: sign-up with the proof-of-work, every way to sign in, the session and its events, and
-// (from AccountApi) the account routes.
+// client.auth: sign-up with the proof-of-work, every way to sign in (a passkey among them), the session and
+// its events, (from AccountApi) the account routes, and `mfa`, the user's second factors.
 import { solveChallenge } from '#pow';
 import { AccountApi } from './account.js';
 import { MfaRequiredError, type MfaFactor } from './errors.js';
+import { MfaApi } from './factors.js';
 import { withLanding, type Landing } from './landing.js';
 import type { Http } from './http.js';
+import { getPasskey } from './passkeys.js';
 import type { SessionStore } from './session.js';
-import type { AuthListener, Challenge, Session, Tokens, User } from './types.js';
+import type { AuthListener, Challenge, Ok, Session, Tokens, User } from './types.js';
 
 export interface SignUpResult {
   status: 'verification_sent';
@@ -22,6 +24,8 @@ function currentPage(): string | undefined {
 export class AuthApi extends AccountApi {
   /** What the page's address said when the client started (see handleRedirect). */
   landing: Promise<Landing | undefined> = Promise.resolve(undefined);
+  /** The signed-in user's second factors: list, enroll (TOTP, passkey), rename, remove, recovery codes. */
+  readonly mfa: MfaApi;
 
   constructor(
     http: Http,
@@ -30,6 +34,7 @@ export class AuthApi extends AccountApi {
     private readonly powWorkerUrl: string | URL | undefined,
   ) {
     super(http, store);
+    this.mfa = new MfaApi(http, store);
   }
 
   /**
@@ -65,10 +70,27 @@ export class AuthApi extends AccountApi {
     return this.signedIn(await this.http.json('POST', '/v1/signins', { body: { ...input, strategy: 'password' } }));
   }
 
-  /** Completes a sign-in that asked for a second factor: a TOTP code or a recovery code (SIGNED_IN). */
-  async verifyMfa(input: { mfaToken: string; code?: string; recoveryCode?: string; factorId?: string }): Promise<Session> {
-    const body = { mfa_token: input.mfaToken, code: input.code, recovery_code: input.recoveryCode, factor_id: input.factorId };
+  /**
+   * Completes a sign-in that asked for a second factor (SIGNED_IN): a TOTP code, a recovery code, or
+   * `passkey: true`, which asks this device (a browser) to sign with one of the account's passkeys.
+   */
+  async verifyMfa(input: { mfaToken: string; code?: string; recoveryCode?: string; factorId?: string; passkey?: boolean }): Promise<Session> {
+    let body: Record<string, unknown>;
+    if (input.passkey) {
+      const { options } = await this.http.json<Ok<'mfaPasskeyOptions'>>('POST', '/v1/mfa/passkey/options', { body: { mfa_token: input.mfaToken } });
+      body = { mfa_token: input.mfaToken, passkey: await getPasskey(options) };
+    } else body = { mfa_token: input.mfaToken, code: input.code, recovery_code: input.recoveryCode, factor_id: input.factorId };
     return this.store.signedIn(await this.http.json<Tokens>('POST', '/v1/mfa/verify', { body }));
+  }
+
+  /**
+   * Signs in with a passkey, no email typed: the device offers the app's passkeys and the person unlocks
+   * one (a browser: navigator.credentials.get). SIGNED_IN, at aal2; an unknown passkey is 401.
+   */
+  async signInWithPasskey(): Promise<Session> {
+    const { challenge_id, options } = await this.http.json<Ok<'passkeySignInOptions'>>('POST', '/v1/passkeys/signin/options');
+    const credential = await getPasskey(options);
+    return this.store.signedIn(await this.http.json<Tokens>('POST', '/v1/passkeys/signin', { body: { challenge_id, credential } }));
   }
 
   /**
@@ -118,8 +140,9 @@ export class AuthApi extends AccountApi {
 
   /**
    * Why the page was opened, read from its address when the client started: an SSO landing (already
-   * exchanged), an email link or OAuth sign-in (the session already loaded), or a password-reset or
-   * email-change token for the page to use. Undefined for an ordinary visit.
+   * exchanged), an email link or OAuth sign-in (the session already loaded), a sign-in that asks for the
+   * second factor (`mfa`: verifyMfa with its mfaToken), or a password-reset or email-change token for the
+   * page to use. Undefined for an ordinary visit.
    */
   handleRedirect(): Promise<Landing | undefined> {
     return this.landing;

@@ -5,6 +5,7 @@
 //   await gatehouse.storage.from('avatars').upload('me.png', file, { onProgress });
 import { AuthApi } from './auth.js';
 import { StorageApi } from './buckets.js';
+import { MfaRequiredError } from './errors.js';
 import { Http } from './http.js';
 import { takeLanding, type Landing } from './landing.js';
 import { SessionStore } from './session.js';
@@ -85,7 +86,12 @@ export function createClient(options: ClientOptions): GatehouseClient {
   void (async () => {
     await store.load();
     landing = (options.detectSessionInUrl ?? browser) ? takeLanding() : undefined;
-    if (landing?.type === 'sso') await auth.exchangeSsoToken(landing.token).catch(() => undefined);
+    if (landing?.type === 'sso') {
+      await auth.exchangeSsoToken(landing.token).catch((error: unknown) => {
+        // The account has a second factor: the page asks for it, as after an email link's landing.
+        if (error instanceof MfaRequiredError) landing = { type: 'mfa', mfaToken: error.mfaToken, factors: error.factors };
+      });
+    }
     else if (landing?.type === 'link' || (landing?.type === 'oauth' && !landing.error)) await store.refresh(true).catch(() => null);
     // With cookies and no sign of a session in this browser, the cookie itself may still hold one.
     else if (cookies && browser && !store.current) await store.refresh(true).catch(() => null);
@@ -109,6 +115,7 @@ export { GatehouseError, MfaRequiredError, type MfaFactor } from './errors.js';
 export { memoryStorage, type StorageAdapter } from './storage.js';
 export type { AuthApi, SignUpResult } from './auth.js';
 export type { AccountApi } from './account.js';
+export type { Factor, FactorAdded, FactorList, MfaApi, TotpEnrollment } from './factors.js';
 export type { BucketApi, StorageApi, UploadOptions } from './buckets.js';
 export type { Landing } from './landing.js';
 export type { Op, Page, Query, Row, RowData, TableApi } from './tables.js';

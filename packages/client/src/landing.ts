@@ -1,11 +1,18 @@
 // What a page learns from its own address when Gatehouse sends a person back to it: an SSO token, a
-// sign-in by email link or OAuth, a password-reset or email-change token. Each is removed from the
-// address bar (and history) before it is used.
+// sign-in by email link or OAuth (or, for an account with a second factor, its mfa_token), a password-reset
+// or email-change token. Each is removed from the address bar (and history) before it is used.
+
+import type { MfaFactor } from './errors.js';
 
 export type Landing =
   | { type: 'sso'; token: string }
   | { type: 'link' }
   | { type: 'oauth'; error?: string }
+  /**
+   * An email link, OAuth or SSO proved the first factor of an account with a second one: finish with
+   * auth.verifyMfa({ mfaToken, ... }). `factors` is known after SSO only (a redirect does not carry them).
+   */
+  | { type: 'mfa'; mfaToken: string; factors?: MfaFactor[] }
   | { type: 'password_reset'; token: string }
   | { type: 'email_change'; token: string };
 
@@ -30,13 +37,15 @@ export function takeLanding(): Landing | undefined {
   const reset = q.get('reset_token');
   const change = q.get('email_change_token');
   const kind = q.get(LANDING_PARAM);
-  if (sso) landing = { type: 'sso', token: sso };
+  const mfa = q.get('mfa_token');
+  if (mfa) landing = { type: 'mfa', mfaToken: mfa };
+  else if (sso) landing = { type: 'sso', token: sso };
   else if (reset) landing = { type: 'password_reset', token: reset };
   else if (change) landing = { type: 'email_change', token: change };
   else if (kind === 'oauth') landing = q.get('error') ? { type: 'oauth', error: q.get('error')! } : { type: 'oauth' };
   else if (kind === 'link') landing = { type: 'link' };
   if (!landing) return undefined;
-  for (const name of ['__sso_token', 'reset_token', 'email_change_token', LANDING_PARAM]) q.delete(name);
+  for (const name of ['__sso_token', 'reset_token', 'email_change_token', 'mfa_token', LANDING_PARAM]) q.delete(name);
   if (landing.type === 'oauth' && landing.error) q.delete('error');
   g.history.replaceState(g.history.state, '', url.href);
   return landing;

@@ -70,6 +70,17 @@ export class SessionStore {
     return session;
   }
 
+  /**
+   * A new access token for the same session (confirming a second factor makes it aal2): TOKEN_REFRESHED,
+   * here and in the other tabs. The refresh token is unchanged; with cookies the answer renewed the cookie.
+   */
+  async renewed(accessToken: string): Promise<void> {
+    if (!this.session) return;
+    const session: Session = { ...this.session, expires_at: this.expiry(accessToken) };
+    if (!this.o.cookies) session.access_token = accessToken;
+    await this.set(session, 'TOKEN_REFRESHED', true);
+  }
+
   /** The session is over (sign-out, deletion, a refused refresh): SIGNED_OUT here and in the other tabs. */
   async signedOut(): Promise<void> {
     if (this.session === null && !this.o.tabs.readMarker()) return;
@@ -177,11 +188,16 @@ export class SessionStore {
     return undefined;
   }
 
-  private fromTokens(tokens: Tokens): Session {
-    const times = tokenTimes(tokens.access_token);
+  /** When an access token just received expires, in ms on this machine's clock. */
+  private expiry(accessToken: string): number {
+    const times = tokenTimes(accessToken);
     // The token's lifetime counted on this machine's clock: a client whose clock is off still refreshes in time.
     const lifetime = times ? (times.exp - times.iat) * 1000 : 15 * 60_000;
-    const session: Session = { user_id: tokens.user_id, session_id: tokens.session_id, expires_at: this.o.now() + lifetime };
+    return this.o.now() + lifetime;
+  }
+
+  private fromTokens(tokens: Tokens): Session {
+    const session: Session = { user_id: tokens.user_id, session_id: tokens.session_id, expires_at: this.expiry(tokens.access_token) };
     if (!this.o.cookies) {
       session.access_token = tokens.access_token;
       session.refresh_token = tokens.refresh_token;
