@@ -1,9 +1,10 @@
 // The example app: a small notebook on @gatehouse/client. The API is on this page's own host name, so the
 // client runs on cookies: the session lives in the API's HttpOnly cookies and no token ever reaches this
 // page's script, let alone its screen. See docs/browser.md.
-import { createClient } from '/client/index.js';
+import { createClient, MfaRequiredError } from '/client/index.js';
 import config from '/config.js';
 import { avatar } from './avatar.js';
+import { factors } from './factors.js';
 import { notes } from './notes.js';
 import { profile } from './profile.js';
 import { $, notice, run, value } from './ui.js';
@@ -14,6 +15,7 @@ const here = `${location.origin}/`;
 const account = profile(gatehouse, config);
 const noteCard = notes(gatehouse);
 const picture = avatar(gatehouse);
+const security = factors(gatehouse);
 
 /** What the code box is for: a sign-up's or a sign-in's code (verifyOtp), or a password reset's. */
 let codeFor = { purpose: 'sign-in', email: '' };
@@ -31,29 +33,72 @@ function backToWelcome() {
   $('welcome').hidden = false;
   $('code-step').hidden = true;
   $('reset-step').hidden = true;
+  $('mfa-step').hidden = true;
+}
+
+/** The sign-in awaiting its second factor (docs/mfa.md): its mfa_token, good for 5 minutes. */
+let mfaToken = '';
+
+/** The second step: a code or a recovery code, or a passkey when the account has one (or we cannot tell). */
+function askForSecondFactor(token, factorList) {
+  mfaToken = token;
+  $('mfa-code').value = '';
+  $('use-mfa-passkey').hidden = Boolean(factorList) && !factorList.some((f) => f.type === 'webauthn');
+  $('welcome').hidden = $('code-step').hidden = $('reset-step').hidden = true;
+  $('mfa-step').hidden = false;
+}
+
+/** Runs a sign-in; an account with a second factor gets the second step instead of `done`'s message. */
+async function signingIn(signIn, done) {
+  try {
+    await signIn();
+    return done;
+  } catch (error) {
+    if (!(error instanceof MfaRequiredError)) throw error;
+    askForSecondFactor(error.mfaToken, error.factors);
+    return 'One more step: confirm it is you.';
+  }
 }
 
 async function showSignedIn() {
   document.body.dataset.view = 'signed-in';
   document.body.dataset.loaded = 'false';
   backToWelcome();
-  await Promise.all([account.load(), noteCard.load(), picture.load()]);
+  await Promise.all([account.load(), noteCard.load(), picture.load(), security.load()]);
   document.body.dataset.loaded = 'true';
 }
 
 function showSignedOut() {
   document.body.dataset.view = 'signed-out';
   picture.clear();
+  security.clear();
   $('note-list').replaceChildren();
 }
 
 $('account-form').onsubmit = (event) => {
   event.preventDefault();
-  run('Signing you in…', async () => {
-    await auth.signInWithPassword({ email: value('email'), password: $('password').value });
+  run('Signing you in…', () => signingIn(() => auth.signInWithPassword({ email: value('email'), password: $('password').value }), 'Welcome back.'));
+};
+
+$('passkey-sign-in').onclick = () =>
+  run('Follow your browser to use your passkey…', async () => {
+    await auth.signInWithPasskey();
     return 'Welcome back.';
   });
-};
+
+$('use-mfa-code').onclick = () =>
+  run('Checking…', async () => {
+    const code = value('mfa-code');
+    // Six digits come from the authenticator app; anything else is a recovery code (xxxxx-xxxxx).
+    await auth.verifyMfa(/^[0-9]{6}$/.test(code) ? { mfaToken, code } : { mfaToken, recoveryCode: code });
+    return 'Welcome back.';
+  });
+$('use-mfa-passkey').onclick = () =>
+  run('Follow your browser to use your passkey…', async () => {
+    await auth.verifyMfa({ mfaToken, passkey: true });
+    return 'Welcome back.';
+  });
+$('cancel-mfa').onclick = backToWelcome;
 
 $('sign-up').onclick = () =>
   run('Creating your account…', async () => {
@@ -90,11 +135,10 @@ $('use-code').onclick = () =>
   run('Checking the code…', async () => {
     const code = value('code');
     if (codeFor.purpose === 'reset') {
-      await auth.confirmPasswordReset({ email: codeFor.email, code, password: $('new-password').value });
-      return 'Password changed. You are signed in, and signed out everywhere else.';
+      const reset = () => auth.confirmPasswordReset({ email: codeFor.email, code, password: $('new-password').value });
+      return signingIn(reset, 'Password changed. You are signed in, and signed out everywhere else.');
     }
-    await auth.verifyOtp({ email: codeFor.email, code });
-    return codeFor.purpose === 'sign-up' ? 'Your email is confirmed. Welcome!' : 'Welcome back.';
+    return signingIn(() => auth.verifyOtp({ email: codeFor.email, code }), codeFor.purpose === 'sign-up' ? 'Your email is confirmed. Welcome!' : 'Welcome back.');
   });
 $('cancel-code').onclick = backToWelcome;
 
@@ -107,6 +151,11 @@ $('sign-out').onclick = () => run('Signing out…', async () => {
 async function greet() {
   const landing = await auth.handleRedirect();
   if (!landing) return;
+  // An email link, Google or Apple, or SSO proved who this is; the account asks for its second factor too.
+  if (landing.type === 'mfa') {
+    askForSecondFactor(landing.mfaToken, landing.factors);
+    return notice('One more step: confirm it is you.', 'ok');
+  }
   const session = await auth.getSession();
   if (landing.type === 'link') notice(session ? 'You are signed in from the link in your email.' : 'That link did not sign you in. Ask for a new one.', session ? 'ok' : 'error');
   if (landing.type === 'sso') notice(session ? `You are signed in to ${config.name} with your account from the other app.` : 'That sign-in did not work. Sign in here instead.', session ? 'ok' : 'error');
@@ -115,10 +164,7 @@ async function greet() {
     $('welcome').hidden = true;
     $('reset-step').hidden = false;
     $('save-reset').onclick = () =>
-      run('Saving your new password…', async () => {
-        await auth.confirmPasswordReset({ token: landing.token, password: $('reset-password').value });
-        return 'Password changed. You are signed in.';
-      });
+      run('Saving your new password…', () => signingIn(() => auth.confirmPasswordReset({ token: landing.token, password: $('reset-password').value }), 'Password changed. You are signed in.'));
   }
   if (landing.type === 'email_change') {
     if (!session) return notice('Sign in, then open the link again to confirm your new email.', 'error');

@@ -1,5 +1,6 @@
 // The signed-in user's own account (docs/account.md, docs/privacy.md): password reset, password and
 // email changes, where they are signed in, and deleting the account.
+import { MfaRequiredError, type MfaFactor } from './errors.js';
 import type { Http } from './http.js';
 import type { SessionStore } from './session.js';
 import type { DeviceSession, Ok, Session, Tokens, User } from './types.js';
@@ -18,10 +19,22 @@ export class AccountApi {
     await this.http.json('POST', '/v1/password_resets', { body: { email, redirect_url: options.redirectTo ?? null } });
   }
 
-  /** Sets the new password with the emailed code (and the address) or the link's token; signs in (SIGNED_IN). */
+  /**
+   * A sign-in's answer: the session (SIGNED_IN), or, for an account with a second factor, MfaRequiredError
+   * carrying the mfa_token that verifyMfa completes (nothing is stored until then).
+   */
+  protected signedIn(answer: Tokens | { mfa_required: true; mfa_token: string; factors: MfaFactor[]; expires_at: string }): Promise<Session> {
+    if ('mfa_required' in answer && answer.mfa_required) throw new MfaRequiredError(answer);
+    return this.store.signedIn(answer as Tokens);
+  }
+
+  /**
+   * Sets the new password with the emailed code (and the address) or the link's token; signs in (SIGNED_IN),
+   * or throws MfaRequiredError for an account with a second factor (the password is changed either way).
+   */
   async confirmPasswordReset(input: { email: string; code: string; password: string } | { token: string; password: string }): Promise<Session> {
     const body = 'token' in input ? { reset_token: input.token, new_password: input.password } : { email: input.email, code: input.code, new_password: input.password };
-    return this.store.signedIn(await this.http.json<Tokens>('POST', '/v1/password_resets/confirm', { body }));
+    return this.signedIn(await this.http.json('POST', '/v1/password_resets/confirm', { body }));
   }
 
   /** Changes the password; `currentPassword` is required when the account has one. Other sessions are signed out. */

@@ -2,7 +2,6 @@
 // its events, (from AccountApi) the account routes, and `mfa`, the user's second factors.
 import { solveChallenge } from '#pow';
 import { AccountApi } from './account.js';
-import { MfaRequiredError, type MfaFactor } from './errors.js';
 import { MfaApi } from './factors.js';
 import { withLanding, type Landing } from './landing.js';
 import type { Http } from './http.js';
@@ -54,15 +53,6 @@ export class AuthApi extends AccountApi {
         hashcash: { challenge: challenge.challenge, nonce },
       },
     });
-  }
-
-  /**
-   * A sign-in's answer: the session (SIGNED_IN), or, for an account with a second factor, MfaRequiredError
-   * carrying the mfa_token that verifyMfa completes (nothing is stored until then).
-   */
-  private signedIn(answer: Tokens | { mfa_required: true; mfa_token: string; factors: MfaFactor[]; expires_at: string }): Promise<Session> {
-    if ('mfa_required' in answer && answer.mfa_required) throw new MfaRequiredError(answer);
-    return this.store.signedIn(answer as Tokens);
   }
 
   /** Signs in with the email and password (SIGNED_IN), or throws MfaRequiredError. */
