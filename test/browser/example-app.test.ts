@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeFor, linkFor, uniqueEmail } from '../helpers/accounts.js';
-import { act, expectNoTokenInPage, open, png, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
-import { RESULTS_DIR, skipReason, startSites, type Sites } from './harness.js';
+import { act, expectNoTokenInPage, open, png, screenshot, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
+import { skipReason, startSites, type Sites } from './harness.js';
 
 // The example web app (examples/web, built on @gatehouse/client) in a real Chromium: sign-up with the
 // proof-of-work in a Web Worker, each way to sign in, the cookies as the browser's own jar holds them,
@@ -11,7 +9,6 @@ import { RESULTS_DIR, skipReason, startSites, type Sites } from './harness.js';
 
 const reason = skipReason();
 let sites: Sites;
-const DOCS = resolve(import.meta.dirname, '../../docs');
 
 beforeAll(async () => {
   if (!reason) sites = await startSites();
@@ -19,12 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sites?.stop();
 });
-
-async function screenshot(page: import('playwright-core').Page, name: string): Promise<void> {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  await page.screenshot({ path: join(RESULTS_DIR, name), fullPage: true });
-  if (process.env.UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: join(DOCS, name), fullPage: true });
-}
 
 describe.skipIf(reason)(`browser: the example app in Chromium${reason ? ` (skipped: ${reason})` : ''}`, () => {
   it('signs up (proof-of-work in a Web Worker) and confirms by code; the cookies are HttpOnly, SameSite=Lax, on the API host; no token is ever in the page', async () => {

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkFor, uniqueEmail } from '../helpers/accounts.js';
 import { codeAt, userWithTotp } from '../helpers/mfa.js';
-import { act, expectNoTokenInPage, open, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
+import { act, expectNoTokenInPage, open, screenshot, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
 import { skipReason, startSites, type Sites } from './harness.js';
 
 // The example app's second factors in Chromium (docs/mfa.md): the Security card adds an authenticator app
@@ -34,6 +34,7 @@ async function addAuthenticatorApp(page: Page, name = ''): Promise<{ secret: str
 describe.skipIf(reason)(`browser: the example app's second factors${reason ? ` (skipped: ${reason})` : ''}`, () => {
   it('adds an authenticator app (QR code, key, first code), shows 10 recovery codes once; the next password sign-in asks for a code, then a recovery code', async () => {
     const page = await open(await sites.context(), sites.oneUrl);
+    await page.setViewportSize({ width: 1100, height: 760 });
     const email = uniqueEmail('totp-ui');
     await signUpAndConfirm(sites, page, email);
     expect(await page.textContent('#factors-empty')).toBe('No second step yet.');
@@ -48,6 +49,7 @@ describe.skipIf(reason)(`browser: the example app's second factors${reason ? ` (
     expect(shown).toMatch(/^([A-Z2-7]{4} ){7}[A-Z2-7]{4}$/);
     const secret = shown.replace(/\s/g, '');
     expect(await page.textContent('#factor-list')).toContain('Not confirmed');
+    await screenshot(page, 'example-app-security.png');
 
     // A wrong first code: the server's refusal, and the setup stays open for another try.
     await page.fill('#totp-code', codeAt(secret) === '000000' ? '111111' : '000000');

@@ -1,12 +1,21 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { codeFor } from '../helpers/accounts.js';
-import type { Sites } from './harness.js';
+import { RESULTS_DIR, type Sites } from './harness.js';
 
 // Driving the example app (examples/web) as a person does: open it, click a button named for people, read
 // the message it shows. Shared by the browser suite's example-app files.
+
+/** A full-page screenshot in test-results/, and in docs/ (the README's pictures) with UPDATE_SCREENSHOTS=1. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  await page.screenshot({ path: join(RESULTS_DIR, name), fullPage: true });
+  if (process.env.UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: join(resolve(import.meta.dirname, '../../docs'), name), fullPage: true });
+}
 
 /** Opens the app and waits until it has drawn its first view. */
 export async function open(context: BrowserContext, url: string): Promise<Page> {
