@@ -1,13 +1,13 @@
 import { createClient, GatehouseError, MfaRequiredError, memoryStorage, type AuthEvent, type GatehouseClient } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { codeFor, startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { createApp, type TestApp } from '../helpers/fixtures.js';
 import { claimsOf, codeAt } from '../helpers/mfa.js';
 
 // @gatehouse/client's second-factor methods (auth.mfa, docs/mfa.md) in Node against a real Gatehouse:
 // enrolling an authenticator app and confirming it (the session's new aal2 token kept as the client keeps
 // tokens), the factor list, renaming and removing, new recovery codes, and the refusals a page must show.
-// The passkey methods need a browser's WebAuthn: test/browser/example-mfa-passkeys.test.ts drives them.
+// The passkey methods need a browser's WebAuthn: test/browser/example-passkeys.test.ts drives them.
 
 let env: AuthEnv;
 let app: TestApp;
@@ -136,6 +136,20 @@ describe('40 @gatehouse/client: enrolling and managing second factors', () => {
     await expect(older.auth.mfa.enrollTotp()).rejects.toMatchObject({ status: 403, detail: 'this account has a second factor: sign in with it to change factors' });
     // The aal1 session may still read the list; the factor is still there.
     expect((await older.auth.mfa.listFactors()).factors).toEqual([expect.objectContaining({ factor_id: enrolled.factor_id, status: 'verified' })]);
+  });
+
+  it('40 client mfa: confirmPasswordReset of an account with a second factor throws MfaRequiredError (the password is changed); verifyMfa signs in with the new one', async () => {
+    const { gatehouse, email } = await signedIn();
+    const { secret } = await withTotp(gatehouse);
+    await env.sink.waitFor(email, { count: 2 }); // the sign-up's code and the enrollment's notice: the reset's is the third
+    const fresh = client();
+    await fresh.auth.resetPasswordForEmail(email);
+    const refused = await fresh.auth.confirmPasswordReset({ email, code: await codeFor(env.sink, email, 3), password: 'a reset password' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(MfaRequiredError);
+    expect(await fresh.auth.getSession()).toBeNull();
+    const session = await fresh.auth.verifyMfa({ mfaToken: (refused as MfaRequiredError).mfaToken, code: codeAt(secret, 1) });
+    expect(claimsOf(session.access_token!)).toMatchObject({ aal: 'aal2', amr: ['email', 'otp'] });
+    await expect(client().auth.signInWithPassword({ email, password: 'a reset password' })).rejects.toBeInstanceOf(MfaRequiredError);
   });
 
   it("40 client mfa: another user's factor id is 404 to rename and to remove", async () => {
