@@ -20,6 +20,10 @@ if (!process.env.UV_THREADPOOL_SIZE && !poolStarted) {
   process.env.GATEHOUSE_DEFAULT_THREAD_POOL = '1';
 }
 
+// Node 22.1 and later keep each module's compiled code on disk (in the system's temporary directory) and
+// reuse it at the next start: a command or a server starts on less CPU. Node 20 has no such cache.
+require('node:module').enableCompileCache?.();
+
 import('../dist/src/cli/index.js')
   .then(({ run }) => run(process.argv))
   .catch((error) => {

@@ -1,11 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { addSeconds, iso } from '../clock.js';
 import { newUuid } from '../crypto/ids.js';
 import { newRecoveryCodes, recoveryCodeHash } from '../crypto/recovery-codes.js';
@@ -24,6 +17,13 @@ import type { LiveChallenge } from './mfa-signin.js';
 import * as challenges from '../store/repos/mfa-challenges.js';
 import { allowedOriginsOf } from './origins.js';
 import { reissueAccess, startSession, type ClientInfo, type SessionTokens } from './sessions.js';
+
+/**
+ * @simplewebauthn/server and the X.509 and ASN.1 packages under it are about 300 modules: loaded on the
+ * first passkey request, not at every start (each `gatehouse serve` and CLI command would read them).
+ */
+let webauthnLibrary: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const simpleWebAuthn = () => (webauthnLibrary ??= import('@simplewebauthn/server'));
 
 // Passkeys (WebAuthn, with @simplewebauthn/server; docs/mfa.md): registration by a signed-in user, sign-in
 // with a discoverable credential (a first factor that is also aal2: a device and its user verification),
@@ -59,7 +59,7 @@ export async function passkeyRegistrationOptions(deps: FactorDeps, app: Applicat
   if (!user) throw unauthorized('not authenticated');
   await checkFactorRoom(deps, app, user.id);
   const existing = (await factors.listFactors(deps.db, app.id, user.id)).filter((f) => f.type === 'webauthn');
-  const options = await generateRegistrationOptions({
+  const options = await (await simpleWebAuthn()).generateRegistrationOptions({
     rpName: app.name,
     rpID: relyingPartyId(app),
     userName: user.email ?? user.id,
@@ -85,7 +85,7 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
   if (!challenge) throw badRequest('unknown, used or expired challenge_id: ask for new options', 'invalid_passkey');
   let verified;
   try {
-    verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: allowedOriginsOf(app), expectedRPID: relyingPartyId(app), requireUserVerification: true });
+    verified = await (await simpleWebAuthn()).verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: allowedOriginsOf(app), expectedRPID: relyingPartyId(app), requireUserVerification: true });
   } catch (error) {
     // The library's message may quote the challenge: only the error's name is logged.
     deps.log.info({ reason: (error as Error).name }, 'passkey registration refused');
@@ -127,7 +127,7 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
 /** Verifies an assertion by a stored passkey against `challenge` and records its counter; false when it does not verify. */
 async function checkAssertion(deps: FactorDeps, app: Application, factor: MfaFactorRow, challenge: string, response: AuthenticationResponseJSON): Promise<boolean> {
   try {
-    const result = await verifyAuthenticationResponse({
+    const result = await (await simpleWebAuthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: allowedOriginsOf(app),
@@ -151,7 +151,7 @@ async function checkAssertion(deps: FactorDeps, app: Application, factor: MfaFac
 
 /** `POST /v1/passkeys/signin/options`: request options for a discoverable credential (no user named). */
 export async function passkeySignInOptions(deps: FactorDeps, app: Application) {
-  const options = await generateAuthenticationOptions({ rpID: relyingPartyId(app), userVerification: 'required' });
+  const options = await (await simpleWebAuthn()).generateAuthenticationOptions({ rpID: relyingPartyId(app), userVerification: 'required' });
   return { challenge_id: await newCeremony(deps, app, null, 'signin', options.challenge), options: asJson(options) };
 }
 
@@ -173,7 +173,7 @@ export async function signInWithPasskey(deps: FactorDeps, app: Application, chal
 export async function mfaPasskeyOptions(deps: FactorDeps, app: Application, challenge: LiveChallenge) {
   const passkeys = (await factors.listFactors(deps.db, app.id, challenge.userId, { verifiedOnly: true })).filter((f) => f.type === 'webauthn');
   if (passkeys.length === 0) throw badRequest('this user has no passkey');
-  const options = await generateAuthenticationOptions({
+  const options = await (await simpleWebAuthn()).generateAuthenticationOptions({
     rpID: relyingPartyId(app),
     userVerification: 'preferred',
     allowCredentials: passkeys.map((f) => ({ id: f.credential_id!, transports: f.transports ? (JSON.parse(f.transports) as never) : undefined })),
