@@ -65,6 +65,12 @@ async function connect(kind, databaseUrl) {
   }
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
+  // A bulk load: no wait for each commit's WAL flush, and room to sort each index rebuilt after it.
+  await client.query('set synchronous_commit = off');
+  await client.query(`set maintenance_work_mem = '512MB'`);
+  // No foreign-key lookups (every row copies a valid one), as on SQLite: the service has no triggers of its
+  // own, so this turns off only the foreign keys' (needs a superuser, as the bench's PostgreSQL URL is).
+  await client.query('set session_replication_role = replica');
   const numbered = (text) => {
     let i = 0;
     return text.replace(/\?/g, () => `$${++i}`);
@@ -109,11 +115,17 @@ async function copies(conn, table, { prefix = '', source, where, params = [], fi
 /**
  * Runs `work` with the table's secondary indexes (those the migrations or the service created by name)
  * dropped, then creates them again with their own DDL: one sorted build each instead of a million random
- * inserts. SQLite only; PostgreSQL keeps them (its bulk insert into them is fast enough).
+ * inserts. On PostgreSQL every index but the ones behind constraints (the primary key, unique constraints)
+ * goes, and comes back by its `pg_indexes` definition.
  */
 async function withoutIndexes(conn, table, work) {
-  if (conn.kind !== 'sqlite') return work();
-  const indexes = await conn.all(`select name, sql from sqlite_master where type = 'index' and tbl_name = ? and sql is not null`, [table]);
+  const indexes =
+    conn.kind === 'sqlite'
+      ? await conn.all(`select name, sql from sqlite_master where type = 'index' and tbl_name = ? and sql is not null`, [table])
+      : await conn.all(
+          `select indexname as name, indexdef as sql from pg_indexes where schemaname = current_schema() and tablename = ? and indexname not in (select conname from pg_constraint where conrelid = ?::regclass)`,
+          [table, table],
+        );
   for (const index of indexes) await conn.run(`drop index ${index.name}`);
   await work();
   for (const index of indexes) await conn.run(index.sql);

@@ -52,10 +52,13 @@ export async function finishSignIn(deps: SessionDeps, app: Pick<Application, 'id
       mfa_required: true,
       mfa_token: token,
       expires_at: expiresAt,
-      factors: verified.map((f) => ({ factor_id: f.id, type: f.type, friendly_name: f.friendly_name })),
+      factors: verified.map(offeredFactor),
     },
   };
 }
+
+/** A factor as a challenge offers it: no dates, no status (only verified ones are offered). */
+const offeredFactor = (f: MfaFactorRow) => ({ factor_id: f.id, type: f.type, friendly_name: f.friendly_name });
 
 /** What completes a challenge; a passkey's check answers the factor that signed, or throws. */
 export type MfaProof = { code: string; factorId?: string } | { recoveryCode: string } | { passkey: (challenge: LiveChallenge) => Promise<MfaFactorRow | undefined> };
@@ -65,6 +68,7 @@ export interface LiveChallenge {
   userId: string;
   amr: string[];
   webauthnChallenge: string | null;
+  expiresAt: string;
 }
 
 const invalidToken = () => unauthorized('invalid or expired mfa_token: sign in again', 'invalid_mfa_token');
@@ -73,7 +77,17 @@ const invalidToken = () => unauthorized('invalid or expired mfa_token: sign in a
 export async function liveChallenge(deps: Pick<AccountDeps, 'db' | 'clock'>, app: Application, mfaToken: string): Promise<LiveChallenge> {
   const row = await challenges.findLiveChallenge(deps.db, app.id, sha256Hex(mfaToken), iso(deps.clock.now()));
   if (!row) throw invalidToken();
-  return { id: row.id, userId: row.user_id, amr: splitAmr(row.amr), webauthnChallenge: row.webauthn_challenge };
+  return { id: row.id, userId: row.user_id, amr: splitAmr(row.amr), webauthnChallenge: row.webauthn_challenge, expiresAt: row.expires_at };
+}
+
+/**
+ * `POST /v1/mfa/challenge`: the factors a live challenge may be completed with, and when it ends, for a page
+ * that holds only the mfa_token (a link or an OAuth redirect landed with `?mfa_token=`). Reads; spends nothing.
+ */
+export async function describeChallenge(deps: Pick<AccountDeps, 'db' | 'clock'>, app: Application, mfaToken: string): Promise<Omit<MfaChallenge, 'mfa_token'>> {
+  const challenge = await liveChallenge(deps, app, mfaToken);
+  const verified = await factors.listFactors(deps.db, app.id, challenge.userId, { verifiedOnly: true });
+  return { mfa_required: true, expires_at: challenge.expiresAt, factors: verified.map(offeredFactor) };
 }
 
 /** A guess that failed: counted against the challenge (in the write that checks the limit), then 400, or 401 once it is spent. */

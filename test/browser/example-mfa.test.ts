@@ -134,8 +134,9 @@ describe.skipIf(reason)(`browser: the example app's second factors${reason ? ` (
     expect(await page.textContent('#notice')).toBe('One more step: confirm it is you.');
     expect(await page.isVisible('#mfa-step')).toBe(true);
     expect(page.url()).toBe(sites.oneUrl); // the mfa_token left the address bar
-    // A redirect does not say which factors the account has: the passkey button is offered too.
-    expect(await page.isVisible('#use-mfa-passkey')).toBe(true);
+    // The redirect carries the token alone; the client asked POST /v1/mfa/challenge which factors the account
+    // has: an authenticator app only, so no passkey button.
+    expect(await page.isVisible('#use-mfa-passkey')).toBe(false);
     await page.fill('#mfa-code', codeAt(user.secret, 1));
     expect(await act(page, '#use-mfa-code')).toEqual({ state: 'ok', text: 'Welcome back.' });
     await signedInAs(page, user.email);

@@ -140,8 +140,18 @@ describe('browser flows', () => {
     expect(res.headers.get('set-cookie')).toBeNull();
     const location = new URL(res.headers.get('location')!);
     expect(location.origin + location.pathname).toBe(`${ORIGIN}/welcome`);
-    const done = await verifyMfa(env.server, app, { mfa_token: location.searchParams.get('mfa_token'), code: codeAt(user.secret, 1) });
+    // The page holds only the token: POST /v1/mfa/challenge tells it what to ask for, and spends nothing.
+    const mfaToken = location.searchParams.get('mfa_token');
+    const described = await api(env.server, 'POST', '/v1/mfa/challenge', { publishableKey: app.publishable_key, body: { mfa_token: mfaToken } });
+    expect(described.status).toBe(200);
+    expect(described.body).toEqual({ mfa_required: true, expires_at: expect.any(String), factors: [{ factor_id: user.factorId, type: 'totp', friendly_name: null }] });
+    expect(Date.parse(described.body.expires_at) - Date.now()).toBeGreaterThan(60_000);
+    expect((await api(env.server, 'POST', '/v1/mfa/challenge', { publishableKey: app.publishable_key, body: { mfa_token: 'mfa_unknown' } })).status).toBe(401);
+    expect((await api(env.server, 'POST', '/v1/mfa/challenge', { publishableKey: strict.publishable_key, body: { mfa_token: mfaToken } })).status).toBe(401);
+    const done = await verifyMfa(env.server, app, { mfa_token: mfaToken, code: codeAt(user.secret, 1) });
     expect(claimsOf(done.body.access_token)).toMatchObject({ amr: ['email', 'otp'], aal: 'aal2' });
+    // Used, the token describes nothing.
+    expect((await api(env.server, 'POST', '/v1/mfa/challenge', { publishableKey: app.publishable_key, body: { mfa_token: mfaToken } })).status).toBe(401);
   });
 });
 

@@ -5,7 +5,7 @@
 //   await gatehouse.storage.from('avatars').upload('me.png', file, { onProgress });
 import { AuthApi } from './auth.js';
 import { StorageApi } from './buckets.js';
-import { MfaRequiredError } from './errors.js';
+import { MfaRequiredError, type MfaFactor } from './errors.js';
 import { Http } from './http.js';
 import { takeLanding, type Landing } from './landing.js';
 import { SessionStore } from './session.js';
@@ -91,6 +91,14 @@ export function createClient(options: ClientOptions): GatehouseClient {
         // The account has a second factor: the page asks for it, as after an email link's landing.
         if (error instanceof MfaRequiredError) landing = { type: 'mfa', mfaToken: error.mfaToken, factors: error.factors };
       });
+    }
+    // A link or OAuth hands over the mfa_token alone: the challenge says which factors may complete it.
+    else if (landing?.type === 'mfa' && !landing.factors) {
+      const mfa = landing;
+      await http
+        .json<{ factors: MfaFactor[] }>('POST', '/v1/mfa/challenge', { body: { mfa_token: mfa.mfaToken } })
+        .then((challenge) => void (mfa.factors = challenge.factors))
+        .catch(() => undefined); // a dead token: verifyMfa will say so
     }
     else if (landing?.type === 'link' || (landing?.type === 'oauth' && !landing.error)) await store.refresh(true).catch(() => null);
     // With cookies and no sign of a session in this browser, the cookie itself may still hold one.

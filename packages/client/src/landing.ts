@@ -10,7 +10,8 @@ export type Landing =
   | { type: 'oauth'; error?: string }
   /**
    * An email link, OAuth or SSO proved the first factor of an account with a second one: finish with
-   * auth.verifyMfa({ mfaToken, ... }). `factors` is known after SSO only (a redirect does not carry them).
+   * auth.verifyMfa({ mfaToken, ... }). `factors` names what may complete it (read from POST /v1/mfa/challenge
+   * after a redirect); missing only when the token was already dead.
    */
   | { type: 'mfa'; mfaToken: string; factors?: MfaFactor[] }
   | { type: 'password_reset'; token: string }

@@ -315,6 +315,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mfa/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The factors a pending MFA challenge may be completed with, and when it ends (for a page that landed with ?mfa_token=)
+         * @description Reads the challenge and spends nothing: a link or an OAuth callback hands the page only the mfa_token, and this tells it what to ask for (a code, or a passkey). An unknown, used or expired mfa_token, or one of another app, is 401. Counts in the mfa_verify_ip window.
+         */
+        post: operations["describeMfaChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mfa/verify": {
         parameters: {
             query?: never;
@@ -2293,6 +2313,71 @@ export interface operations {
             };
             /** @description Every error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+        };
+    };
+    describeMfaChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description from the sign-in that answered mfa_required */
+                    mfa_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The user has a second factor: no session yet */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        mfa_required: true;
+                        /** Format: date-time */
+                        expires_at: string;
+                        factors: {
+                            /** Format: uuid */
+                            factor_id: string;
+                            type: "totp" | "webauthn";
+                            friendly_name: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

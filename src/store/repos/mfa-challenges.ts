@@ -27,7 +27,7 @@ export async function insertChallenge(db: Db, c: NewChallenge): Promise<void> {
 export async function findLiveChallenge(db: Db, appId: string, tokenHash: string, now: string) {
   return db
     .selectFrom('mfa_challenges')
-    .select(['id', 'user_id', 'amr', 'webauthn_challenge'])
+    .select(['id', 'user_id', 'amr', 'webauthn_challenge', 'expires_at'])
     .where('token_hash', '=', tokenHash)
     .where('app_id', '=', appId)
     .where('used_at', 'is', null)

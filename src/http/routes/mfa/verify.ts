@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
-import { verifyMfa, type MfaProof } from '../../../services/mfa-signin.js';
+import { describeChallenge, verifyMfa, type MfaProof } from '../../../services/mfa-signin.js';
 import { clientInfo, rateLimitIp } from '../../client-ip.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import { setAuthCookies } from '../../cookies.js';
 import { tokensOnly } from '../../sign-in-answer.js';
 import type { Http } from '../../types.js';
-import { SessionTokensBody } from '../auth/schemas.js';
+import { MfaRequiredBody, SessionTokensBody } from '../auth/schemas.js';
 import { passkeySecondFactor } from '../../../services/passkeys.js';
 import { asAssertion, PasskeyCredential } from './passkey-schemas.js';
 
@@ -20,6 +20,29 @@ const VerifyBody = Type.Union([
 ]);
 
 export function mfaVerifyRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.post(
+    '/v1/mfa/challenge',
+    {
+      preHandler: guards.publishable,
+      schema: {
+        operationId: 'describeMfaChallenge',
+        tags: ['second factors'],
+        summary: 'The factors a pending MFA challenge may be completed with, and when it ends (for a page that landed with ?mfa_token=)',
+        description:
+          'Reads the challenge and spends nothing: a link or an OAuth callback hands the page only the mfa_token, and this tells it what to ask for ' +
+          '(a code, or a passkey). An unknown, used or expired mfa_token, or one of another app, is 401. Counts in the mfa_verify_ip window.',
+        security: [{ publishable: [] }],
+        body: Type.Object({ mfa_token: MfaToken }),
+        response: { 200: Type.Omit(MfaRequiredBody, ['mfa_token']), ...errors(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const application = request.application!;
+      await deps.limiter.consume('mfa_verify_ip', `${application.id}:${rateLimitIp(request.ip)}`);
+      return describeChallenge(deps, application, request.body.mfa_token);
+    },
+  );
+
   app.post(
     '/v1/mfa/verify',
     {
