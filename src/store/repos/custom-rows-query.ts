@@ -257,16 +257,48 @@ type CheckedRow = { schema_version: number; row_id: string | null; [column: stri
 export async function queryRows(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment, bounds: QueryBounds = QUERY_BOUNDS): Promise<StoredRow[]> {
   if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');
   if (segment.limit === 0 || planIgnoresValues(conditions, userId, segment.sort)) return executeCompiled(db, segmentQuery(dialect, tableId, conditions, userId, segment));
-  const walk = Math.max(bounds.minWalk, segment.limit * bounds.walkPerRow);
+  const walk = walkLength(segment, bounds);
   const walked = await executeCompiled(db, sortedWalkQuery(dialect, tableId, conditions, userId, segment, walk));
   if (walked.length >= segment.limit) return walked;
+  if ((await walkNotFilledBecause(db, dialect, tableId, conditions, userId, segment, bounds)) === 'segment_ended') return walked;
+  return executeCompiled(db, filteredSortQuery(dialect, tableId, conditions, userId, segment, bounds.filteredSortRows));
+}
+
+/** Rows of the sort's index a segment's walk examines at most. */
+export const walkLength = (segment: Segment, bounds: QueryBounds = QUERY_BOUNDS) => Math.max(bounds.minWalk, segment.limit * bounds.walkPerRow);
+
+/**
+ * Why a walk of the sort's index (walkLength rows) did not fill the segment's page: the segment ended within
+ * it, or the filter keeps few rows in sort order but at most `filteredSortRows` in all (a sort of those is
+ * bounded). Else QueryTooBroad. Two statements, each bounded: the walk's length on the sort's index, and a
+ * count of the matching rows through a filter's index stopped past the cap.
+ */
+export async function walkNotFilledBecause(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment, bounds: QueryBounds = QUERY_BOUNDS): Promise<'segment_ended' | 'few_matches'> {
+  const walk = walkLength(segment, bounds);
   const [examined] = await executeCompiled(db, sortedWalkLengthQuery(dialect, tableId, conditions, segment, walk));
   // The walk reached the segment's end: every row it holds was examined.
-  if (Number(examined?.n) < walk) return walked;
+  if (Number(examined?.n) < walk) return 'segment_ended';
   if (userId === undefined && !conditions.some((c) => seekable(c) && !sameField(c.field, segment.sort))) throw new QueryTooBroad();
   const [matching] = await executeCompiled(db, filteredCountQuery(dialect, tableId, conditions, userId, bounds.filteredSortRows));
   if (Number(matching?.n) > bounds.filteredSortRows) throw new QueryTooBroad();
-  return executeCompiled(db, filteredSortQuery(dialect, tableId, conditions, userId, segment, bounds.filteredSortRows));
+  return 'few_matches';
+}
+
+/**
+ * PostgreSQL's first try at a page whose plan depends on its values: the walk of the sort's index
+ * (walkLength rows at most), filtered as it comes, as gated JSON records (gatedJsonSegmentQuery's gate).
+ * The page when it fills; fewer rows say nothing (the walk ran short, or the gate did not hold).
+ */
+export async function queryGatedWalkJson(db: Db, tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: string | undefined, segment: Segment): Promise<string[]> {
+  const p = new Parameters('postgres');
+  const version = versionText(check);
+  const select = rowJsonSql(p, columns);
+  const gate = `${checkCallSql(p, tableId, check)} = ${version}`;
+  const from = `(${walkSql(p, tableId, conditions, segment, walkLength(segment))}) walked`;
+  const others = conditions.filter((c) => !sameField(c.field, segment.sort));
+  const page = pageSql(p, tableId, others, userId, segment, { columns: select, gate, from });
+  const found = await executeCompiled(db, CompiledQuery.raw(page.text, p.values) as CompiledQuery<{ j: string }>);
+  return found.map((row) => row.j);
 }
 
 export interface QueryBounds {
