@@ -135,6 +135,7 @@ describe('15 POST /v1/password_resets', () => {
   it('15 a pending sign-up with a password may reset it: the email counts as verified', async () => {
     const email = uniqueEmail('pending');
     expect((await signUp(env.server, app, { email, password })).status).toBe(200);
+    await env.sink.waitFor(email); // the sign-up's email first: two queued emails may arrive in either order
     await ask(email);
     const code = await codeFor(env.sink, email, 2);
     const done = await confirm({ email, code, new_password: newPassword });
@@ -159,6 +160,8 @@ describe('15 POST /v1/password_resets', () => {
     const [row] = await queryDatabase(env.server.databaseUrl, `select id from users where app_id = '${app.app_id}' and email_normalized = '${email.toLowerCase()}'`);
     const userId = String(row!.id);
     await link(userId);
+    // The sign-up's email first: two queued emails may be delivered in either order.
+    await env.sink.waitFor(email);
     await ask(email);
     expect((await confirm({ email, code: await codeFor(env.sink, email, 2), new_password: newPassword })).status).toBe(200);
     expect(await linked(userId)).toBe(0);
