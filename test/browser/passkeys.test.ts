@@ -75,19 +75,15 @@ function ceremony(page: Page, input: { api: string; key: string; token?: string;
   );
 }
 
+/** Registers a passkey from the page for the signed-in user whose access token is `token`. */
+const registerPasskey = (page: Page, token: string, fields?: object) =>
+  ceremony(page, { api: env.server.url, key: app.publishable_key, token, mode: 'create', optionsPath: '/v1/me/passkeys/options', resultPath: '/v1/me/passkeys', fields });
+
 describe.skipIf(reason)(`browser: passkeys with Chromium's virtual authenticator${reason ? ` (skipped: ${reason})` : ''}`, () => {
   it('register a passkey from a signed-in page, then sign in with it (discoverable: no email typed): amr ["webauthn"], aal2', async () => {
     const user = await verifiedUser(env, app);
     const { context, page } = await deviceWithAuthenticator();
-    const registered = await ceremony(page, {
-      api: env.server.url,
-      key: app.publishable_key,
-      token: user.tokens.access_token,
-      mode: 'create',
-      optionsPath: '/v1/me/passkeys/options',
-      resultPath: '/v1/me/passkeys',
-      fields: { friendly_name: 'laptop' },
-    });
+    const registered = await registerPasskey(page, user.tokens.access_token, { friendly_name: 'laptop' });
     expect(registered.status).toBe(201);
     expect(registered.body.factor).toMatchObject({ type: 'webauthn', status: 'verified', friendly_name: 'laptop' });
     expect(registered.body.recovery_codes).toHaveLength(10);
@@ -112,14 +108,7 @@ describe.skipIf(reason)(`browser: passkeys with Chromium's virtual authenticator
   it('a passkey as the second factor: password sign-in answers mfa_required, the passkey completes it (amr ["pwd","webauthn"])', async () => {
     const user = await verifiedUser(env, app);
     const { context, page } = await deviceWithAuthenticator();
-    const registered = await ceremony(page, {
-      api: env.server.url,
-      key: app.publishable_key,
-      token: user.tokens.access_token,
-      mode: 'create',
-      optionsPath: '/v1/me/passkeys/options',
-      resultPath: '/v1/me/passkeys',
-    });
+    const registered = await registerPasskey(page, user.tokens.access_token);
     expect(registered.status).toBe(201);
     const mfaToken = await passwordChallenge(env.server, app, user.email, user.password);
     const done = await ceremony(page, {
@@ -141,15 +130,7 @@ describe.skipIf(reason)(`browser: passkeys with Chromium's virtual authenticator
   it('rename and remove a passkey: the new name is listed; once removed it signs nobody in, password sign-in asks nothing, and a notice is sent', async () => {
     const user = await verifiedUser(env, app);
     const { context, page } = await deviceWithAuthenticator();
-    const registered = await ceremony(page, {
-      api: env.server.url,
-      key: app.publishable_key,
-      token: user.tokens.access_token,
-      mode: 'create',
-      optionsPath: '/v1/me/passkeys/options',
-      resultPath: '/v1/me/passkeys',
-      fields: { friendly_name: 'laptop' },
-    });
+    const registered = await registerPasskey(page, user.tokens.access_token, { friendly_name: 'laptop' });
     expect(registered.status).toBe(201);
     const auth = { publishableKey: app.publishable_key, bearer: registered.body.access_token as string };
     const path = `/v1/me/factors/${registered.body.factor.factor_id}`;
