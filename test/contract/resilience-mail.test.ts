@@ -40,8 +40,9 @@ const signUp = (node: NodeProcess, app: TestApp, email: string) =>
   api(node, 'POST', '/v1/signups', { publishableKey: app.publishable_key, body: { email } });
 
 describe('issue 8: a silent SMTP relay', () => {
-  it('10 concurrent sign-ups each answer in under a second; SIGTERM exits within the grace; the emails arrive once a working relay is configured', async () => {
-    const deployment = await deploy({ SMTP_URL: relay.url, MAIL_SEND_TIMEOUT_MS: '1500', SHUTDOWN_GRACE_SECONDS: '5' });
+  it('10 concurrent sign-ups answer without waiting on the relay; SIGTERM exits within the grace; the emails arrive once a working relay is configured', async () => {
+    // A send gives up after 10 s: a sign-up that waited on the relay would take that long at least.
+    const deployment = await deploy({ SMTP_URL: relay.url, MAIL_SEND_TIMEOUT_MS: '10000', SHUTDOWN_GRACE_SECONDS: '5' });
     const stalled = await start(deployment);
     const app = await createApp(stalled, { args: ['--hashcash', 'off'] });
     const emails = Array.from({ length: 10 }, (_, i) => `stalled${i}.${Date.now().toString(36)}@example.com`);
@@ -54,7 +55,7 @@ describe('issue 8: a silent SMTP relay', () => {
     );
     for (const result of results) {
       expect(result.status).toBe(200);
-      expect(result.ms).toBeLessThan(1_000);
+      expect(result.ms).toBeLessThan(5_000); // a loaded CI machine took up to 1.1 s; a wait on the relay, 10 s or more
     }
     await expect.poll(() => relay.connections(), { timeout: 5_000 }).toBeGreaterThan(0);
     expect(await queryDatabase(deployment.databaseUrl, 'SELECT id FROM mail_outbox WHERE gave_up_at IS NULL')).toHaveLength(10);
