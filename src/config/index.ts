@@ -42,7 +42,7 @@ export interface Config {
   /** Resilience (docs/operations.md): query and pool timeouts, the mail outbox, shutdown. */
   dbQueryTimeoutMs: number;
   dbPoolTimeoutMs: number;
-  /** SQLite's page cache (SQLITE_CACHE_MB, default 16): the most of RSS it may take; see store/db.ts. */
+  /** SQLite's page cache (SQLITE_CACHE_MB, default 32): the most of RSS it may take; see store/db.ts. */
   sqliteCacheMb: number;
   mailSendTimeoutMs: number;
   mailGiveUpSeconds: number;
@@ -291,7 +291,7 @@ function parseResilience(env: Env) {
   return {
     dbQueryTimeoutMs: integer(env, 'DB_QUERY_TIMEOUT_MS', 5_000, 100, 600_000),
     dbPoolTimeoutMs: integer(env, 'DB_POOL_TIMEOUT_MS', 5_000, 100, 600_000),
-    sqliteCacheMb: integer(env, 'SQLITE_CACHE_MB', 16, 1, 4_096),
+    sqliteCacheMb: integer(env, 'SQLITE_CACHE_MB', 32, 1, 4_096),
     mailSendTimeoutMs: integer(env, 'MAIL_SEND_TIMEOUT_MS', 30_000, 500, 600_000),
     mailGiveUpSeconds: integer(env, 'MAIL_GIVE_UP_SECONDS', 3_600, 1, 7 * 86_400),
     blobTimeoutMs: integer(env, 'BLOB_TIMEOUT_MS', 20_000, 100, 600_000),

@@ -52,11 +52,12 @@ export interface PruneReport {
  * Rows a clean-up statement deletes at most (one short transaction each, on the event loop on SQLite). Each
  * deleted row is an entry in every index of its table, at a random place in a big one: at 1,000,000 sessions a
  * batch of 1,000 took 200-540 ms of CPU (about 0.2-0.5 ms a session), and every request waited
- * (bench/README.md, "Data scale"); 100 keeps a batch's wait well under 100 ms.
+ * (bench/README.md, "Data scale"); a batch of 100 still held the loop for up to 96 ms of CPU (171 ms of wall
+ * time with the machine's other work), so 50: about half that.
  */
-export const PRUNE_BATCH = 100;
+export const PRUNE_BATCH = 50;
 /** Batches of one kind a run takes at most (500,000 rows); what is left waits for the next run. */
-const MAX_BATCHES = 5_000;
+const MAX_BATCHES = 10_000;
 
 /** Lets requests waiting on the event loop in between two batches (better-sqlite3 runs each on the loop). */
 const letOthersIn = () => new Promise((resolve) => setImmediate(resolve));

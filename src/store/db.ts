@@ -138,7 +138,7 @@ export interface StoreTimeouts {
   queryTimeoutMs: number;
   /** The longest a request waits for a pooled connection (or a new one to open). */
   poolTimeoutMs: number;
-  /** SQLite's page cache in MB (SQLITE_CACHE_MB); 16 unless given. */
+  /** SQLite's page cache in MB (SQLITE_CACHE_MB); 32 unless given. */
   sqliteCacheMb?: number;
 }
 
@@ -157,12 +157,12 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
     database.pragma(`busy_timeout = ${Math.max(15_000, timeouts.queryTimeoutMs)}`);
     database.pragma('foreign_keys = ON');
     database.pragma('synchronous = NORMAL');
-    // SQLite's own page cache, 16 MB unless SQLITE_CACHE_MB says otherwise (a most: pages come in as they are
+    // SQLite's own page cache, 32 MB unless SQLITE_CACHE_MB says otherwise (a most: pages come in as they are
     // read, so a small database never fills it). It was 2 MB (2026-11-26: a write load filled 16 MB and held
     // it, for no more requests a second); at a million rows a table query's walk, a row lookup per examined
-    // row, cost 2.07 ms of CPU a page with 2 MB and 0.33 ms with 16 MB (0.29 ms on a small table), so a query
-    // of a large table stays within its small-data cost (bench/README.md, "Data scale").
-    database.pragma(`cache_size = ${-1000 * (timeouts.sqliteCacheMb ?? 16)}`);
+    // row, ran at 0.32-0.41 of its small-table rate with 2 MB, 0.62-0.68 with 16 MB and 0.77-0.81 with 32 MB
+    // (bench/README.md, "Data scale", 2026-11-29 09:48 and 09:56 UTC), for 16 MB more peak RSS.
+    database.pragma(`cache_size = ${-1000 * (timeouts.sqliteCacheMb ?? 32)}`);
     // ANALYZE (PRAGMA optimize, store/statistics.ts) samples at most this many rows of each index, so it
     // takes milliseconds on a table of any size.
     database.pragma('analysis_limit = 1000');
