@@ -202,12 +202,16 @@ function versionText(check: SchemaCheck): string {
  * snapshot; no rows says nothing (an empty page, a stale version, no such table or key), and the caller
  * asks checkedSegmentQuery, which tells them apart.
  */
-export function gatedJsonSegmentQuery(tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<{ j: string }> {
+export function gatedJsonSegmentQuery(tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: string | undefined, segment: Segment, walk?: number): CompiledQuery<{ j: string }> {
   const p = new Parameters('postgres');
   const version = versionText(check);
   const select = rowJsonSql(p, columns);
   const gate = `${checkCallSql(p, tableId, check)} = ${version}`;
-  const page = pageSql(p, tableId, conditions, userId, segment, { columns: select, gate });
+  // With `walk`, the page reads the first `walk` rows of the sort's index only (sortedWalkQuery's shape).
+  const page =
+    walk === undefined
+      ? pageSql(p, tableId, conditions, userId, segment, { columns: select, gate })
+      : pageSql(p, tableId, conditions.filter((c) => !sameField(c.field, segment.sort)), userId, segment, { columns: select, gate, from: `(${walkSql(p, tableId, conditions, segment, walk)}) walked` });
   const text = (planIgnoresValues(conditions, userId, segment.sort) ? PREPARE_PER_CONNECTION : '') + page.text;
   return CompiledQuery.raw(text, p.values) as CompiledQuery<{ j: string }>;
 }
@@ -290,14 +294,7 @@ export async function walkNotFilledBecause(db: Db, dialect: DialectName, tableId
  * The page when it fills; fewer rows say nothing (the walk ran short, or the gate did not hold).
  */
 export async function queryGatedWalkJson(db: Db, tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: string | undefined, segment: Segment): Promise<string[]> {
-  const p = new Parameters('postgres');
-  const version = versionText(check);
-  const select = rowJsonSql(p, columns);
-  const gate = `${checkCallSql(p, tableId, check)} = ${version}`;
-  const from = `(${walkSql(p, tableId, conditions, segment, walkLength(segment))}) walked`;
-  const others = conditions.filter((c) => !sameField(c.field, segment.sort));
-  const page = pageSql(p, tableId, others, userId, segment, { columns: select, gate, from });
-  const found = await executeCompiled(db, CompiledQuery.raw(page.text, p.values) as CompiledQuery<{ j: string }>);
+  const found = await executeCompiled(db, gatedJsonSegmentQuery(tableId, check, columns, conditions, userId, segment, walkLength(segment)));
   return found.map((row) => row.j);
 }
 
