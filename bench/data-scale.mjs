@@ -9,17 +9,15 @@
 //   2. each hot route under autocannon, the small and the large server loaded at the same time (one load
 //      process each, --rounds rounds): the large/small rate ratio and the ratio of the servers' CPU per
 //      request are the figures (issue 38's target: the large within 1.5x of the small);
-//   3. the max latency of GET /v1/health and GET /v1/me on the large database while a billing run
-//      (GET /v1/billing in the server, in a loop; `gatehouse billing run` beside it) and the clean-up
-//      (`gatehouse prune`) run, against the same loads with nothing else running (target: under 100 ms);
-//      each CLI job's own longest event-loop stall, which is what it would hold a server's requests for
-//      when the server runs it (the hourly billing run and the 10-minute clean-up are the same code);
+//   3. the max latency of GET /v1/health and GET /v1/me on the large database while a billing run and the
+//      clean-up run in the server's own process (bench/lib/job-server.mjs: the same serve(), the jobs' code
+//      on call, as the hourly and 10-minute timers run it) and while GET /v1/billing is called back to back,
+//      against the same loads with nothing else running (target: under 100 ms);
 //   4. the 400 with a hint of a table query too broad to bound, on a 250,000-row table.
 // A benchmark, not a test: nothing asserts on a timing. Figures go to bench/README.md ("Data scale").
 //
 //   npm run build && node bench/data-scale.mjs [--db sqlite|postgres] [--users 1000000] [--rows 1000000] [--apps 10000]
 //        [--small 1000] [--duration 4] [--connections 10] [--rounds 3] [--keep] [--stall-seconds 15] [--only health,me,...]
-import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -217,22 +215,6 @@ async function measurePair(sides, route) {
   });
 }
 
-/** A job as its CLI command runs it, in its own process, its event loop watched while it runs (bench/lib/job-stall.mjs). */
-function jobProcess(database, args) {
-  const started = performance.now();
-  return new Promise((resolveRun, reject) => {
-    execFile(
-      process.execPath,
-      [join(ROOT, 'bench/lib/job-stall.mjs'), ...args],
-      { env: { ...process.env, ...database.env, LOG_LEVEL: 'warn' }, cwd: database.dir, timeout: 600_000, maxBuffer: 64 * 1024 ** 2 },
-      (error, stdout, stderr) => {
-        if (error) return reject(new Error(`job ${args.join(' ')} failed: ${stderr || error.message}`));
-        resolveRun({ wall: (performance.now() - started) / 1000, ...JSON.parse(stdout) });
-      },
-    );
-  });
-}
-
 /**
  * The max latency of /v1/health and /v1/me (one connection each) on a database while `job` runs (started 1 s
  * into the load): loads of --stall-seconds one after the other until the job has ended; no job: one load alone.
@@ -338,9 +320,13 @@ async function main() {
     const jobs = [
       ['nothing else', undefined, () => ''],
       ['GET /v1/billing back to back (the server counts monthly active users)', () => billingLoop(large, Math.max(1, Number(opts["stall-seconds"]) - 3)), (j) => `${j.requests} requests, p50 ${fmt(j.p50, 1)} ms, max ${fmt(j.max, 1)} ms; MAU ${fmt(j.mau)}`],
-      [`billing run (\`gatehouse billing run --period ${period}\`'s code)`, () => jobProcess(large.database, ['billing', period]), (j) => `${fmt(j.seconds, 2)} s, ${j.result.charges.length} charges; its longest event-loop stall **${fmt(j.max_ms, 1)} ms** (${fmt(j.max_cpu_ms, 1)} ms of CPU)`],
-      ['clean-up (`gatehouse prune`\'s code)', () => jobProcess(large.database, ['prune']), (j) => `${fmt(j.seconds, 2)} s, ${fmt(j.result.sessions)} sessions and ${fmt(j.result.active_users)} active-user marks deleted; its longest event-loop stall **${fmt(j.max_ms, 1)} ms** (${fmt(j.max_cpu_ms, 1)} ms of CPU)`],
+      [`billing run in the server (the hourly run's code, period ${period})`, () => large.server.runJob('billing', period), (j) => `${fmt(j.seconds, 2)} s, ${j.result.charges.length} charges; the server's longest event-loop stall meanwhile **${fmt(j.max_ms, 1)} ms**`],
+      ['clean-up in the server (the 10-minute run\'s code)', () => large.server.runJob('prune'), (j) => `${fmt(j.seconds, 2)} s, ${fmt(j.result.sessions)} sessions and ${fmt(j.result.active_users)} active-user marks deleted; the server's longest event-loop stall meanwhile **${fmt(j.max_ms, 1)} ms**`],
     ];
+    // The jobs run in the large server's own process (bench/lib/job-server.mjs: the same serve(), jobs on call).
+    await large.server.stop();
+    large.server = await startServer({ db: DB, pgAdminUrl: opts['pg-url'], database: large.database, jobs: true });
+    large.input = await routeInputs(large);
     for (const [label, job, describe] of jobs) {
       const r = await underJob(large, job);
       console.log(`| ${label} | ${r.seconds} | ${fmt(r.health.requests)} | ${fmt(r.health.p99)} / **${fmt(r.health.max)}** | ${fmt(r.me.requests)} | ${fmt(r.me.p99)} / **${fmt(r.me.max)}** | ${r.job ? describe(r.job) : ''} | ${r.load} |`);

@@ -70,9 +70,20 @@ export function resolveMasterKey(config: Config, log: Logger): Buffer {
   );
 }
 
-export function createDeps(config: Config, log: Logger, options: { clock?: Clock } = {}): Deps {
+/**
+ * `serving`: the dependencies of a server (`gatehouse serve`), which on SQLite checkpoints the write-ahead log
+ * from a worker thread (store/sqlite-checkpoints.ts); a CLI command's are not.
+ */
+export function createDeps(config: Config, log: Logger, options: { clock?: Clock; serving?: boolean } = {}): Deps {
   const clock = options.clock ?? systemClock;
-  const store = openStore(config.database, { queryTimeoutMs: config.dbQueryTimeoutMs, poolTimeoutMs: config.dbPoolTimeoutMs, sqliteCacheMb: config.sqliteCacheMb });
+  const metrics = createServiceMetrics();
+  const backgroundCheckpoints = options.serving
+    ? {
+        checkpointed: (frames: number) => metrics.sqliteCheckpointedFrames.inc(frames),
+        failed: (error: Error) => log.error({ err: error }, 'SQLite checkpoint thread failed; commits checkpoint again'),
+      }
+    : undefined;
+  const store = openStore(config.database, { queryTimeoutMs: config.dbQueryTimeoutMs, poolTimeoutMs: config.dbPoolTimeoutMs, sqliteCacheMb: config.sqliteCacheMb, backgroundCheckpoints });
   const masterKey = resolveMasterKey(config, log);
   // A retired signing key stays published as long as the longest token it may have signed.
   const retiredKeyLifetime = Math.max(ACCESS_TOKEN_SECONDS, config.maxSigninTokenLifetimeSeconds);
@@ -99,7 +110,7 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
       tablesCursor: deriveKey(masterKey, 'tables-cursor'),
       refreshTokens: masterKeys.map((key) => deriveKey(key, 'refresh-tokens')),
     },
-    metrics: createServiceMetrics(),
+    metrics,
     mailSignal: new MailSignal(),
     tableMetadata: new TableMetadataCache(),
     lifecycle: { draining: false },

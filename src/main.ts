@@ -21,12 +21,14 @@ import { refreshPlannerStatistics } from './store/statistics.js';
 /**
  * loadConfig → createDeps → migrate → check the master key → buildApp → listen, with the mail worker
  * beside; on SIGTERM/SIGINT drains and closes within SHUTDOWN_GRACE_SECONDS (docs/operations.md).
+ * `listening` is told the server's dependencies once it listens (bench/lib/job-server.mjs runs the
+ * background jobs through them, in the server's process, on call).
  */
-export async function serve(config: Config, log: Logger): Promise<void> {
+export async function serve(config: Config, log: Logger, listening?: (deps: Deps) => void): Promise<void> {
   routeProcessWarnings(log);
   boundHeapGrowth();
   await holdTickObjectShape();
-  const deps = createDeps(config, log);
+  const deps = createDeps(config, log, { serving: true });
   try {
     const applied = await migrate(config, deps);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
@@ -49,6 +51,7 @@ export async function serve(config: Config, log: Logger): Promise<void> {
   const stopMetering = scheduleMetering(deps);
   const stopPurge = schedulePurge(deps);
   const mailWorker = startMailWorker(deps);
+  listening?.(deps);
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -5,7 +5,7 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { workerExecArgv } from '../../dist/src/cluster.js';
@@ -128,9 +128,11 @@ export function runCli(database, args, { timeout = 600_000 } = {}) {
 /**
  * @param {{ db: 'sqlite' | 'postgres', pgAdminUrl: string, workers?: number, redisUrl?: string, logLevel?: string, cpuProfDir?: string, nodeFlags?: string[], database?: { dir: string, env: Record<string, string> } }} options
  *   `database`: run on this database (createDatabase) and leave it in place on stop; by default a fresh one, removed on stop.
+ *   `jobs`: the server runs from bench/lib/job-server.mjs, whose background jobs run in its process on call: runJob('prune')
+ *   or runJob('billing', 'YYYY-MM') answers { seconds, result } once the job is done.
  * @returns {Promise<{ url: string, databaseUrl: string, startMs: number, cli(args: string[]): Promise<any>, stop(): Promise<void>, rss(): { rss: number, peak: number } | undefined, resetPeak(): void }>}
  */
-export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [], database }) {
+export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [], database, jobs = false }) {
   const dir = database?.dir ?? mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const port = await freePort();
   const env = { ...cleanEnv(), RATE_LIMITS: 'off', LOG_LEVEL: logLevel, PORT: String(port), HOST: '127.0.0.1' };
@@ -159,7 +161,10 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
   const logFd = openSync(logPath, 'a');
   // Node's flags as `npm start` gives them (the young-generation bound) unless the caller sizes it.
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...workerExecArgv(nodeFlags), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : []), BIN, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])], { cwd: dir, env, stdio: ['ignore', logFd, logFd] });
+  // bin/gatehouse.js sizes libuv's pool before anything loads; job-server.mjs is an ES module, so the pool is sized here.
+  const entry = jobs ? [join(ROOT, 'bench/lib/job-server.mjs')] : [BIN, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])];
+  if (jobs) env.UV_THREADPOOL_SIZE ??= String(Math.min(4, Math.max(2, availableParallelism())));
+  const child = spawn(process.execPath, [...workerExecArgv(nodeFlags), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : []), ...entry], { cwd: dir, env, stdio: ['ignore', logFd, logFd, ...(jobs ? ['ipc'] : [])] });
   closeSync(logFd);
   const output = () => readFileSync(logPath, 'utf8').slice(-20_000);
   const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
@@ -205,5 +210,12 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
       });
     });
 
-  return { url, pid: child.pid, databaseUrl: env.DATABASE_URL, startMs, cli, stop, output, rss: () => rssOf(child.pid), resetPeak: () => resetPeakOf(child.pid), cpu: () => cpuOf(child.pid) };
+  /** A background job in the server's own process (only with `jobs`). */
+  const runJob = (job, period) =>
+    new Promise((resolveJob, reject) => {
+      child.once('message', (reply) => (reply.error ? reject(new Error(`job ${job} failed in the server: ${reply.error}`)) : resolveJob(reply)));
+      child.send({ job, period });
+    });
+
+  return { url, pid: child.pid, databaseUrl: env.DATABASE_URL, startMs, cli, stop, output, runJob, rss: () => rssOf(child.pid), resetPeak: () => resetPeakOf(child.pid), cpu: () => cpuOf(child.pid) };
 }

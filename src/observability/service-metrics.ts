@@ -15,6 +15,8 @@ export interface ServiceMetrics {
   mailGivenUp: Counter;
   /** Emails waiting in the outbox (not given up), as this node last counted them. */
   mailOutboxPending: Gauge;
+  /** SQLite: write-ahead log frames (page writes) the server's checkpoint thread copied into the database file (store/sqlite-checkpoints.ts). */
+  sqliteCheckpointedFrames: Counter;
   all: Metric[];
 }
 
@@ -41,12 +43,18 @@ export function createServiceMetrics(): ServiceMetrics {
     help: 'Emails waiting in the outbox (not given up), as this node last counted them',
     registers: [],
   });
+  const sqliteCheckpointedFrames = new Counter({
+    name: 'gatehouse_sqlite_checkpointed_frames_total',
+    help: "SQLite: write-ahead log frames (page writes) the server's checkpoint thread copied into the database file",
+    registers: [],
+  });
   return {
     databaseUnavailable,
     mailSent,
     mailFailedAttempts,
     mailGivenUp,
     mailOutboxPending,
-    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending],
+    sqliteCheckpointedFrames,
+    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending, sqliteCheckpointedFrames],
   };
 }

@@ -6,6 +6,7 @@ import type { DatabaseConfig } from '../config/index.js';
 import type { DialectName } from './dialect.js';
 import { openPostgresPool, prepareOnPostgres } from './pg-pool.js';
 import { cachingStatements } from './statement-cache.js';
+import { checkpointInBackground, type CheckpointEvents } from './sqlite-checkpoints.js';
 import type { Database } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -140,6 +141,11 @@ export interface StoreTimeouts {
   poolTimeoutMs: number;
   /** SQLite's page cache in MB (SQLITE_CACHE_MB); 32 unless given. */
   sqliteCacheMb?: number;
+  /**
+   * SQLite: checkpoint the write-ahead log from a worker thread, not on commit (store/sqlite-checkpoints.ts).
+   * For the server; a CLI command's short life checkpoints on close.
+   */
+  backgroundCheckpoints?: CheckpointEvents;
 }
 
 export const DEFAULT_STORE_TIMEOUTS: StoreTimeouts = { queryTimeoutMs: 5_000, poolTimeoutMs: 5_000 };
@@ -173,7 +179,12 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
     // The handle itself, not Kysely's one-connection queue: a probe must not wait behind a transaction.
     const probe = database.prepare('select 1');
     const ping = async () => void probe.get();
-    return { db, dialect: 'sqlite', ping, close: () => db.destroy() };
+    const stopCheckpoints = timeouts.backgroundCheckpoints && config.path !== ':memory:' ? checkpointInBackground(database, config.path, timeouts.backgroundCheckpoints) : undefined;
+    const close = async () => {
+      await stopCheckpoints?.();
+      await db.destroy();
+    };
+    return { db, dialect: 'sqlite', ping, close };
   }
   const pool = openPostgresPool(config.url, timeouts);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../helpers/fixtures.js';
+import { TEST_DB } from '../helpers/db.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const ADMIN_TOKEN = 'metrics-test-admin-token-0123456789abcdef';
@@ -25,6 +26,14 @@ describe('GET /metrics (Prometheus)', () => {
     expect(res.body).toMatch(/route="\/.well-known\/jwks.json",status="404"/);
     expect(res.body).not.toContain('app_missing');
     expect(res.body).toMatch(/process_cpu_user_seconds_total/);
+  });
+
+  it(`counts the write-ahead log pages a SQLite server checkpoints off the event loop (${TEST_DB === 'sqlite' ? 'the migrations at start-up wrote some' : 'none on PostgreSQL'})`, async () => {
+    const pages = async () => Number((await api(open, 'GET', '/metrics')).body.match(/^gatehouse_sqlite_checkpointed_frames_total (\d+)$/m)?.[1]);
+    if (TEST_DB !== 'sqlite') return expect(await pages()).toBe(0);
+    const deadline = Date.now() + 10_000;
+    while (!((await pages()) > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await pages()).toBeGreaterThan(0);
   });
 
   it('with ADMIN_TOKEN: 401 without it or with a wrong one, 200 with it', async () => {
