@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addSeconds, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
 import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
@@ -52,11 +52,19 @@ describe('verified-token cache', () => {
     const token = await deps.keys.signAccessToken(app.app_id, claims);
     expect(await deps.keys.verifyAccessToken(app.app_id, token)).toBeDefined();
     // The key as if retired long ago: no longer in the JWKS. The key cache re-reads a current key's
-    // status after 30 s of real time (its documented rule, KEY_STATUS_RECHECK_MS), so the test waits that
-    // long; past it the cached token is refused too.
+    // status after 30 s of real time (its documented rule, KEY_STATUS_RECHECK_MS, read from Date.now()):
+    // the cached token is still accepted just before, and refused past it.
     await deps.db.updateTable('signing_keys').set({ retired_at: '2000-01-01T00:00:00.000Z' }).where('app_id', '=', app.app_id).execute();
     expect(await deps.keys.jwks({ appId: app.app_id })).toEqual([]);
-    await new Promise((r) => setTimeout(r, 31_000));
-    expect(await deps.keys.verifyAccessToken(app.app_id, token)).toBeUndefined();
+    const checkedBy = Date.now();
+    const now = vi.spyOn(Date, 'now');
+    try {
+      now.mockReturnValue(checkedBy + 28_000);
+      expect(await deps.keys.verifyAccessToken(app.app_id, token)).toBeDefined();
+      now.mockReturnValue(checkedBy + 31_000);
+      expect(await deps.keys.verifyAccessToken(app.app_id, token)).toBeUndefined();
+    } finally {
+      now.mockRestore();
+    }
   });
 });
