@@ -84,6 +84,8 @@ export function checkpointInBackground(database: SqliteDatabase, path: string, e
   return async () => {
     stopping = true;
     restoreOnCommit();
+    // Held until it has closed its connection, even in a process with nothing else left to do.
+    worker.ref();
     worker.postMessage('stop');
     await exited;
   };
