@@ -52,12 +52,13 @@ export interface PruneReport {
  * Rows a clean-up statement deletes at most (one short transaction each, on the event loop on SQLite). Each
  * deleted row is an entry in every index of its table, at a random place in a big one: at 1,000,000 sessions a
  * batch of 1,000 took 200-540 ms of CPU (about 0.2-0.5 ms a session), and every request waited
- * (bench/README.md, "Data scale"); a batch of 100 still held the loop for up to 96 ms of CPU (171 ms of wall
- * time with the machine's other work), so 50: about half that.
+ * (bench/README.md, "Data scale"); a batch of 100 still held the loop for up to 96 ms of CPU, one of 50 for up
+ * to 74 ms (checkpoints on commit) and, run inside a server on a machine busy with other work, 88-101 ms of wall
+ * time with the checkpoints in their thread. So 25: a batch's cost is its rows'.
  */
-export const PRUNE_BATCH = 50;
+export const PRUNE_BATCH = 25;
 /** Batches of one kind a run takes at most (500,000 rows); what is left waits for the next run. */
-const MAX_BATCHES = 10_000;
+const MAX_BATCHES = 20_000;
 
 /** Lets requests waiting on the event loop in between two batches (better-sqlite3 runs each on the loop). */
 const letOthersIn = () => new Promise((resolve) => setImmediate(resolve));

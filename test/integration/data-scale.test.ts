@@ -167,7 +167,7 @@ describe('clean-up in bounded batches over indexes', () => {
       await deps.db.insertInto('sessions').values(rows).execute();
     }
     // Sessions that expired a year ago: 2.5 batches of them, half written before migration 0022 (no sweep_after).
-    const dead = PRUNE_BATCH * 2 + PRUNE_BATCH / 2;
+    const dead = PRUNE_BATCH * 2 + Math.floor(PRUNE_BATCH / 2);
     const longAgo = iso(addSeconds(now, -365 * 86_400));
     for (let start = 0; start < dead; start += 500) {
       const rows = Array.from({ length: Math.min(500, dead - start) }, (_, k) => ({ id: randomUUID(), app_id: app.app_id, user_id: userId!, created_at: longAgo, expires_at: longAgo, revoked_at: null, refresh_hash: null, sweep_after: (start + k) % 2 ? longAgo : null }));
