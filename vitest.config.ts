@@ -9,5 +9,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 3,
     reporters: ['default'],
+    // The built service (dist/src, what the fixtures call in-process: test/helpers/server-deps.ts) loads
+    // through Node as it is, like node_modules: transformed by vitest it costs about a second per file.
+    server: { deps: { external: [/\/node_modules\//, /\/dist\/src\//] } },
   },
 });

@@ -8,7 +8,8 @@ import { collect, onOff, print, usd, UsageError, wholeNumber, withDeps } from '.
 
 // `gatehouse app ...` (contract.md section 1): each command a thin call into services/apps.ts.
 
-function appSettingOptions(command: Command): Command {
+/** The setting flags `app create` and `app update` take (the tests' fixtures parse app flags with them too). */
+export function appSettingOptions(command: Command): Command {
   return command
     .option('--domain <host>', 'verified domain (frontend routes resolve the app from Host)')
     .option('--allowed-origin <url>', 'redirect and CORS allow-list entry (repeatable); replaces the whole list', collect)
@@ -24,7 +25,7 @@ function appSettingOptions(command: Command): Command {
     .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber);
 }
 
-interface SettingFlags {
+export interface SettingFlags {
   domain?: string;
   clearDomain?: boolean;
   allowedOrigin?: string[];
@@ -43,7 +44,8 @@ interface SettingFlags {
   name?: string;
 }
 
-function toSettings(flags: SettingFlags): apps.AppSettings & { name?: string } {
+/** The service's settings from parsed flags: an absent flag leaves its setting to the default (create) or as it is (update). */
+export function toSettings(flags: SettingFlags): apps.AppSettings & { name?: string } {
   return {
     domain: flags.clearDomain ? null : flags.domain,
     allowedOrigins: flags.allowedOrigin,

@@ -45,6 +45,7 @@ describe('contract 1: the gatehouse CLI', () => {
 
   it('app create takes every setting; the verified domain joins the allow-list', async () => {
     const app = await createApp(server, {
+      viaCli: true,
       args: [
         '--domain', 'Shop.Example.com',
         '--allowed-origin', 'http://localhost:3000',

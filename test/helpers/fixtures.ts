@@ -1,4 +1,6 @@
 import { request as httpRequest } from 'node:http';
+import { Command } from 'commander';
+import { built } from './server-deps.js';
 import type { TestServer } from './server.js';
 
 export interface TestApp {
@@ -21,19 +23,46 @@ export async function cliJson<T>(server: TestServer, args: string[]): Promise<T>
   return JSON.parse(result.stdout) as T;
 }
 
+/**
+ * Creates a tenant as `gatehouse tenant create` does: the same service call on the server's own database
+ * and configuration, in the test process (TestServer.deps), without the cost of starting a CLI.
+ */
 export async function createTenant(server: TestServer, name = 'Acme'): Promise<string> {
-  return (await cliJson<{ tenant_id: string }>(server, ['tenant', 'create', '--name', name])).tenant_id;
+  const { apps, cliApps } = await built();
+  return (await apps.createTenant(cliApps.appsDeps(await server.deps()), name)).tenant_id;
+}
+
+export interface AppOptions {
+  tenantId?: string;
+  name?: string;
+  /** Flags of `gatehouse app create`, e.g. ['--domain', 'shop.example.com']. */
+  args?: string[];
+  /** Through the real CLI, for a test of the CLI itself. */
+  viaCli?: boolean;
 }
 
 /**
- * Creates an app through the real CLI. Tests get a low hashcash difficulty (fast sign-ups) unless they
- * pass their own `--hashcash-difficulty`.
+ * Creates an app as `gatehouse app create --json` does and returns what it prints: its flags parsed by
+ * the CLI's own definitions, the same service call, in the test process (see createTenant). Tests get a
+ * low hashcash difficulty (fast sign-ups) unless they pass their own `--hashcash-difficulty`.
  */
-export async function createApp(server: TestServer, options: { tenantId?: string; name?: string; args?: string[] } = {}): Promise<TestApp> {
+export async function createApp(server: TestServer, options: AppOptions = {}): Promise<TestApp> {
   const tenantId = options.tenantId ?? (await createTenant(server));
-  const args = options.args ?? [];
-  const defaults = args.includes('--hashcash-difficulty') ? [] : ['--hashcash-difficulty', '0'];
-  return cliJson<TestApp>(server, ['app', 'create', '--tenant', tenantId, '--name', options.name ?? 'Test app', ...defaults, ...args]);
+  const name = options.name ?? 'Test app';
+  const given = options.args ?? [];
+  const args = given.includes('--hashcash-difficulty') ? given : ['--hashcash-difficulty', '0', ...given];
+  if (options.viaCli) return cliJson<TestApp>(server, ['app', 'create', '--tenant', tenantId, '--name', name, ...args]);
+  const { apps, cliApps } = await built();
+  const app = await apps.createApp(cliApps.appsDeps(await server.deps()), tenantId, name, await appSettings(args));
+  // What `--json` prints: JSON's shape, not the service's objects.
+  return JSON.parse(JSON.stringify(app)) as TestApp;
+}
+
+/** The settings `gatehouse app create` makes of `args`; a bad flag throws the CLI's message. */
+async function appSettings(args: string[]) {
+  const { cliApps } = await built();
+  const command = cliApps.appSettingOptions(new Command('app create')).exitOverride().configureOutput({ writeErr: () => {} });
+  return cliApps.toSettings(command.parse(args, { from: 'user' }).opts());
 }
 
 export interface JsonResponse<T = any> {

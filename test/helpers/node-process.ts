@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createPostgresDatabase, TEST_DB } from './db.js';
-import { BASE_ENV, runCli, spawnServe, settled, type TestServer } from './server.js';
+import { BASE_ENV, cleanEnv, runCli, spawnServe, settled, type TestServer } from './server.js';
+import { serverDeps } from './server-deps.js';
 
 /** A database and working directory that outlive server processes, so a test can kill and restart nodes on them. */
 export interface Deployment {
@@ -65,6 +66,7 @@ export async function startNode(deployment: Deployment, extraEnv: Record<string,
   const { child, port, output, exited } = await spawnServe(env, deployment.dir, 60_000);
   env.PORT = String(port);
   const url = `http://127.0.0.1:${port}`;
+  const deps = serverDeps(() => ({ ...cleanEnv(), ...env }), deployment.dir);
   return {
     child,
     exited,
@@ -77,7 +79,10 @@ export async function startNode(deployment: Deployment, extraEnv: Record<string,
     output,
     logs: () => settled(output),
     cli: (args, more = {}) => runCli(args, { ...env, ...more }, deployment.dir),
+    deps: deps.get,
     stop: async () => {
+      // Before the deployment is destroyed (its database dropped).
+      await deps.close();
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);

@@ -5,7 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Deps } from '../../src/deps.js';
 import { createPostgresDatabase, TEST_DB } from './db.js';
+import { serverDeps } from './server-deps.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/gatehouse.js');
@@ -40,6 +42,11 @@ export interface TestServer {
   logs(): Promise<string>;
   /** Runs `gatehouse ...args` with the server's configuration and working directory. */
   cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
+  /**
+   * What a `gatehouse` command would open (its configuration, database and master key), in the test
+   * process: opened on first use, closed by stop(). For fixtures (fixtures.ts) without a CLI process.
+   */
+  deps(): Promise<Deps>;
   stop(): Promise<void>;
 }
 
@@ -154,6 +161,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const { child, port, output, exited } = await spawnServe(serverEnv, dir, 60_000);
   serverEnv.PORT = String(port);
   const url = `http://127.0.0.1:${port}`;
+  const deps = serverDeps(() => ({ ...cleanEnv(), ...serverEnv }), dir);
 
   return {
     url,
@@ -165,7 +173,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     output,
     logs: () => settled(output),
     cli: (args, extraEnv = {}) => runCli(args, { ...serverEnv, ...extraEnv }, dir),
+    deps: deps.get,
     stop: async () => {
+      // Before the database is dropped and the directory removed, under a pool or file still open.
+      await deps.close();
       if (child.exitCode === null) {
         child.kill('SIGTERM');
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);

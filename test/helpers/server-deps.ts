@@ -1,0 +1,80 @@
+import { resolve } from 'node:path';
+import type { Config } from '../../src/config/index.js';
+import type { Deps } from '../../src/deps.js';
+
+// A test server's database and configuration, opened in the test process the way a `gatehouse` command
+// run beside the server opens them: fixtures (tenants, apps) are made by the services the CLI calls,
+// without starting a CLI process (about 0.85 s of CPU each).
+
+/** The built modules the fixtures call: what bin/gatehouse.js runs. */
+export interface Built {
+  config: typeof import('../../src/config/index.js');
+  deps: typeof import('../../src/deps.js');
+  logger: typeof import('../../src/logger.js');
+  masterKeyCheck: typeof import('../../src/services/master-key-check.js');
+  apps: typeof import('../../src/services/apps.js');
+  cliApps: typeof import('../../src/cli/apps.js');
+}
+
+const DIST = new URL('../../dist/src/', import.meta.url).href;
+let loading: Promise<Built> | undefined;
+
+/**
+ * dist/ rather than src/: vitest.config.ts leaves dist/src to Node, so a worker loads these once without
+ * transforming them (src/ through vitest costs about a second of CPU more per test file).
+ */
+export function built(): Promise<Built> {
+  const load = (path: string) => import(/* @vite-ignore */ DIST + path);
+  loading ??= Promise.all(
+    ['config/index.js', 'deps.js', 'logger.js', 'services/master-key-check.js', 'services/apps.js', 'cli/apps.js'].map(load),
+  ).then(([config, deps, logger, masterKeyCheck, apps, cliApps]) => ({ config, deps, logger, masterKeyCheck, apps, cliApps }));
+  return loading;
+}
+
+/** A server's dependencies, opened on first use; close() ends them (a later get() would open them again). */
+export interface ServerDeps {
+  get(): Promise<Deps>;
+  close(): Promise<void>;
+}
+
+/**
+ * What cli/shared.ts withDeps opens, for the server whose environment `env()` gives (read at first use)
+ * and whose working directory is `dir`: the same configuration, with the SQLite file and the master key
+ * file (MASTER_KEY unset) found under `dir` as a command run there finds them, and the master key checked
+ * against the database's. No migration runs: the server applied them before it listened.
+ */
+export function serverDeps(env: () => Record<string, string>, dir: string): ServerDeps {
+  let opening: Promise<Deps> | undefined;
+  return {
+    get: () => (opening ??= open(env(), dir)),
+    close: async () => {
+      const opened = opening;
+      opening = undefined;
+      // One that failed to open has nothing to close.
+      await (await opened?.catch(() => undefined))?.close();
+    },
+  };
+}
+
+async function open(env: Record<string, string>, dir: string): Promise<Deps> {
+  const { config, deps, logger, masterKeyCheck } = await built();
+  const opened = deps.createDeps(inDirectory(config.loadConfig(env), dir), logger.createLogger('silent'));
+  try {
+    await masterKeyCheck.checkMasterKey(opened);
+    return opened;
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+}
+
+/** `config` as a process working in `dir` reads it: its relative paths resolved there. */
+function inDirectory(config: Config, dir: string): Config {
+  const { database, blobStore } = config;
+  return {
+    ...config,
+    database: database.kind === 'sqlite' ? { ...database, path: resolve(dir, database.path) } : database,
+    blobStore: blobStore.kind === 'file' ? { ...blobStore, dir: resolve(dir, blobStore.dir) } : blobStore,
+    dataDir: resolve(dir, config.dataDir),
+  };
+}
