@@ -41,7 +41,14 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
   }
   log.info({ thread_pool: THREAD_POOL_SIZE, password_hash_slots: PASSWORD_HASH_SLOTS }, 'password hashing');
   const app = await buildApp(deps);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Nothing listens (the port is taken): close what was opened so the process exits with the error.
+    await app.close();
+    await deps.close();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // With --workers, the first worker prints the banner for all.

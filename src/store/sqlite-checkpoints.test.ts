@@ -1,6 +1,7 @@
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,5 +85,18 @@ describe('SQLite checkpoints off the event loop (issue 38)', () => {
     stores.splice(stores.indexOf(store), 1);
     // The last connection's close checkpoints what is left, as SQLite always does.
     expect(rowsInDatabaseFile(path, dir)).toBe(4_000);
+  });
+
+  it('does not keep alive a process that has nothing else to do (a server whose listen failed)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-checkpoints-'));
+    dirs.push(dir);
+    // The built store, in a process of its own that opens it with the thread, writes (so the thread reports a
+    // checkpoint) and never closes it.
+    const db = resolve(import.meta.dirname, '../../dist/src/store/db.js');
+    const script = `const { openStore } = await import(${JSON.stringify(db)}); const store = openStore({ kind: 'sqlite', path: ${JSON.stringify(join(dir, 'db.sqlite'))} }, { queryTimeoutMs: 5000, poolTimeoutMs: 5000, backgroundCheckpoints: {} }); await store.db.schema.createTable('t').addColumn('v', 'text').execute(); setTimeout(() => console.log('opened'), 500);`;
+    const result = await new Promise<{ code: number | null; stdout: string }>((done) =>
+      execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, stdout) => done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout })),
+    );
+    expect(result).toEqual({ code: 0, stdout: 'opened\n' });
   });
 });

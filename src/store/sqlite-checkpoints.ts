@@ -56,8 +56,6 @@ parentPort.on('message', () => {
 export function checkpointInBackground(database: SqliteDatabase, path: string, events: CheckpointEvents = {}): () => Promise<void> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(THREAD, { eval: true, workerData: { driver, path, everyMs: CHECKPOINT_EVERY_MS } });
-  // The thread must not keep a process alive that has nothing else to do (a CLI command, a test).
-  worker.unref();
   database.pragma('wal_autocheckpoint = 0');
   let stopping = false;
   const restoreOnCommit = () => {
@@ -81,6 +79,9 @@ export function checkpointInBackground(database: SqliteDatabase, path: string, e
       resolve();
     }),
   );
+  // The thread must not keep alive a process that has nothing else to do (a server whose listen failed, a
+  // test): after the listeners, since attaching a 'message' listener refs the worker again.
+  worker.unref();
   return async () => {
     stopping = true;
     restoreOnCommit();

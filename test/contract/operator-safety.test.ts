@@ -172,3 +172,15 @@ describe('issue 35, finding 8: only serve and migrate create a database; Postgre
     expect((await runCli(['migrate'], pg, dir)).stderr).not.toMatch(/PUBLIC_BASE_URL/);
   }, SLOW);
 });
+
+describe('a server that cannot listen exits', () => {
+  it('with status 1 and the reason when its port is taken (nothing it opened keeps the process alive)', async () => {
+    // The running test server's own port, with its configuration: the database opens, migrations are
+    // done, the checkpoint thread starts on SQLite, and then listen fails.
+    const started = Date.now();
+    const result = await runCli(['serve'], { ...server.env, PORT: String(server.port) }, server.dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr + result.stdout).toContain('EADDRINUSE');
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
