@@ -175,12 +175,17 @@ describe('issue 35, finding 8: only serve and migrate create a database; Postgre
 
 describe('a server that cannot listen exits', () => {
   it('with status 1 and the reason when its port is taken (nothing it opened keeps the process alive)', async () => {
-    // The running test server's own port, with its configuration: the database opens, migrations are
-    // done, the checkpoint thread starts on SQLite, and then listen fails.
-    const started = Date.now();
-    const result = await runCli(['serve'], { ...server.env, PORT: String(server.port) }, server.dir);
-    expect(result.code).toBe(1);
-    expect(result.stderr + result.stdout).toContain('EADDRINUSE');
-    expect(Date.now() - started).toBeLessThan(30_000);
+    // A running server's own port, with its configuration: the database opens, migrations are done, the
+    // checkpoint thread starts on SQLite, and then listen fails.
+    const own = await startServer();
+    try {
+      const started = Date.now();
+      const result = await runCli(['serve'], { ...own.env, PORT: String(own.port), PUBLIC_BASE_URL: own.url }, own.dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr + result.stdout).toContain('EADDRINUSE');
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      await own.stop();
+    }
   });
 });
