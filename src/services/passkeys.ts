@@ -2,7 +2,8 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { addSeconds, iso } from '../clock.js';
 import { newUuid } from '../crypto/ids.js';
 import { newRecoveryCodes, recoveryCodeHash } from '../crypto/recovery-codes.js';
-import { badRequest, unauthorized } from '../errors.js';
+import { badRequest, conflict, unauthorized } from '../errors.js';
+import { isUniqueViolation } from '../store/dialect.js';
 import type { Application } from '../store/repos/applications.js';
 import * as factors from '../store/repos/mfa-factors.js';
 import * as recoveryCodes from '../store/repos/mfa-recovery-codes.js';
@@ -72,6 +73,19 @@ export async function passkeyRegistrationOptions(deps: FactorDeps, app: Applicat
 }
 
 /**
+ * A credential id is the app's once (a unique index): registering one again, by its user or by anyone who
+ * copied the id, is 409 and the registration's transaction is undone (the challenge stays spent).
+ */
+async function refuseDuplicateCredential<T>(registering: Promise<T>): Promise<T> {
+  try {
+    return await registering;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('this passkey is already registered');
+    throw error;
+  }
+}
+
+/**
  * `POST /v1/me/passkeys`: verifies the new credential against its challenge (consumed once) and keeps it
  * as a verified factor. The session becomes aal2 (a new access token); a user's first factor also brings
  * 10 recovery codes (shown once). A notice is sent.
@@ -97,7 +111,7 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
   const codes = firstFactor ? newRecoveryCodes() : [];
   const id = newUuid();
   const amr = [...new Set([...session.amr, 'webauthn'])];
-  await inTransaction(deps.db, async (trx) => {
+  await refuseDuplicateCredential(inTransaction(deps.db, async (trx) => {
     await factors.insertFactor(trx, {
       id,
       app_id: app.id,
@@ -118,7 +132,7 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
     if (firstFactor) await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
     await sessionsRepo.setSessionAmr(trx, app.id, session.sessionId, joinAmr(amr), now);
     await queueFactorNotice(deps, trx, app, user.email, 'factor_added');
-  });
+  }));
   deps.mailSignal.wake();
   const row = (await factors.findFactor(deps.db, app.id, user.id, id))!;
   return { factor: toFactorView(row), recovery_codes: codes, ...(await reissueAccess(deps, app.id, user, session.sessionId, amr)) };

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { passwordChallenge, userWithTotp } from '../helpers/mfa.js';
+import { softwareRegistration } from '../helpers/software-passkey.js';
 
 // docs/mfa.md, passkeys over HTTP on both databases: the relying party, the options, and every refusal
 // (the real ceremonies run in Chromium: test/browser/passkeys.test.ts).
@@ -75,6 +77,48 @@ describe('passkey registration options', () => {
     expect((await api(env.server, 'POST', '/v1/me/passkeys/options', as(bare, owner.tokens.access_token))).status).toBe(401);
     const [row] = await queryDatabase(env.server.databaseUrl, `select used_at from webauthn_challenges where id = '${body.challenge_id}'`);
     expect(row!.used_at).toBeNull();
+  });
+});
+
+describe('a credential id registered twice', () => {
+  /** Options, then the registration of `credentialId` by a software authenticator. */
+  async function register(token: string, credentialId: Buffer) {
+    const auth = as(app, token);
+    const { body } = await api(env.server, 'POST', '/v1/me/passkeys/options', auth);
+    return api(env.server, 'POST', '/v1/me/passkeys', { ...auth, body: { challenge_id: body.challenge_id, credential: softwareRegistration(body.options, ORIGIN, credentialId) } });
+  }
+  const factorRows = (userId: string) => queryDatabase(env.server.databaseUrl, `select id from mfa_factors where user_id = '${userId}'`);
+
+  it('is 409 (was 500), by its owner or by another user of the app, and changes nothing', async () => {
+    const owner = await verifiedUser(env, app);
+    const other = await verifiedUser(env, app);
+    const credentialId = randomBytes(16);
+    const first = await register(owner.tokens.access_token, credentialId);
+    expect(first.status).toBe(201);
+    expect(first.body.recovery_codes).toHaveLength(10);
+    await env.sink.waitFor(owner.email, { count: 2 });
+
+    const again = await register(first.body.access_token, credentialId);
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(/already registered/);
+    const copied = await register(other.tokens.access_token, credentialId);
+    expect(copied.status).toBe(409);
+    // No factor, recovery codes or notice for the copier; the owner still has exactly one passkey.
+    expect(await factorRows(other.userId)).toEqual([]);
+    expect(await queryDatabase(env.server.databaseUrl, `select id from mfa_recovery_codes where user_id = '${other.userId}'`)).toEqual([]);
+    expect(await factorRows(owner.userId)).toHaveLength(1);
+    const mine = await api(env.server, 'GET', '/v1/me/factors', as(app, other.tokens.access_token));
+    expect(mine.body).toMatchObject({ factors: [], recovery_codes_remaining: 0 });
+
+    // The same id in another app is another app's credential.
+    const second = await createApp(env.server, { args: ['--allowed-origin', ORIGIN] });
+    const elsewhere = await verifiedUser(env, second);
+    const { body } = await api(env.server, 'POST', '/v1/me/passkeys/options', as(second, elsewhere.tokens.access_token));
+    const res = await api(env.server, 'POST', '/v1/me/passkeys', {
+      ...as(second, elsewhere.tokens.access_token),
+      body: { challenge_id: body.challenge_id, credential: softwareRegistration(body.options, ORIGIN, credentialId) },
+    });
+    expect(res.status).toBe(201);
   });
 });
 

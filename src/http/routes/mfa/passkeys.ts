@@ -49,12 +49,12 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'Register a passkey: the credential navigator.credentials.create made for the options',
         description:
           'Answers the factor, recovery codes (10 when it is the user\'s first factor, shown once; else none) and an aal2 access token for this session. ' +
-          'A credential that does not verify, or a used or expired challenge_id, is 400. The user is sent a notice.',
+          'A credential that does not verify, or a used or expired challenge_id, is 400; a credential id the app already holds is 409 (nothing is stored). The user is sent a notice.',
         security: session,
         body: Type.Object({ challenge_id: Uuid, credential: PasskeyCredential, friendly_name: Type.Optional(FriendlyName) }),
         response: {
           201: Type.Object({ factor: Factor, recovery_codes: RecoveryCodes, access_token: Type.String(), expires_at: Type.String({ format: 'date-time' }) }),
-          ...errors(400, 401, 403),
+          ...errors(400, 401, 403, 409),
         },
       },
     },
