@@ -1,14 +1,22 @@
 import { addSeconds, iso } from '../clock.js';
 import { open, seal } from '../crypto/envelope.js';
-import { newUuid } from '../crypto/ids.js';
+import { newUuid, sha256Hex } from '../crypto/ids.js';
 import type { Deps } from '../deps.js';
 import type { Mail } from '../mail/mailer.js';
 import { insertOutboxMail } from '../store/repos/mail-outbox.js';
+import { normalizeEmail } from '../store/repos/users.js';
 
 export type OutboxDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'masterKey'>;
 
 /** Binds a sealed message to its row: a ciphertext copied into another row does not open. */
 export const outboxMailBinding = (id: string) => `mail_outbox:${id}`;
+
+/**
+ * What finds an app's queued mail to an address (a user's deletion purges it). A plain hash: the users
+ * table holds the same addresses in clear, so a key would hide nothing more, and it survives a rotation of
+ * MASTER_KEY (which re-seals the messages).
+ */
+export const recipientHash = (appId: string, address: string) => sha256Hex(`${appId}:${normalizeEmail(address)}`);
 
 /**
  * Queues `mail` in the outbox. Call it with the transaction that writes what the email announces (the
@@ -30,6 +38,7 @@ export async function enqueueMail(deps: OutboxDeps, appId: string, mail: Mail): 
     lease_until: null,
     last_error: null,
     gave_up_at: null,
+    recipient_hash: recipientHash(appId, mail.to),
   });
   return id;
 }

@@ -7,6 +7,7 @@ import * as outbox from '../store/repos/mail-outbox.js';
 import type { MailOutboxRow } from '../store/types.js';
 import { inTransaction } from '../store/transaction.js';
 import { openOutboxMail } from './mail-outbox.js';
+import { maskEmailsIn } from '../observability/mask-email.js';
 
 export type MailWorkerDeps = Pick<Deps, 'db' | 'store' | 'clock' | 'config' | 'masterKeys' | 'mailer' | 'log' | 'metrics' | 'mailSignal'>;
 
@@ -56,10 +57,14 @@ function withDeadline(send: (signal: AbortSignal) => Promise<void>, ms: number, 
   return Promise.race([send(abort.signal), aborted]).finally(() => clearTimeout(timer));
 }
 
-/** The relay's own words when it gave any, else the error's message (never the message's content). */
+/**
+ * The relay's own words when it gave any, else the error's message (never the message's content), with
+ * any address in it masked: a refusal often quotes the recipient ("550 <alice@example.com>: no such user"),
+ * and this text is kept in last_error and logged.
+ */
 function describe(error: unknown): string {
   const e = error as { cause?: { message?: string; response?: string }; message?: string };
-  return String(e?.cause?.response ?? e?.cause?.message ?? e?.message ?? error).slice(0, 500);
+  return maskEmailsIn(String(e?.cause?.response ?? e?.cause?.message ?? e?.message ?? error)).slice(0, 500);
 }
 
 /**

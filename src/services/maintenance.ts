@@ -26,6 +26,11 @@ const ROTATED_TOKEN_DAYS = 7;
  * users no longer read sessions since migration 0022; the retention stays what operators were told.)
  */
 export const DEAD_SESSION_RETENTION_DAYS = 62;
+/**
+ * An email the relay refused until its give-up time stays this long for the operator to look at (its
+ * attempts and masked last_error; the message is sealed), then the clean-up deletes it.
+ */
+export const GIVEN_UP_MAIL_RETENTION_DAYS = 7;
 
 export type MaintenanceDeps = Pick<Deps, 'db' | 'clock' | 'log'> & Partial<Pick<Deps, 'blobs' | 'config'>>;
 
@@ -44,6 +49,8 @@ export interface PruneReport {
   sessions: number;
   /** Marks of monthly active users of months before the last (their counts stay). */
   active_users: number;
+  /** Outbox emails given up on more than GIVEN_UP_MAIL_RETENTION_DAYS ago. */
+  given_up_mail: number;
   /** Dev outbox `.eml` files older than the longest code or link lifetime (this node's directory). */
   outbox_files?: number;
 }
@@ -93,7 +100,7 @@ async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
  */
 export async function pruneExpiredRows(deps: MaintenanceDeps, holder = `${hostname()}:${process.pid}:${newUuid()}`): Promise<PruneReport> {
   const now = deps.clock.now();
-  const report: PruneReport = { ran: false, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, mfa_challenges: 0, sessions: 0, active_users: 0 };
+  const report: PruneReport = { ran: false, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, mfa_challenges: 0, sessions: 0, active_users: 0, given_up_mail: 0 };
   // Each node's own files, so outside the lease: an email's code and link are dead after the longest lifetime.
   const outbox = deps.config && outboxDir(deps.config);
   if (outbox) report.outbox_files = await pruneOutbox(outbox, addSeconds(now, -OUTBOX_KEEP_SECONDS));
@@ -107,6 +114,7 @@ export async function pruneExpiredRows(deps: MaintenanceDeps, holder = `${hostna
     report.refresh_tokens = (await timed('refresh_tokens', skewed)) + (await timed('rotated_refresh_tokens', iso(addSeconds(now, -ROTATED_TOKEN_DAYS * 86_400))));
     report.oauth_states = await timed('oauth_states', skewed);
     report.mfa_challenges = (await timed('mfa_challenges', skewed)) + (await timed('webauthn_challenges', skewed));
+    report.given_up_mail = await timed('given_up_mail', iso(addSeconds(now, -GIVEN_UP_MAIL_RETENTION_DAYS * 86_400)));
     if (deps.blobs && deps.config) Object.assign(report, await sweepObjects({ ...deps, blobs: deps.blobs, config: deps.config }));
     const deadBefore = iso(addSeconds(now, -DEAD_SESSION_RETENTION_DAYS * 86_400 - SKEW_SECONDS));
     const swept = await sweepSessions(deps, deadBefore);

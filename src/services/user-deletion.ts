@@ -9,11 +9,13 @@ import { addAppUsage } from '../store/repos/object-usage.js';
 import type { QueuedBlob } from '../store/repos/objects.js';
 import { deleteUserBucketUsage, deleteUserObjects, userShares } from '../store/repos/user-objects.js';
 import * as erasure from '../store/repos/user-erasure.js';
-import { deleteUserRow, lockUser } from '../store/repos/users.js';
+import { deleteMailTo } from '../store/repos/mail-outbox.js';
+import { deleteUserRow, findUserById, lockUser } from '../store/repos/users.js';
 import { inTransaction } from '../store/transaction.js';
 import { deleteBlobsNow } from './object-blobs.js';
 import { UPLOAD_TIMEOUT_SECONDS } from './object-sweep.js';
 import { lockAppUsage } from './object-usage.js';
+import { recipientHash } from './mail-outbox.js';
 
 // Deleting a user (contract.md section 14): everything the user owns goes in one transaction, then the
 // blobs of their objects. Every table that carries a user id is listed in docs/privacy.md.
@@ -27,7 +29,7 @@ export const RECENT_SIGN_IN_SECONDS = 10 * 60;
  * Deletes the app's user and everything they own, in one transaction: sessions (their access tokens are
  * refused on the next request on every node: the session check reads the database), refresh state,
  * codes and links, SSO tokens, OAuth identities, second factors (factors, recovery codes, MFA and
- * passkey challenges), the rows that counted them as active (the monthly
+ * passkey challenges), the mail queued to their addresses (sent or not, given up or not), the rows that counted them as active (the monthly
  * counts stay), their rows in every custom table (the app's table
  * storage freed by what those rows counted), their objects and uploads in flight (bytes freed from the
  * app, bucket and per-user counters; blobs queued), then the user row, which frees the email. The
@@ -39,6 +41,7 @@ export async function deleteUser(deps: UserDeletionDeps, appId: string, userId: 
     // The user row's lock first: writers of rows and uploads for this user lock it too (lockUser), so
     // none can add anything for the user between the reads below and the commit.
     if (!(await lockUser(trx, deps.store.dialect, appId, userId, 'update'))) throw notFound('user not found');
+    await deleteUserMail(trx, appId, userId);
     await erasure.deleteUserSessions(trx, appId, userId);
     await erasure.deleteUserChallenges(trx, appId, userId);
     await erasure.deleteUserSsoTokens(trx, appId, userId);
@@ -52,6 +55,18 @@ export async function deleteUser(deps: UserDeletionDeps, appId: string, userId: 
   });
   deps.log.info({ app_id: appId, user_id: userId, blobs: blobs.length }, 'user deleted');
   await deleteBlobsNow(deps, blobs);
+}
+
+/**
+ * Mail queued to the user's address and to every address a code or link of theirs went to (an email
+ * change's new address): read before their codes go. A send in flight finishes; the row it would delete
+ * is already gone.
+ */
+async function deleteUserMail(trx: Db, appId: string, userId: string): Promise<void> {
+  const user = await findUserById(trx, appId, userId);
+  const addresses = new Set(await erasure.userChallengeAddresses(trx, appId, userId));
+  if (user?.email) addresses.add(user.email);
+  await deleteMailTo(trx, appId, [...addresses].map((address) => recipientHash(appId, address)));
 }
 
 /**

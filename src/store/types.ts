@@ -365,6 +365,8 @@ export interface MailOutboxTable {
   lease_until: string | null;
   last_error: string | null;
   gave_up_at: string | null;
+  /** SHA-256 of `app_id:recipient` (lower-cased), for a user's deletion (migration 0025); null on older rows. */
+  recipient_hash: string | null;
 }
 
 export type MailOutboxRow = Selectable<MailOutboxTable>;

@@ -64,3 +64,33 @@ describe('1 SMTP_URL: a relay that refuses the email', () => {
     await expect.poll(async () => (await queryDatabase(server.databaseUrl, 'SELECT id FROM mail_outbox WHERE gave_up_at IS NULL')).length).toBe(0);
   });
 });
+
+describe('issue 45, finding 8: mail the relay refused', () => {
+  it("keeps no address in last_error, and goes with the user's deletion (another user's stays)", async () => {
+    const stamp = Date.now();
+    const gone = `gone-${stamp}@example.com`;
+    const kept = `kept-${stamp}@example.com`;
+    sink.refuseAll = true;
+    try {
+      for (const email of [gone, kept]) expect((await signup(email)).status).toBe(200);
+      await expect
+        .poll(async () => (await queryDatabase(server.databaseUrl, 'SELECT id FROM mail_outbox WHERE gave_up_at IS NULL')).length, { timeout: 15_000 })
+        .toBe(0);
+    } finally {
+      sink.refuseAll = false;
+    }
+    const rows = await queryDatabase(server.databaseUrl, `SELECT id, last_error, recipient_hash FROM mail_outbox WHERE app_id = '${app.app_id}' AND created_at > '${new Date(stamp - 1000).toISOString()}'`);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      // The relay's words stay (what an operator needs), the address masked to its first letter and domain.
+      expect(String(row.last_error)).toMatch(/[gk]\*\*\*@example\.com/);
+      expect(String(row.last_error)).not.toContain(`-${stamp}@`);
+    }
+    const listed = await api(server, 'GET', `/v1/users?email=${encodeURIComponent(gone)}`, { bearer: app.secret_key });
+    const userId = listed.body.users[0].id as string;
+    expect((await api(server, 'DELETE', `/v1/users/${userId}`, { bearer: app.secret_key })).status).toBe(200);
+    const left = await queryDatabase(server.databaseUrl, `SELECT id FROM mail_outbox WHERE id IN ('${rows.map((r) => r.id).join("','")}')`);
+    expect(left).toHaveLength(1);
+    expect((await queryDatabase(server.databaseUrl, `SELECT last_error FROM mail_outbox WHERE id = '${left[0]!.id}'`))[0]!.last_error).toMatch(/k\*\*\*@example\.com/);
+  });
+});

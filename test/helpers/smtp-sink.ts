@@ -32,8 +32,9 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-function refusal(): Error {
-  const error = new Error('Mailbox unavailable (the test sink refuses this message)') as Error & { responseCode: number };
+/** A refusal that quotes the recipient, as relays do ("550 5.1.1 <alice@example.com>: Recipient address rejected"). */
+function refusal(address: string): Error {
+  const error = new Error(`<${address}>: Recipient address rejected (the test sink refuses this message)`) as Error & { responseCode: number };
   error.responseCode = 550;
   return error;
 }
@@ -63,10 +64,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     // A pooled client may still hold a connection when the test ends: do not wait the default 30 s for it.
     closeTimeout: 500,
     onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? 'anonymous' }),
-    onRcptTo: (_address, _session, callback) => {
+    onRcptTo: (address, _session, callback) => {
       if (sink.refuseAll || sink.failNext) {
         sink.failNext = false;
-        return callback(refusal());
+        return callback(refusal(address.address));
       }
       callback();
     },

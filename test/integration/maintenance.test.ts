@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
 import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
-import { pruneExpiredRows, PRUNE_JOB } from '../../src/services/maintenance.js';
+import { GIVEN_UP_MAIL_RETENTION_DAYS, pruneExpiredRows, PRUNE_JOB } from '../../src/services/maintenance.js';
+import { enqueueMail } from '../../src/services/mail-outbox.js';
 import { refreshSession, startSession } from '../../src/services/sessions.js';
 import { acquireJobLock } from '../../src/store/repos/job-locks.js';
 import { findUserById, insertUser } from '../../src/store/repos/users.js';
@@ -40,7 +41,7 @@ describe('clean-up of expired rows', () => {
     await deps.db.insertInto('bot_auth_replays').values({ signature_hash: 's1', app_id: app.app_id, expires_at: iso(addSeconds(now, 300)) }).execute();
 
     const early = await pruneExpiredRows(deps);
-    expect(early).toEqual({ ran: true, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, mfa_challenges: 0, stale_uploads: 0, orphan_blobs: 0, sessions: 0, active_users: 0, outbox_files: 0 });
+    expect(early).toEqual({ ran: true, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, mfa_challenges: 0, stale_uploads: 0, orphan_blobs: 0, sessions: 0, active_users: 0, given_up_mail: 0, outbox_files: 0 });
 
     now = addSeconds(now, 8 * 86_400);
     const later = await pruneExpiredRows(deps);
@@ -52,6 +53,22 @@ describe('clean-up of expired rows', () => {
     expect(again.session_id).toBe(first.session_id);
     const moved = await refreshSession(deps, app.app_id, earlier.token);
     expect(moved.session_id).toBe(earlier.sessionId);
+  });
+
+  it(`deletes mail given up on more than ${GIVEN_UP_MAIL_RETENTION_DAYS} days ago; mail given up since, and mail still retried, stay`, async () => {
+    const tenant = await createTenant(appsDeps(), 'M');
+    const app = await createApp(appsDeps(), tenant.tenant_id, 'M', {});
+    const queue = () => enqueueMail({ ...deps, clock }, app.app_id, { to: 'a@example.com', subject: 's', text: 't', html: '<p>t</p>' });
+    const old = await queue();
+    const recent = await queue();
+    const pending = await queue();
+    const giveUp = (id: string, at: Date) => deps.db.updateTable('mail_outbox').set({ gave_up_at: iso(at), last_error: '550 a***@example.com' }).where('id', '=', id).execute();
+    await giveUp(old, now);
+    await giveUp(recent, addSeconds(now, (GIVEN_UP_MAIL_RETENTION_DAYS - 1) * 86_400));
+    now = addSeconds(now, GIVEN_UP_MAIL_RETENTION_DAYS * 86_400 + 60);
+    expect((await pruneExpiredRows(deps)).given_up_mail).toBe(1);
+    const left = await deps.db.selectFrom('mail_outbox').select('id').where('app_id', '=', app.app_id).execute();
+    expect(left.map((r) => r.id).sort()).toEqual([recent, pending].sort());
   });
 
   it('runs on one node at a time: while another holder has the lease it does nothing', async () => {

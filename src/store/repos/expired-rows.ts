@@ -19,6 +19,8 @@ const BY_TIME = {
   rotated_refresh_tokens: { key: 'token_hash', time: 'rotated_at', table: 'refresh_tokens' },
   mfa_challenges: { key: 'id', time: 'expires_at' },
   webauthn_challenges: { key: 'id', time: 'expires_at' },
+  // By the mail_outbox_due index (its first column): rows still being retried have no gave_up_at.
+  given_up_mail: { key: 'id', time: 'gave_up_at', table: 'mail_outbox' },
 } as const;
 
 export type TimedRows = keyof typeof BY_TIME;
@@ -26,7 +28,8 @@ export type TimedRows = keyof typeof BY_TIME;
 /**
  * Deletes up to `batch` rows whose time column is before `before`: spent hashcash challenges and bot
  * signatures past their expiry, SSO tokens and OAuth states past theirs, emailed codes and links by age,
- * refresh tokens of the earlier form past their expiry or rotated long ago. Answers how many it deleted.
+ * refresh tokens of the earlier form past their expiry or rotated long ago, mail given up on long ago.
+ * Answers how many it deleted.
  */
 export async function deleteTimedRows(db: Db, rows: TimedRows, before: string, batch: number): Promise<number> {
   const result = await timedRowsDelete(rows, before, batch).execute(db);

@@ -55,7 +55,7 @@ export async function releaseMail(db: Db, id: string, holder: string): Promise<v
   await db.updateTable('mail_outbox').set({ lease_holder: null, lease_until: null }).where('id', '=', id).where('lease_holder', '=', holder).execute();
 }
 
-/** Marks an email given up on; the row stays (sealed) for the operator to inspect, and is never claimed again. */
+/** Marks an email given up on; the row stays (sealed) for the operator to inspect, never claimed again, until the clean-up deletes it (GIVEN_UP_MAIL_RETENTION_DAYS). */
 export async function markMailGivenUp(db: Db, id: string, holder: string, change: { attempts: number; now: string; lastError: string }): Promise<void> {
   await db
     .updateTable('mail_outbox')
@@ -69,4 +69,11 @@ export async function markMailGivenUp(db: Db, id: string, holder: string, change
 export async function countPendingMail(db: Db): Promise<number> {
   const row = await db.selectFrom('mail_outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('gave_up_at', 'is', null).executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** Deletes the app's queued mail (pending or given up) to any of these recipients (recipient_hash); answers how many. */
+export async function deleteMailTo(db: Db, appId: string, recipientHashes: string[]): Promise<number> {
+  if (recipientHashes.length === 0) return 0;
+  const result = await db.deleteFrom('mail_outbox').where('app_id', '=', appId).where('recipient_hash', 'in', recipientHashes).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

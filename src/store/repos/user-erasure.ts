@@ -17,6 +17,12 @@ export async function deleteUserChallenges(db: Db, appId: string, userId: string
   await db.deleteFrom('email_challenges').where('app_id', '=', appId).where('user_id', '=', userId).execute();
 }
 
+/** The addresses the user's codes and links went to (lower-cased), for the mail queued to them. */
+export async function userChallengeAddresses(db: Db, appId: string, userId: string): Promise<string[]> {
+  const rows = await db.selectFrom('email_challenges').select('email_normalized').distinct().where('app_id', '=', appId).where('user_id', '=', userId).execute();
+  return rows.map((r) => r.email_normalized);
+}
+
 /** SSO tokens minted for the user by this app (a pending bridge to another app of the tenant). */
 export async function deleteUserSsoTokens(db: Db, appId: string, userId: string): Promise<void> {
   await db.deleteFrom('sso_tokens').where('user_id', '=', userId).where('source_app_id', '=', appId).execute();
