@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A user's export is streamed (src/services/user-export.ts): the server's peak RSS while it exports a user
+// A user's export is streamed (src/services/accounts/user-export.ts): the server's peak RSS while it exports a user
 // with 100,000 rows should be about what it is for a user with 50,000, and not far above a user with 100.
 // Builds the users' rows by SQL, exports each over HTTP (the reply read and dropped as it arrives), and
 // prints the server's peak RSS during each export (VmHWM, reset before each; bench/README.md, "Export

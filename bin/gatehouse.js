@@ -5,13 +5,13 @@
 // is read through the pool, which then has UV_THREADPOOL_SIZE's value of that moment for good. Password
 // hashes and RS256 signatures run on that pool; its size is one thread per core, 2 to 4, unless
 // UV_THREADPOOL_SIZE says otherwise (src/crypto/passwords.ts says why; docs/operations.md). With
-// `--workers N` the primary shares the cores out among the workers (src/cluster.ts).
+// `--workers N` the primary shares the cores out among the workers (src/runtime/cluster.ts).
 'use strict';
 const { availableParallelism } = require('node:os');
 
 // A module that node's --import or --loader names is read through the pool before this file runs: the
 // pool has started at libuv's 4 threads, and a size set now would only be reported, not used. Flags are
-// matched as src/node-flags.ts's namesNodeFlag matches them (node takes `_` for `-`), which this file
+// matched as src/runtime/node-flags.ts's namesNodeFlag matches them (node takes `_` for `-`), which this file
 // cannot import: it runs before any ES module may load.
 const preloading = (flags) => flags.some((flag) => /^--(import|loader|experimental[-_]loader)(=|$)/.test(flag));
 const poolStarted = preloading(process.execArgv) || preloading((process.env.NODE_OPTIONS ?? '').split(/\s+/));

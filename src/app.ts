@@ -18,7 +18,7 @@ import { BadJsonBody, parseJsonBody } from './http/json-body.js';
 import { registerRoutes } from './http/routes/index.js';
 import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
-import { accessLine, requestLoggerFactory } from './logger.js';
+import { accessLine, requestLoggerFactory } from './observability/logger.js';
 
 const AJV_OPTIONS = { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false, strictNumbers: true } as const;
 

@@ -7,14 +7,14 @@ import { loadOrCreateMasterKeyFile } from './crypto/master-key.js';
 import { deriveKey } from './crypto/derive.js';
 import { createLimiter } from './limits/index.js';
 import type { RateLimiter } from './limits/limiter.js';
-import type { Logger } from './logger.js';
+import type { Logger } from './observability/logger.js';
 import { createMailer } from './mail/index.js';
 import type { Mailer } from './mail/mailer.js';
 import { createConfirmationsClient, type ConfirmationsClient } from './providers/confirmations.js';
-import { KeyRing, ACCESS_TOKEN_SECONDS } from './services/keys.js';
+import { KeyRing, ACCESS_TOKEN_SECONDS } from './services/apps/keys.js';
 import { openStore, type Db, type Store } from './store/db.js';
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
-import { MailSignal } from './services/mail-outbox.js';
+import { MailSignal } from './services/mail/outbox.js';
 import { TableMetadataCache } from './services/tables/metadata-cache.js';
 
 /** Everything the service needs, built once and passed down explicitly: no globals. */
@@ -51,13 +51,13 @@ export interface Deps {
   };
   /** Outage and outbox counters for /metrics. */
   metrics: ServiceMetrics;
-  /** Wakes this node's mail worker after an email was queued (services/mail-outbox.ts). */
+  /** Wakes this node's mail worker after an email was queued (services/mail/outbox.ts). */
   mailSignal: MailSignal;
   /** This node's copy of custom tables' metadata, checked against their schema version on use. */
   tableMetadata: TableMetadataCache;
   /** Set on SIGTERM: health answers 503 so load balancers stop sending (main.ts). */
   lifecycle: { draining: boolean };
-  /** This process among the nodes: uploads it serves carry it, and it vouches for them (object-sweep.ts). */
+  /** This process among the nodes: uploads it serves carry it, and it vouches for them (services/objects/upload-sweep.ts). */
   nodeId: string;
   close(): Promise<void>;
 }

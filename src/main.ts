@@ -4,17 +4,17 @@ import { closeIdleConnectionsLater } from './http/graceful-close.js';
 import type { Config } from './config/index.js';
 import { createDeps, type Deps } from './deps.js';
 import { PASSWORD_HASH_SLOTS, THREAD_POOL_SIZE } from './crypto/passwords.js';
-import { boundHeapGrowth } from './heap-growth.js';
-import { holdTickObjectShape } from './tick-shape.js';
+import { boundHeapGrowth } from './runtime/heap-growth.js';
+import { holdTickObjectShape } from './runtime/tick-shape.js';
 import { openStore } from './store/db.js';
-import { LogThrottle } from './log-throttle.js';
-import type { Logger } from './logger.js';
+import { LogThrottle } from './observability/log-throttle.js';
+import type { Logger } from './observability/logger.js';
 import { scheduleMaintenance } from './services/maintenance.js';
-import { scheduleUploadLiveness } from './services/object-sweep.js';
-import { schedulePurge } from './services/app-purge.js';
+import { scheduleUploadLiveness } from './services/objects/upload-sweep.js';
+import { schedulePurge } from './services/apps/purge.js';
 import { scheduleMetering } from './services/billing/metering.js';
-import { startMailWorker } from './services/mail-worker.js';
-import { checkMasterKey } from './services/master-key-check.js';
+import { startMailWorker } from './services/mail/worker.js';
+import { checkMasterKey } from './services/apps/master-key-check.js';
 import { migrateToLatest } from './store/migrations/index.js';
 import { refreshPlannerStatistics } from './store/statistics.js';
 
@@ -76,7 +76,7 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
     deps.lifecycle.draining = true;
     log.info({ signal, grace_seconds: config.shutdownGraceSeconds, drain_seconds: config.shutdownDrainSeconds }, 'shutting down');
     // No new email from now on and no new relay connection; sends in flight get a moment, then their
-    // rows go back to the outbox for the next node or start (services/mail-worker.ts).
+    // rows go back to the outbox for the next node or start (services/mail/worker.ts).
     const mailStopped = mailWorker.stop(Math.max(0, grace - 1_000));
     let code = 0;
     try {

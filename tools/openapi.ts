@@ -11,7 +11,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { createDeps } from '../src/deps.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger } from '../src/observability/logger.js';
 import { migrateToLatest } from '../src/store/migrations/index.js';
 
 const DOCUMENT = 'docs/openapi.json';

@@ -7,8 +7,8 @@
 // included).
 //   spawned by bench/lib/server.mjs startServer({ jobs: true }); needs `npm run build`.
 import { readConfig } from '../../dist/src/cli/shared.js';
-import { serveLogDestination } from '../../dist/src/log-pretty.js';
-import { createLogger } from '../../dist/src/logger.js';
+import { serveLogDestination } from '../../dist/src/observability/log-pretty.js';
+import { createLogger } from '../../dist/src/observability/logger.js';
 import { serve } from '../../dist/src/main.js';
 import { runMetering } from '../../dist/src/services/billing/metering.js';
 import { parsePeriod } from '../../dist/src/services/billing/pricing.js';

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { workerExecArgv } from '../../dist/src/cluster.js';
+import { workerExecArgv } from '../../dist/src/runtime/cluster.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/gatehouse.js');

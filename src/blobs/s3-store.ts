@@ -1,8 +1,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { pipeline, type Readable } from 'node:stream';
 import type { BlobStoreConfig } from '../config/index.js';
-import { LogThrottle } from '../log-throttle.js';
-import type { Logger } from '../logger.js';
+import { LogThrottle } from '../observability/log-throttle.js';
+import type { Logger } from '../observability/logger.js';
 import { withBlobDeadline } from './deadline.js';
 import { exactLength } from './exact-length.js';
 import { assertBlobName, type BlobStore, type BlobStoreOptions, type ByteRange } from './store.js';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { BlobStoreConfig } from '../config/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { FileBlobStore } from './file-store.js';
 import { S3BlobStore } from './s3-store.js';
 

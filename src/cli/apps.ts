@@ -1,12 +1,12 @@
 import { Option, type Command } from 'commander';
 import type { Deps } from '../deps.js';
-import * as apps from '../services/apps.js';
-import * as listing from '../services/app-listing.js';
-import { markAppDeleted } from '../services/app-deletion.js';
+import * as apps from '../services/apps/apps.js';
+import * as listing from '../services/apps/listing.js';
+import { markAppDeleted } from '../services/apps/deletion.js';
 import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
 import { collect, onOff, print, usd, UsageError, wholeNumber, withDeps } from './shared.js';
 
-// `gatehouse app ...` (contract.md section 1): each command a thin call into services/apps.ts.
+// `gatehouse app ...` (contract.md section 1): each command a thin call into services/apps/apps.ts.
 
 /** The setting flags `app create` and `app update` take (the tests' fixtures parse app flags with them too). */
 export function appSettingOptions(command: Command): Command {

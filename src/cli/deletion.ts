@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { purgeUntilGone, type DeletionMark } from '../services/app-deletion.js';
+import { purgeUntilGone, type DeletionMark } from '../services/apps/deletion.js';
 import { UsageError } from './shared.js';
 
 // What `app delete` and `tenant delete` share: the confirmation, then mark and purge to the end.

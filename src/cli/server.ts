@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { createLogger, OWN_BATCH_BYTES, SHARED_BATCH_BYTES } from '../logger.js';
+import { createLogger, OWN_BATCH_BYTES, SHARED_BATCH_BYTES } from '../observability/logger.js';
 import { pruneExpiredRows } from '../services/maintenance.js';
-import { rotateMasterKey } from '../services/master-key.js';
+import { rotateMasterKey } from '../services/apps/master-key.js';
 import { print, readConfig, UsageError, withDeps } from './shared.js';
 
 // `gatehouse serve | migrate | prune | master-key rotate`: running the service and keeping its database.
@@ -14,8 +14,8 @@ export function registerServerCommands(program: Command): void {
     .action(async (flags: { workers: string }) => {
       // The HTTP service (Fastify, every route, the OpenAPI document) loads only for serve: every other
       // command starts in a fraction of the time.
-      const { MAX_WORKERS, parseWorkers, serveWorkers } = await import('../cluster.js');
-      const { serveLogDestination } = await import('../log-pretty.js');
+      const { MAX_WORKERS, parseWorkers, serveWorkers } = await import('../runtime/cluster.js');
+      const { serveLogDestination } = await import('../observability/log-pretty.js');
       const workers = parseWorkers(flags.workers);
       if (workers === undefined) throw new UsageError(`--workers must be auto or a whole number from 1 to ${MAX_WORKERS}`);
       const config = readConfig({ serve: true });

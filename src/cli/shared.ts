@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, loadDotEnv, type Config, type DatabaseConfig } from '../config/index.js';
 import { createDeps, type Deps } from '../deps.js';
-import { createLogger } from '../logger.js';
-import { checkMasterKey } from '../services/master-key-check.js';
+import { createLogger } from '../observability/logger.js';
+import { checkMasterKey } from '../services/apps/master-key-check.js';
 import { appliedMigrations, migrateToLatest } from '../store/migrations/index.js';
 
 // What every command group shares: option parsers, printing, and the one way a command opens the database.

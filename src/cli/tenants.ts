@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import * as listing from '../services/app-listing.js';
-import { markTenantDeleted } from '../services/app-deletion.js';
-import * as apps from '../services/apps.js';
+import * as listing from '../services/apps/listing.js';
+import { markTenantDeleted } from '../services/apps/deletion.js';
+import * as apps from '../services/apps/apps.js';
 import { appsDeps } from './apps.js';
 import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
 import { print, wholeNumber, withDeps } from './shared.js';

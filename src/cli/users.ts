@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { deleteUser } from '../services/user-deletion.js';
-import { exportUser } from '../services/user-export.js';
+import { deleteUser } from '../services/accounts/user-deletion.js';
+import { exportUser } from '../services/accounts/user-export.js';
 import { notFound } from '../errors.js';
-import { listUserFactors, resetUserFactors } from '../services/mfa-admin.js';
+import { listUserFactors, resetUserFactors } from '../services/mfa/admin.js';
 import { findApplication } from '../store/repos/applications.js';
 import type { Deps } from '../deps.js';
 import { print, withDeps } from './shared.js';

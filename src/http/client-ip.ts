@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { FastifyRequest } from 'fastify';
-import type { ClientInfo } from '../services/sessions.js';
+import type { ClientInfo } from '../services/sessions/sessions.js';
 
 /** Longest user agent kept on a session: enough to tell browsers apart, bounded whatever a client sends. */
 const USER_AGENT_MAX = 512;

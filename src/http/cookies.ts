@@ -1,8 +1,8 @@
 import { fastifyCookie as cookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.js';
-import type { SessionTokens } from '../services/sessions.js';
-import { REFRESH_TOKEN_SECONDS } from '../services/sessions.js';
+import type { SessionTokens } from '../services/sessions/sessions.js';
+import { REFRESH_TOKEN_SECONDS } from '../services/sessions/sessions.js';
 
 export const SESSION_COOKIE = '__session';
 export const REFRESH_COOKIE = '__refresh';

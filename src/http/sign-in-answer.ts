@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../config/index.js';
-import type { SignInResult } from '../services/mfa-signin.js';
-import type { SessionTokens } from '../services/sessions.js';
+import type { SignInResult } from '../services/mfa/sign-in.js';
+import type { SessionTokens } from '../services/sessions/sessions.js';
 import { setAuthCookies } from './cookies.js';
 
 // How the routes of a first factor answer (docs/mfa.md): a session (cookies and tokens), or, for a user

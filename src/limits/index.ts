@@ -3,7 +3,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/index.js';
 import type { RateLimitName, RateRule } from '../config/rate-limits.js';
 import { ApiError } from '../errors.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger, type Logger } from '../observability/logger.js';
 import type { RateLimiter } from './limiter.js';
 import { MemoryWindowStore } from './memory-store.js';
 import { RedisWindowStore } from './redis-store.js';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
 import { parseRateLimits, type RateLimitName } from '../config/rate-limits.js';
 import { ApiError } from '../errors.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../observability/logger.js';
 import { createLimiter, storedKey } from './index.js';
 import type { RateLimiter } from './limiter.js';
 import { MemoryWindowStore } from './memory-store.js';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { RateRule } from '../config/rate-limits.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { MemoryWindowStore } from './memory-store.js';
 import type { WindowStore } from './window-store.js';
 

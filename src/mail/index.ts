@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Config } from '../config/index.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import type { Mailer } from './mailer.js';
 import { createOutboxMailer } from './outbox.js';
 import { createSmtpMailer } from './smtp.js';

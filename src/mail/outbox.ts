@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { maskEmail } from '../observability/mask-email.js';
 import { mailFailed } from './failure.js';
 import type { Mailer } from './mailer.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../observability/logger.js';
 import { maskEmail } from '../observability/mask-email.js';
 import { mailFailed } from './failure.js';
 import type { Mailer } from './mailer.js';

@@ -10,8 +10,8 @@ import { refreshPlannerStatistics } from '../store/statistics.js';
 import { deleteExpiredOAuthStates } from '../store/repos/oauth-states.js';
 import { outboxDir } from '../mail/index.js';
 import { pruneOutbox } from '../mail/outbox.js';
-import { sweepObjects } from './object-sweep.js';
-import { CODE_SECONDS, MAGIC_LINK_SECONDS, VERIFY_LINK_SECONDS } from './verification.js';
+import { sweepObjects } from './objects/upload-sweep.js';
+import { CODE_SECONDS, MAGIC_LINK_SECONDS, VERIFY_LINK_SECONDS } from './accounts/verification.js';
 
 export const PRUNE_JOB = 'prune-expired-rows';
 /** The longest a code or link lives (a verification link: 24 h). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { createDeps } from '../../src/deps.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workerThreadPool } from '../../src/cluster.js';
+import { workerThreadPool } from '../../src/runtime/cluster.js';
 import { createPostgresDatabase, TEST_DB } from '../helpers/db.js';
 import { api } from '../helpers/fixtures.js';
 import { runCli, type TestServer } from '../helpers/server.js';

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type TestApp } from '../helpers/fixtures.js';
 import { createApp, createBucket, getObject, objectPath, putObject, random, startObjectServer, storage, STORES, type ObjectEnv } from '../helpers/objects.js';
-import { LOG_FLUSH_MS } from '../../src/logger.js';
+import { LOG_FLUSH_MS } from '../../src/observability/logger.js';
 import type { TestServer } from '../helpers/server.js';
 
 // Issue 38, items 5, 7 and 8: a blob store that freezes or fails. Every blob call is bounded by

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOG_FLUSH_MS } from '../../src/logger.js';
+import { LOG_FLUSH_MS } from '../../src/observability/logger.js';
 import { TEST_DB } from '../helpers/db.js';
 import { api } from '../helpers/fixtures.js';
 import { createDeployment, startNode, type Deployment, type NodeProcess } from '../helpers/node-process.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { LOG_FLUSH_MS } from '../../src/logger.js';
+import { LOG_FLUSH_MS } from '../../src/observability/logger.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, uniqueEmail } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { open, seal } from '../../src/crypto/envelope.js';
-import { outboxMailBinding } from '../../src/services/mail-outbox.js';
-import { verifierBinding } from '../../src/services/oauth.js';
+import { outboxMailBinding } from '../../src/services/mail/outbox.js';
+import { verifierBinding } from '../../src/services/oauth/sign-in.js';
 import { execDatabase, queryDatabase, TEST_DB } from '../helpers/db.js';
 import { api, cliJson, createApp, type TestApp } from '../helpers/fixtures.js';
 import { runCli, startServer, type TestServer } from '../helpers/server.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createDeps, type Deps } from '../../src/deps.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { createPostgresDatabase, TEST_DB } from './db.js';
 

@@ -10,9 +10,9 @@ import type { Deps } from '../../src/deps.js';
 export interface Built {
   config: typeof import('../../src/config/index.js');
   deps: typeof import('../../src/deps.js');
-  logger: typeof import('../../src/logger.js');
-  masterKeyCheck: typeof import('../../src/services/master-key-check.js');
-  apps: typeof import('../../src/services/apps.js');
+  logger: typeof import('../../src/observability/logger.js');
+  masterKeyCheck: typeof import('../../src/services/apps/master-key-check.js');
+  apps: typeof import('../../src/services/apps/apps.js');
   cliApps: typeof import('../../src/cli/apps.js');
 }
 
@@ -26,7 +26,7 @@ let loading: Promise<Built> | undefined;
 export function built(): Promise<Built> {
   const load = (path: string) => import(/* @vite-ignore */ DIST + path);
   loading ??= Promise.all(
-    ['config/index.js', 'deps.js', 'logger.js', 'services/master-key-check.js', 'services/apps.js', 'cli/apps.js'].map(load),
+    ['config/index.js', 'deps.js', 'observability/logger.js', 'services/apps/master-key-check.js', 'services/apps/apps.js', 'cli/apps.js'].map(load),
   ).then(([config, deps, logger, masterKeyCheck, apps, cliApps]) => ({ config, deps, logger, masterKeyCheck, apps, cliApps }));
   return loading;
 }

@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { LOG_FLUSH_MS } from '../../src/logger.js';
+import { LOG_FLUSH_MS } from '../../src/observability/logger.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
 import { measureUsage } from '../../src/services/billing/metering.js';
 import { parsePeriod } from '../../src/services/billing/pricing.js';
-import { refreshSession, REFRESH_TOKEN_SECONDS, startSession } from '../../src/services/sessions.js';
+import { refreshSession, REFRESH_TOKEN_SECONDS, startSession } from '../../src/services/sessions/sessions.js';
 import { findUserById, insertUser } from '../../src/store/repos/users.js';
 import { backfillActiveUsers } from '../../src/store/migrations/0022-data-scale.js';
 import { openEarlierSession } from '../helpers/earlier-tokens.js';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
 import { METERING_JOB, runMetering, runScheduledMetering } from '../../src/services/billing/metering.js';
 import { parsePeriod } from '../../src/services/billing/pricing.js';
-import { startSession } from '../../src/services/sessions.js';
+import { startSession } from '../../src/services/sessions/sessions.js';
 import { findApplication } from '../../src/store/repos/applications.js';
 import { acquireJobLock } from '../../src/store/repos/job-locks.js';
 import { findUserById, insertUser } from '../../src/store/repos/users.js';

@@ -7,7 +7,7 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { ApiError } from '../../src/errors.js';
-import { createLogger, type Logger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { createMailer } from '../../src/mail/index.js';
 import { createSmtpMailer } from '../../src/mail/smtp.js';
 import { verificationEmail } from '../../src/mail/templates.js';

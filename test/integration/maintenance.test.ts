@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
 import { GIVEN_UP_MAIL_RETENTION_DAYS, pruneExpiredRows, PRUNE_JOB } from '../../src/services/maintenance.js';
-import { enqueueMail } from '../../src/services/mail-outbox.js';
-import { refreshSession, startSession } from '../../src/services/sessions.js';
+import { enqueueMail } from '../../src/services/mail/outbox.js';
+import { refreshSession, startSession } from '../../src/services/sessions/sessions.js';
 import { acquireJobLock } from '../../src/store/repos/job-locks.js';
 import { findUserById, insertUser } from '../../src/store/repos/users.js';
 import { openEarlierSession } from '../helpers/earlier-tokens.js';

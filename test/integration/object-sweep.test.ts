@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { BlobStore } from '../../src/blobs/store.js';
 import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant } from '../../src/services/apps.js';
-import { createBucket, deleteBucket, objectStorageUsage } from '../../src/services/buckets.js';
+import { createApp, createTenant } from '../../src/services/apps/apps.js';
+import { createBucket, deleteBucket, objectStorageUsage } from '../../src/services/objects/buckets.js';
 import { pruneExpiredRows } from '../../src/services/maintenance.js';
-import { UPLOAD_TIMEOUT_SECONDS } from '../../src/services/object-sweep.js';
-import { putObject } from '../../src/services/objects.js';
+import { UPLOAD_TIMEOUT_SECONDS } from '../../src/services/objects/upload-sweep.js';
+import { putObject } from '../../src/services/objects/objects.js';
 import { insertBlobDeletion } from '../../src/store/repos/objects.js';
 import { openInProcess } from '../helpers/in-process.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
 import { DEAD_SESSION_RETENTION_DAYS, pruneExpiredRows } from '../../src/services/maintenance.js';
-import { REFRESH_TOKEN_SECONDS, refreshSession, revokeSession, startSession } from '../../src/services/sessions.js';
+import { REFRESH_TOKEN_SECONDS, refreshSession, revokeSession, startSession } from '../../src/services/sessions/sessions.js';
 import { findUserById, insertUser } from '../../src/store/repos/users.js';
 import { openEarlierSession } from '../helpers/earlier-tokens.js';
 import { openInProcess } from '../helpers/in-process.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { addSeconds, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
-import { ACCESS_TOKEN_SECONDS } from '../../src/services/keys.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
+import { ACCESS_TOKEN_SECONDS } from '../../src/services/apps/keys.js';
 import { openInProcess } from '../helpers/in-process.js';
 
 // The verified-token cache (issue 14) is exact: a token verified once is not verified again, but what

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
-import { refreshSession, REFRESH_TOKEN_SECONDS, startSession } from '../../src/services/sessions.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
+import { refreshSession, REFRESH_TOKEN_SECONDS, startSession } from '../../src/services/sessions/sessions.js';
 import { findLiveSession } from '../../src/store/repos/sessions.js';
 import { findUserById, insertUser } from '../../src/store/repos/users.js';
 import { forgedRefreshToken, openEarlierSession } from '../helpers/earlier-tokens.js';

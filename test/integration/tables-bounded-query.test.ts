@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
 import { createTable } from '../../src/services/tables/schema.js';
 import { queryRows, QueryTooBroad, segmentQuery, type Condition, type QueryBounds, type Segment } from '../../src/store/repos/custom-rows-query.js';
 import { columnIdent, tableIdent } from '../../src/store/repos/custom-rows.js';

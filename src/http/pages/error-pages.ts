@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { appFallbackUrl } from '../../services/link-landing.js';
+import { appFallbackUrl } from '../../services/accounts/link-landing.js';
 import { backButton, escapeHtml, page, sendHtml } from './page.js';
 
 // Routes a person reaches by navigating (the SSO bridge, OAuth's authorize and callback) answer their

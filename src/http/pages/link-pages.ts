@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { LinkState } from '../../services/link-landing.js';
+import type { LinkState } from '../../services/accounts/link-landing.js';
 import { backButton, escapeHtml as escape, page, sendHtml } from './page.js';
 
 // What a person sees after following an emailed link. No form-action in the CSP (page.ts): Chromium

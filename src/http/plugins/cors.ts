@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { allowedOriginsOf } from '../../services/origins.js';
+import { allowedOriginsOf } from '../../services/apps/origins.js';
 import * as applications from '../../store/repos/applications.js';
 import type { Guards } from './guards.js';
 

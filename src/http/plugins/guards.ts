@@ -3,7 +3,7 @@ import { iso } from '../../clock.js';
 import { sha256Hex } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
 import { ApiError, forbidden, unauthorized } from '../../errors.js';
-import { allowedOriginsOf } from '../../services/origins.js';
+import { allowedOriginsOf } from '../../services/apps/origins.js';
 import * as applications from '../../store/repos/applications.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as sessions from '../../store/repos/sessions.js';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import type { ApiError } from '../../errors.js';
-import { LogThrottle } from '../../log-throttle.js';
+import { LogThrottle } from '../../observability/log-throttle.js';
 import { connectionFailure, type ConnectionFailure } from '../../store/dialect.js';
 
 /** Seconds a client is told to wait (Retry-After) when the database is unavailable. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
-import { authenticateBot, signUpBot } from '../../services/bots.js';
+import { authenticateBot, signUpBot } from '../../services/accounts/bots.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
-import { deleteObject, headObject, listObjects, openObject, putObject } from '../../services/objects.js';
+import { deleteObject, headObject, listObjects, openObject, putObject } from '../../services/objects/objects.js';
 import type { ObjectAddress, StoredObject } from '../../store/repos/objects.js';
 import { findUserById } from '../../store/repos/users.js';
 import { drainBody } from '../objects/drain-body.js';

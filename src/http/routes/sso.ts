@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { unauthorized } from '../../errors.js';
-import { exchangeSsoToken, startSsoHop } from '../../services/sso.js';
+import { exchangeSsoToken, startSsoHop } from '../../services/sessions/sso.js';
 import { answerSignIn } from '../sign-in-answer.js';
 import { MfaRequiredBody } from './auth/schemas.js';
 import type { Guards } from '../plugins/guards.js';

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
-import { deleteOwnAccount, deleteUser } from '../../services/user-deletion.js';
-import { exportUser } from '../../services/user-export.js';
+import { deleteOwnAccount, deleteUser } from '../../services/accounts/user-deletion.js';
+import { exportUser } from '../../services/accounts/user-export.js';
 import { clearAuthCookies } from '../cookies.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 // The transactional email outbox: a row is written in the same transaction as the user or challenge it
-// announces, and a mail worker on every node sends it (services/mail-worker.ts).
+// announces, and a mail worker on every node sends it (services/mail/worker.ts).
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

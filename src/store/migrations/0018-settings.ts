@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 // Installation-wide settings, one row per name. The first is the master key's check value (an HMAC of a
 // fixed label under MASTER_KEY, never the key): a process whose key matches it neither as MASTER_KEY nor
-// as MASTER_KEY_PREVIOUS refuses to start (services/master-key-check.ts).
+// as MASTER_KEY_PREVIOUS refuses to start (services/apps/master-key-check.ts).
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

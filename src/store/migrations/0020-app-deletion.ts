@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 // Deleting an app or a tenant (contract.md sections 1 and 14): `deleted_at` marks it gone in one short write
 // (every lookup that resolves an app skips it from then on, on every node), and the purge job then removes
-// its data in bounded batches (src/services/app-purge.ts). The indexes let each batch find the app's rows
+// its data in bounded batches (src/services/apps/purge.ts). The indexes let each batch find the app's rows
 // of a table by an index walk instead of a scan. A tenant row stays, marked, for its billing ledger.
 
 const APP_INDEXES: [table: string, column: string][] = [

@@ -5,7 +5,7 @@ import { rowLimit } from '../limit.js';
 import { dropDataTable } from './custom-rows.js';
 import type { QueuedBlob } from './objects.js';
 
-// The purge of a deleted app (services/app-purge.ts): each function removes at most `limit` rows in one
+// The purge of a deleted app (services/apps/purge.ts): each function removes at most `limit` rows in one
 // statement, found by an index walk on the app (or bucket) column, and answers how many it removed, so the
 // caller loops until 0. Every function is idempotent: a purge cut by a crash runs them again from the top.
 // These are the only deletes keyed by a table name: the names come from the constant list below, never

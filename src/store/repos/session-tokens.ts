@@ -20,7 +20,7 @@ import { userByIdQuery } from './users.js';
  * - SQLite: the compiled statements in one synchronous transaction (sqliteTransaction in store/db.ts,
  *   which waits for Kysely's connection when Kysely holds it).
  * The transaction lives here rather than in the service (STYLE.md's rule) because its form is the
- * dialect's: services/sessions.ts sees one atomic call.
+ * dialect's: services/sessions/sessions.ts sees one atomic call.
  */
 
 /**

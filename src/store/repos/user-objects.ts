@@ -14,7 +14,7 @@ export interface BucketShare {
 
 /**
  * What the user holds in each bucket: committed objects (bytes and count) plus the bytes their uploads in
- * flight reserved. Read under the app's usage lock (services/object-usage.ts), which every transaction
+ * flight reserved. Read under the app's usage lock (services/objects/storage-quota.ts), which every transaction
  * that adds, replaces or removes an object takes first, so it is still exact when the rows are deleted.
  */
 export async function userShares(db: Db, appId: string, userId: string): Promise<BucketShare[]> {

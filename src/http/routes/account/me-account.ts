@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
-import { changePassword } from '../../../services/account-password.js';
-import { confirmEmailChange, requestEmailChange } from '../../../services/email-change.js';
+import { changePassword } from '../../../services/accounts/password-change.js';
+import { confirmEmailChange, requestEmailChange } from '../../../services/accounts/email-change.js';
 import { rateLimitIp } from '../../client-ip.js';
 import type { Guards } from '../../plugins/guards.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
-import { listMySessions, revokeMyOtherSessions, revokeMySession } from '../../../services/my-sessions.js';
+import { listMySessions, revokeMyOtherSessions, revokeMySession } from '../../../services/sessions/my-sessions.js';
 import { clearAuthCookies } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../../schemas.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { badRequest } from '../../../errors.js';
-import { confirmPasswordReset, requestPasswordReset, resetProofEmail } from '../../../services/password-reset.js';
+import { confirmPasswordReset, requestPasswordReset, resetProofEmail } from '../../../services/accounts/password-reset.js';
 import { clientInfo } from '../../client-ip.js';
 import { answerSignIn } from '../../sign-in-answer.js';
 import type { Guards } from '../../plugins/guards.js';

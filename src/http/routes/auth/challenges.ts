@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
-import { issueChallenge } from '../../../services/hashcash.js';
+import { issueChallenge } from '../../../services/accounts/hashcash.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';

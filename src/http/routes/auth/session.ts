@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { unauthorized } from '../../../errors.js';
-import { currentUser, logout } from '../../../services/accounts.js';
-import { refreshSession } from '../../../services/sessions.js';
+import { currentUser, logout } from '../../../services/accounts/accounts.js';
+import { refreshSession } from '../../../services/sessions/sessions.js';
 import { clearAuthCookies, REFRESH_COOKIE, requestCookie, setAuthCookies } from '../../cookies.js';
 import { checkCookieOrigin, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { ApiError } from '../../../errors.js';
-import { contestSignUp, signUp } from '../../../services/accounts.js';
-import { checkSignupProof } from '../../../services/hashcash.js';
+import { contestSignUp, signUp } from '../../../services/accounts/accounts.js';
+import { checkSignupProof } from '../../../services/accounts/hashcash.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
-import { verifyCode } from '../../../services/accounts.js';
+import { verifyCode } from '../../../services/accounts/accounts.js';
 import { clientInfo } from '../../client-ip.js';
 import { answerSignIn } from '../../sign-in-answer.js';
 import type { Guards } from '../../plugins/guards.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../deps.js';
-import { confirmTotp, enrollTotp, listMyFactors, removeMyFactor, renameMyFactor, renewRecoveryCodes } from '../../../services/mfa-factors.js';
+import { confirmTotp, enrollTotp, listMyFactors, removeMyFactor, renameMyFactor, renewRecoveryCodes } from '../../../services/mfa/factors.js';
 import { setSessionCookie } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Uuid } from '../../schemas.js';

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../../deps.js';
-import { liveChallenge } from '../../../services/mfa-signin.js';
-import { mfaPasskeyOptions, passkeyRegistrationOptions, passkeySignInOptions, registerPasskey, signInWithPasskey } from '../../../services/passkeys.js';
+import { liveChallenge } from '../../../services/mfa/sign-in.js';
+import { mfaPasskeyOptions, passkeyRegistrationOptions, passkeySignInOptions, registerPasskey, signInWithPasskey } from '../../../services/mfa/passkeys.js';
 import { clientInfo, rateLimitIp } from '../../client-ip.js';
 import { setAuthCookies, setSessionCookie } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
-import { listUserFactors, resetUserFactors } from '../../../services/mfa-admin.js';
+import { listUserFactors, resetUserFactors } from '../../../services/mfa/admin.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';

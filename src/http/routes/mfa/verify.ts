@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
-import { describeChallenge, verifyMfa, type MfaProof } from '../../../services/mfa-signin.js';
+import { describeChallenge, verifyMfa, type MfaProof } from '../../../services/mfa/sign-in.js';
 import { clientInfo, rateLimitIp } from '../../client-ip.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
@@ -8,7 +8,7 @@ import { setAuthCookies } from '../../cookies.js';
 import { tokensOnly } from '../../sign-in-answer.js';
 import type { Http } from '../../types.js';
 import { MfaRequiredBody, SessionTokensBody } from '../auth/schemas.js';
-import { passkeySecondFactor } from '../../../services/passkeys.js';
+import { passkeySecondFactor } from '../../../services/mfa/passkeys.js';
 import { asAssertion, PasskeyCredential } from './passkey-schemas.js';
 
 const MfaToken = Type.String({ minLength: 1, maxLength: 128, description: 'from the sign-in that answered mfa_required' });

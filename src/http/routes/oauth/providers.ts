@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { notFound } from '../../../errors.js';
-import { configureApple, configureGoogle, isProvider, listProviders, removeProvider } from '../../../services/oauth-providers.js';
+import { configureApple, configureGoogle, isProvider, listProviders, removeProvider } from '../../../services/oauth/providers.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';

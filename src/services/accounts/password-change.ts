@@ -1,0 +1,57 @@
+import { iso } from '../../clock.js';
+import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
+import { badRequest, conflict, forbidden, unauthorized } from '../../errors.js';
+import { noticeEmail } from '../../mail/templates.js';
+import type { Application } from '../../store/repos/applications.js';
+import * as sessionsRepo from '../../store/repos/sessions.js';
+import * as users from '../../store/repos/users.js';
+import { inTransaction } from '../../store/transaction.js';
+import type { AccountDeps } from './accounts.js';
+import { enqueueMail } from '../mail/outbox.js';
+
+/** How recent a sign-in must be for a user without a password to set one without proving anything else. */
+export const RECENT_SIGN_IN_SECONDS = 10 * 60;
+
+/** The signed-in session a change is made from. */
+export interface SessionRef {
+  userId: string;
+  sessionId: string;
+  /** The access token's `iat`, in seconds. */
+  issuedAt: number;
+}
+
+/**
+ * `POST /v1/me/password` (contract.md section 15). A user with a password proves it (a wrong one is 403;
+ * the route counted the attempt in the sign-in windows first); a user without one (OAuth, codes, links)
+ * may set one within RECENT_SIGN_IN_SECONDS of signing in. The new hash replaces the old one only if it
+ * is still the one checked (one conditional write), every other session is revoked and a notice queued,
+ * in one transaction; argon2 runs before it.
+ */
+export async function changePassword(
+  deps: AccountDeps,
+  app: Application,
+  session: SessionRef,
+  input: { currentPassword?: string | null; newPassword: string },
+): Promise<{ status: 'password_changed' }> {
+  if (!app.passwordsEnabled) throw badRequest('passwords are disabled for this application', 'passwords_disabled');
+  const user = await users.findUserById(deps.db, app.id, session.userId);
+  if (!user) throw unauthorized('not authenticated');
+  if (user.isBot || user.email === null) throw badRequest('bots sign in with their key and have no password');
+  if (user.passwordHash !== null) {
+    if (input.currentPassword == null || input.currentPassword === '') throw badRequest('current_password is required');
+    if (!(await verifyPassword(user.passwordHash, input.currentPassword))) throw forbidden('current password is wrong', 'invalid_credentials');
+  } else if (deps.clock.now().getTime() / 1000 - session.issuedAt > RECENT_SIGN_IN_SECONDS) {
+    throw forbidden('sign in again to set a password (a recent sign-in is needed when the account has none)');
+  }
+  const passwordHash = await hashPassword(input.newPassword);
+  const now = iso(deps.clock.now());
+  const changed = await inTransaction(deps.db, async (trx) => {
+    if (!(await users.replacePasswordHash(trx, app.id, user.id, user.passwordHash, passwordHash, now))) return false;
+    await sessionsRepo.revokeOtherUserSessions(trx, app.id, user.id, session.sessionId, now);
+    await enqueueMail({ ...deps, db: trx }, app.id, noticeEmail({ appName: app.name, to: user.email!, kind: 'password_changed' }));
+    return true;
+  });
+  if (!changed) throw conflict('the password was changed meanwhile; try again');
+  deps.mailSignal.wake();
+  return { status: 'password_changed' };
+}

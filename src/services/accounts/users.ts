@@ -1,0 +1,145 @@
+import { addSeconds, iso } from '../../clock.js';
+import { newUuid } from '../../crypto/ids.js';
+import { hashPassword } from '../../crypto/passwords.js';
+import type { Deps } from '../../deps.js';
+import { badRequest, conflict, notFound } from '../../errors.js';
+import type { Application } from '../../store/repos/applications.js';
+import * as users from '../../store/repos/users.js';
+import type { User } from '../../store/repos/users.js';
+import type { Db } from '../../store/db.js';
+import { isUniqueViolation } from '../../store/dialect.js';
+import { inTransaction } from '../../store/transaction.js';
+import { startSession } from '../sessions/sessions.js';
+
+// Server-side user management (interface.md 4.5): the caller holds the app's secret key, so there is
+// no verification, no proof-of-work and no rate limit here.
+
+export type UserDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'secrets'>;
+
+/** How many users a step of a long offset walks (one statement; the event loop is free between steps). */
+export const OFFSET_STEP = 20_000;
+
+export interface UserPage {
+  users: User[];
+  /** Every user matching the query, when asked for (a count over the app's index entries). */
+  total?: number;
+  /** Where the next page starts (after the last user of this one); null on the last page. */
+  nextCursor: string | null;
+}
+
+/**
+ * A page of the app's users, newest first; `email` is an exact, case-insensitive match. A page starts
+ * after `cursor` (keyset: stable under inserts), then skips `offset` users; every read is a range of the
+ * index (app_id, created_at, id), a long offset walked in steps of OFFSET_STEP entries with the event loop
+ * free between them. `total` only with `includeTotal`: counting costs one index entry per user.
+ */
+export async function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string; cursor?: string; includeTotal?: boolean }): Promise<UserPage> {
+  let after = query.cursor === undefined ? undefined : decodeUserCursor(query.cursor);
+  let offset = query.offset;
+  const total = query.includeTotal ? await users.countUsers(deps.db, appId, query.email) : undefined;
+  while (offset > OFFSET_STEP) {
+    after = await users.findUserPosition(deps.db, appId, { email: query.email, after, skip: OFFSET_STEP });
+    if (!after) return { users: [], total, nextCursor: null };
+    offset -= OFFSET_STEP;
+    // better-sqlite3 runs each statement on the event loop: let waiting requests in between steps.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const found = await users.listUsersPage(deps.db, appId, { email: query.email, after, offset, limit: query.limit + 1 });
+  const page = found.slice(0, query.limit);
+  const last = page.at(-1);
+  const nextCursor = found.length > query.limit && last ? encodeUserCursor({ createdAt: last.createdAt, id: last.id }) : null;
+  return { users: page, total, nextCursor };
+}
+
+// A cursor is the last user's (created_at, id): nothing the page did not show, so it needs no MAC; any
+// position is valid (the query stays scoped to the app), a malformed one is 400.
+const encodeUserCursor = (position: users.UserPosition) => Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function decodeUserCursor(cursor: string): users.UserPosition {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && TIMESTAMP.test(value[0]) && UUID.test(value[1])) {
+      return { createdAt: value[0], id: value[1] };
+    }
+  } catch {
+    // not base64url JSON: the answer below
+  }
+  throw badRequest('cursor is not one this service gave');
+}
+
+/** The app's user, or 404 (a user of another app is not found either). */
+export async function getUser(deps: UserDeps, appId: string, userId: string): Promise<User> {
+  const user = await users.findUserById(deps.db, appId, userId);
+  if (!user) throw notFound('user not found');
+  return user;
+}
+
+/**
+ * Creates a user with email_verified false. Created server-side, a password (when given) may be used to
+ * sign in at once: the server vouches for the account; a self sign-up (`selfSignUp`) must verify first.
+ * Duplicates are caught by the unique constraint, not by a read first, so two concurrent creations
+ * cannot both succeed.
+ */
+export async function createUser(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  app: Application,
+  input: { email: string; password?: string | null },
+  options: { selfSignUp?: boolean; alsoInTransaction?: (trx: Db, user: User) => Promise<void> } = {},
+): Promise<User> {
+  if (input.password != null && !app.passwordsEnabled) {
+    throw badRequest('passwords are disabled for this application', 'passwords_disabled');
+  }
+  // argon2 runs before any write: slow work stays outside the database.
+  const passwordHash = input.password != null ? await hashPassword(input.password) : null;
+  const row = users.emailUserRow({
+    id: newUuid(),
+    appId: app.id,
+    email: input.email,
+    emailVerified: false,
+    passwordHash,
+    requiresVerification: options.selfSignUp ?? false,
+    now: iso(deps.clock.now()),
+  });
+  try {
+    // alsoInTransaction commits with the user (sign-up: its challenge and outbox email) or not at all.
+    await inTransaction(deps.db, async (trx) => {
+      await users.insertUser(trx, row);
+      await options.alsoInTransaction?.(trx, users.toUser(row));
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('a user with this email already exists', 'user_exists');
+    throw error;
+  }
+  return users.toUser(row);
+}
+
+export interface SignInToken {
+  token: string;
+  refresh_token: string;
+  user_id: string;
+  session_id: string;
+  expires_at: string;
+}
+
+/**
+ * Issues a session for the user on the server's word (`POST /v1/sign_in_tokens`). The access JWT lives
+ * `expiresInSeconds`, clamped to MAX_SIGNIN_TOKEN_LIFETIME_SECONDS; its `exp` equals `expires_at`
+ * (both whole seconds, so a client comparing them sees the same instant).
+ */
+export async function issueSignInToken(deps: UserDeps, appId: string, userId: string, expiresInSeconds: number): Promise<SignInToken> {
+  if (!Number.isInteger(expiresInSeconds) || expiresInSeconds <= 0) throw badRequest('expires_in_seconds must be a positive integer');
+  const user = await getUser(deps, appId, userId);
+  const seconds = Math.min(expiresInSeconds, deps.config.maxSigninTokenLifetimeSeconds);
+  const nowWholeSecond = new Date(Math.floor(deps.clock.now().getTime() / 1000) * 1000);
+  const tokens = await startSession(deps, appId, user, { accessExpiresAt: addSeconds(nowWholeSecond, seconds), amr: ['token'] });
+  return {
+    token: tokens.access_token,
+    refresh_token: tokens.refresh_token,
+    user_id: tokens.user_id,
+    session_id: tokens.session_id,
+    expires_at: tokens.expires_at,
+  };
+}

@@ -1,0 +1,289 @@
+import { addSeconds, iso, type Clock } from '../../clock.js';
+import { newAppId, newPublishableKey, newSecretKey, newTenantId, newUuid, sha256Hex } from '../../crypto/ids.js';
+import { badRequest, conflict, notFound } from '../../errors.js';
+import type { Db } from '../../store/db.js';
+import { isUniqueViolation } from '../../store/dialect.js';
+import * as apiKeys from '../../store/repos/api-keys.js';
+import * as applications from '../../store/repos/applications.js';
+import type { Application } from '../../store/repos/applications.js';
+import { findAppObjectsLimit } from '../../store/repos/object-usage.js';
+import * as tenants from '../../store/repos/tenants.js';
+import { findTablesLimit } from '../../store/repos/custom-tables.js';
+import type { ApplicationUpdate } from '../../store/types.js';
+import { inTransaction } from '../../store/transaction.js';
+import type { KeyRing } from './keys.js';
+import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
+
+export interface AppsDeps {
+  db: Db;
+  clock: Clock;
+  keys: KeyRing;
+  /** Not read: an app is shown with its settings as stored (null follows the server's HASHCASH_ENABLED). */
+  hashcashEnabled?: boolean;
+}
+
+export interface AppSettings {
+  domain?: string | null;
+  /** Replaces the allow-list. */
+  allowedOrigins?: string[];
+  /** Added to the allow-list (after a replacement, when both are given). */
+  addAllowedOrigins?: string[];
+  /** Removed from the allow-list (an origin not on it is no error). */
+  removeAllowedOrigins?: string[];
+  verificationMethod?: 'code' | 'link' | 'both';
+  passwordsEnabled?: boolean;
+  hashcashEnabled?: boolean;
+  hashcashDifficulty?: number;
+  botMinUsd?: number;
+  linkLanding?: boolean;
+  /** Users may delete their own account (DELETE /v1/me). */
+  selfDelete?: boolean;
+  /** Second factors: 'required' makes every user enroll one (docs/mfa.md). */
+  mfa?: 'optional' | 'required';
+  /** Custom-table storage limit in bytes; null: TABLES_STORAGE_LIMIT_BYTES. */
+  tablesLimitBytes?: number | null;
+  /** Bytes of object storage; null follows OBJECTS_STORAGE_LIMIT_BYTES. */
+  objectsLimitBytes?: number | null;
+}
+
+/** The app as the CLI and admin API show it; `secret_key` only right after it was made. */
+export interface AppView {
+  app_id: string;
+  tenant_id: string;
+  name: string;
+  publishable_key: string;
+  secret_key?: string;
+  domain: string | null;
+  allowed_origins: string[];
+  verification_method: 'code' | 'link' | 'both';
+  passwords_enabled: boolean;
+  /** As stored: null follows the server's HASHCASH_ENABLED (never resolved from the caller's environment). */
+  hashcash_enabled: boolean | null;
+  hashcash_difficulty: number;
+  bot_min_usd: number;
+  link_landing: boolean;
+  self_delete: boolean;
+  mfa: 'optional' | 'required';
+  /** null: the server's TABLES_STORAGE_LIMIT_BYTES applies. */
+  tables_limit_bytes: number | null;
+  objects_limit_bytes: number | null;
+  signing_key_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TenantView {
+  tenant_id: string;
+  name: string;
+  created_at: string;
+}
+
+/** Creates a tenant. */
+export async function createTenant(deps: AppsDeps, name: string): Promise<TenantView> {
+  if (!name.trim()) throw badRequest('name must not be empty');
+  const row = { id: newTenantId(), name: name.trim(), created_at: iso(deps.clock.now()) };
+  await tenants.insertTenant(deps.db, row);
+  return { tenant_id: row.id, name: row.name, created_at: row.created_at };
+}
+
+function settingsToColumns(settings: AppSettings): ApplicationUpdate {
+  const columns: ApplicationUpdate = {};
+  if (settings.domain !== undefined) columns.domain = settings.domain === null ? null : parseDomain(settings.domain);
+  if (settings.allowedOrigins !== undefined) {
+    columns.allowed_origins = JSON.stringify([...new Set(settings.allowedOrigins.map(parseOrigin))]);
+  }
+  if (settings.verificationMethod !== undefined) {
+    if (!['code', 'link', 'both'].includes(settings.verificationMethod)) throw badRequest('verification method must be code, link or both');
+    columns.verification_method = settings.verificationMethod;
+  }
+  if (settings.passwordsEnabled !== undefined) columns.passwords_enabled = settings.passwordsEnabled ? 1 : 0;
+  if (settings.hashcashEnabled !== undefined) columns.hashcash_enabled = settings.hashcashEnabled ? 1 : 0;
+  if (settings.hashcashDifficulty !== undefined) {
+    const d = settings.hashcashDifficulty;
+    if (!Number.isInteger(d) || d < 0 || d > 32) throw badRequest('hashcash difficulty must be a whole number from 0 to 32');
+    columns.hashcash_difficulty = d;
+  }
+  if (settings.botMinUsd !== undefined) {
+    const usd = settings.botMinUsd;
+    if (!Number.isFinite(usd) || usd < 0 || Math.round(usd * 100) !== Number((usd * 100).toFixed(6))) {
+      throw badRequest('bot minimum must be a non-negative USD amount with at most 2 decimals');
+    }
+    columns.bot_min_usd_cents = Math.round(usd * 100);
+  }
+  if (settings.linkLanding !== undefined) columns.link_landing = settings.linkLanding ? 1 : 0;
+  if (settings.selfDelete !== undefined) columns.self_delete = settings.selfDelete ? 1 : 0;
+  if (settings.mfa !== undefined) {
+    if (settings.mfa !== 'optional' && settings.mfa !== 'required') throw badRequest('mfa must be optional or required');
+    columns.mfa_policy = settings.mfa === 'required' ? 'required' : null;
+  }
+  if (settings.tablesLimitBytes !== undefined) {
+    const limit = settings.tablesLimitBytes;
+    if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw badRequest('tables limit must be a whole number of bytes');
+    columns.tables_limit_bytes = limit;
+  }
+  if (settings.objectsLimitBytes !== undefined) {
+    const n = settings.objectsLimitBytes;
+    if (n !== null && (!Number.isSafeInteger(n) || n < 0)) throw badRequest('objects limit must be a whole number of bytes');
+    columns.objects_limit_bytes = n;
+  }
+  return columns;
+}
+
+async function withUniqueDomain<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('that domain is already verified for another application');
+    throw error;
+  }
+}
+
+/** Creates an application with its publishable key, secret key (shown once) and first signing key. */
+export async function createApp(deps: AppsDeps, tenantId: string, name: string, settings: AppSettings): Promise<AppView> {
+  if (!name.trim()) throw badRequest('name must not be empty');
+  if (!(await tenants.findLiveTenant(deps.db, tenantId))) throw notFound(`tenant ${tenantId} not found`);
+  const columns = settingsToColumns(settings);
+  const now = iso(deps.clock.now());
+  const appId = newAppId();
+  const publishableKey = newPublishableKey();
+  const secretKey = newSecretKey();
+  await withUniqueDomain(() =>
+    deps.db.transaction().execute(async (trx) => {
+      await applications.insertApplication(trx, {
+        id: appId,
+        tenant_id: tenantId,
+        name: name.trim(),
+        domain: columns.domain ?? null,
+        allowed_origins: (columns.allowed_origins as string | undefined) ?? '[]',
+        verification_method: (columns.verification_method as AppView['verification_method'] | undefined) ?? 'code',
+        passwords_enabled: (columns.passwords_enabled as number | undefined) ?? 1,
+        hashcash_enabled: (columns.hashcash_enabled as number | undefined) ?? null,
+        hashcash_difficulty: (columns.hashcash_difficulty as number | undefined) ?? 6,
+        bot_min_usd_cents: (columns.bot_min_usd_cents as number | undefined) ?? 100,
+        link_landing: (columns.link_landing as number | undefined) ?? 0,
+        self_delete: (columns.self_delete as number | undefined) ?? 1,
+        mfa_policy: (columns.mfa_policy as 'required' | null | undefined) ?? null,
+        tables_limit_bytes: (columns.tables_limit_bytes as number | null | undefined) ?? null,
+        objects_limit_bytes: (columns.objects_limit_bytes as number | null | undefined) ?? null,
+        created_at: now,
+        updated_at: now,
+      });
+      for (const [kind, key] of [['publishable', publishableKey], ['secret', secretKey]] as const) {
+        await apiKeys.insertApiKey(trx, {
+          id: newUuid(),
+          app_id: appId,
+          kind,
+          key_hash: sha256Hex(key),
+          publishable_key: kind === 'publishable' ? key : null,
+          key_end: kind === 'secret' ? key.slice(-4) : null,
+          created_at: now,
+          expires_at: null,
+        });
+      }
+      await deps.keys.rotate(trx, appId);
+    }),
+  );
+  return { ...(await describeApp(deps, appId)), secret_key: secretKey };
+}
+
+/** Changes the app's settings; omitted settings stay as they are. */
+export async function updateApp(deps: AppsDeps, appId: string, settings: AppSettings & { name?: string }): Promise<AppView> {
+  await requireApp(deps.db, appId);
+  const columns = settingsToColumns(settings);
+  if (settings.name !== undefined) {
+    if (!settings.name.trim()) throw badRequest('name must not be empty');
+    columns.name = settings.name.trim();
+  }
+  columns.updated_at = iso(deps.clock.now());
+  const add = settings.addAllowedOrigins?.map(parseOrigin) ?? [];
+  const remove = new Set(settings.removeAllowedOrigins?.map(parseOrigin) ?? []);
+  await withUniqueDomain(() =>
+    inTransaction(deps.db, async (trx) => {
+      // The first write takes the row's lock, so two edits of the list at once each see the other's result.
+      await applications.updateApplication(trx, appId, columns);
+      if (add.length === 0 && remove.size === 0) return;
+      const current = (await requireApp(trx, appId)).allowedOrigins;
+      const origins = [...new Set([...current, ...add])].filter((origin) => !remove.has(origin));
+      await applications.updateApplication(trx, appId, { allowed_origins: JSON.stringify(origins) });
+    }),
+  );
+  return describeApp(deps, appId);
+}
+
+/** A new signing key, used at once; the old one stays published while its tokens may live. */
+export async function rotateSigningKey(deps: AppsDeps, appId: string): Promise<AppView> {
+  await requireApp(deps.db, appId);
+  await deps.keys.rotate(deps.db, appId);
+  return describeApp(deps, appId);
+}
+
+export interface RotatedSecret extends AppView {
+  secret_key: string;
+  /** When the previous secret key stops working (now, or after the grace); null when none was live. */
+  old_secret_key_expires_at: string | null;
+  /** The previous key's last 4 characters, to tell it apart; null when none was live or it predates their keeping. */
+  old_secret_key_end: string | null;
+}
+
+/** A new secret key; the old ones die now, or after `keepOldForSeconds`. */
+export async function rotateSecretKey(deps: AppsDeps, appId: string, keepOldForSeconds = 0): Promise<RotatedSecret> {
+  await requireApp(deps.db, appId);
+  const now = deps.clock.now();
+  const endsAt = iso(addSeconds(now, keepOldForSeconds));
+  const secretKey = newSecretKey();
+  const ended = await deps.db.transaction().execute(async (trx) => {
+    const old = await apiKeys.expireSecretKeys(trx, appId, endsAt);
+    await apiKeys.insertApiKey(trx, {
+      id: newUuid(),
+      app_id: appId,
+      kind: 'secret',
+      key_hash: sha256Hex(secretKey),
+      publishable_key: null,
+      key_end: secretKey.slice(-4),
+      created_at: iso(now),
+      expires_at: null,
+    });
+    return old;
+  });
+  const newest = ended.sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
+  return {
+    ...(await describeApp(deps, appId)),
+    secret_key: secretKey,
+    old_secret_key_expires_at: newest ? endsAt : null,
+    old_secret_key_end: newest?.key_end ?? null,
+  };
+}
+
+export async function requireApp(db: Db, appId: string): Promise<Application> {
+  const app = await applications.findApplication(db, appId);
+  if (!app) throw notFound(`application ${appId} not found`);
+  return app;
+}
+
+/** Whether sign-up on this app needs proof-of-work: its own setting, else HASHCASH_ENABLED. */
+export const hashcashRequired = (app: Application, hashcashEnabled: boolean) => app.hashcashEnabled ?? hashcashEnabled;
+
+export async function describeApp(deps: AppsDeps, appId: string): Promise<AppView> {
+  const app = await requireApp(deps.db, appId);
+  return {
+    app_id: app.id,
+    tenant_id: app.tenantId,
+    name: app.name,
+    publishable_key: (await apiKeys.findPublishableKey(deps.db, app.id)) ?? '',
+    domain: app.domain,
+    allowed_origins: allowedOriginsOf(app),
+    verification_method: app.verificationMethod,
+    passwords_enabled: app.passwordsEnabled,
+    hashcash_enabled: app.hashcashEnabled,
+    hashcash_difficulty: app.hashcashDifficulty,
+    bot_min_usd: app.botMinUsdCents / 100,
+    link_landing: app.linkLanding,
+    self_delete: app.selfDelete,
+    mfa: app.mfaRequired ? 'required' : 'optional',
+    tables_limit_bytes: await findTablesLimit(deps.db, app.id),
+    objects_limit_bytes: await findAppObjectsLimit(deps.db, app.id),
+    signing_key_id: (await deps.keys.currentKid(app.id)) ?? null,
+    created_at: app.createdAt,
+    updated_at: app.updatedAt,
+  };
+}

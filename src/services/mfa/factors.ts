@@ -1,0 +1,200 @@
+import { iso } from '../../clock.js';
+import { open, seal } from '../../crypto/envelope.js';
+import { newUuid } from '../../crypto/ids.js';
+import { newRecoveryCodes, recoveryCodeHash } from '../../crypto/recovery-codes.js';
+import { matchingStep, newTotpSecret, otpauthUri } from '../../crypto/totp.js';
+import type { Deps } from '../../deps.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
+import { noticeEmail, type NoticeKind } from '../../mail/templates.js';
+import type { Application } from '../../store/repos/applications.js';
+import * as factors from '../../store/repos/mfa-factors.js';
+import * as recoveryCodes from '../../store/repos/mfa-recovery-codes.js';
+import * as sessionsRepo from '../../store/repos/sessions.js';
+import * as users from '../../store/repos/users.js';
+import { inTransaction } from '../../store/transaction.js';
+import type { Db } from '../../store/db.js';
+import type { MfaFactorRow } from '../../store/types.js';
+import { joinAmr, type Aal } from './assurance.js';
+import { enqueueMail } from '../mail/outbox.js';
+import { reissueAccess } from '../sessions/sessions.js';
+import { RECENT_SIGN_IN_SECONDS } from '../accounts/password-change.js';
+
+// A user's own second factors (docs/mfa.md): TOTP enrollment and confirmation, the list, renaming,
+// removal, recovery codes. Every change emails the user a notice through the outbox.
+
+export type FactorDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'secrets' | 'masterKey' | 'masterKeys' | 'mailSignal' | 'log'>;
+
+/** The signed-in caller, as the session guard read it. */
+export interface FactorSession {
+  userId: string;
+  sessionId: string;
+  issuedAt: number;
+  amr: string[];
+  aal: Aal;
+}
+
+/** A user may hold at most this many factors (verified or pending). */
+export const MAX_FACTORS = 10;
+
+/** What the seal of a TOTP secret is bound to: a secret copied to another factor row will not open. */
+export const totpSecretBinding = (factorId: string) => `mfa_factor:${factorId}`;
+
+export interface FactorView {
+  factor_id: string;
+  type: 'totp' | 'webauthn';
+  friendly_name: string | null;
+  status: 'unverified' | 'verified';
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export const toFactorView = (row: MfaFactorRow): FactorView => ({
+  factor_id: row.id,
+  type: row.type,
+  friendly_name: row.friendly_name,
+  status: row.status,
+  created_at: row.created_at,
+  last_used_at: row.last_used_at,
+});
+
+/** Queues a notice to the user's address (none for a user without one) in the caller's transaction. */
+export async function queueFactorNotice(deps: FactorDeps, db: Db, app: Application, email: string | null, kind: NoticeKind): Promise<void> {
+  if (!email) return;
+  await enqueueMail({ ...deps, db }, app.id, noticeEmail({ appName: app.name, to: email, kind }));
+}
+
+async function requireUser(deps: FactorDeps, app: Application, userId: string) {
+  const user = await users.findUserById(deps.db, app.id, userId);
+  if (!user) throw notFound('user not found');
+  return user;
+}
+
+/**
+ * A user who has a verified factor adds or changes factors only from a session that used one (aal2):
+ * a session opened before the first enrollment, or a stolen first factor, cannot add an attacker's.
+ */
+export async function requireAal2IfEnrolled(deps: FactorDeps, app: Application, session: FactorSession): Promise<void> {
+  if (session.aal === 'aal2') return;
+  if (await factors.hasVerifiedFactor(deps.db, app.id, session.userId)) {
+    throw forbidden('this account has a second factor: sign in with it to change factors', 'aal2_required');
+  }
+}
+
+/** Enough factors already: refuse before adding one. */
+export async function checkFactorRoom(deps: FactorDeps, app: Application, userId: string): Promise<void> {
+  if ((await factors.listFactors(deps.db, app.id, userId)).length >= MAX_FACTORS) {
+    throw badRequest(`a user may have at most ${MAX_FACTORS} factors: remove one first`);
+  }
+}
+
+/** `POST /v1/me/factors/totp`: a new, unconfirmed TOTP factor with its secret, otpauth URI and QR code (shown once). */
+export async function enrollTotp(deps: FactorDeps, app: Application, session: FactorSession, friendlyName: string | null) {
+  await requireAal2IfEnrolled(deps, app, session);
+  const user = await requireUser(deps, app, session.userId);
+  await factors.deleteUnverifiedTotp(deps.db, app.id, user.id);
+  await checkFactorRoom(deps, app, user.id);
+  const id = newUuid();
+  const secret = newTotpSecret();
+  const now = iso(deps.clock.now());
+  await factors.insertFactor(deps.db, {
+    id,
+    app_id: app.id,
+    user_id: user.id,
+    type: 'totp',
+    status: 'unverified',
+    friendly_name: friendlyName,
+    secret_sealed: seal(deps.masterKey, secret, totpSecretBinding(id)),
+    last_step: null,
+    credential_id: null,
+    public_key: null,
+    sign_count: null,
+    transports: null,
+    created_at: now,
+    updated_at: now,
+    last_used_at: null,
+  });
+  const uri = otpauthUri(app.name, user.email ?? user.id, secret);
+  // Loaded here, not at start-up: only an enrollment draws a QR code (the CLI and other routes never do).
+  const { default: QRCode } = await import('qrcode');
+  const qrCode = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return { factor_id: id, type: 'totp' as const, status: 'unverified' as const, friendly_name: friendlyName, totp: { secret, uri, qr_code: qrCode } };
+}
+
+/**
+ * `POST /v1/me/factors/{factor_id}/verify`: the first code confirms the factor (5 wrong codes and it is
+ * dead: enroll again). The user gets a new set of recovery codes (shown once; any earlier set dies), the
+ * session becomes aal2 (a new access token; its refreshes keep it) and a notice is sent.
+ */
+export async function confirmTotp(deps: FactorDeps, app: Application, session: FactorSession, factorId: string, code: string) {
+  const factor = await factors.findFactor(deps.db, app.id, session.userId, factorId);
+  if (!factor || factor.type !== 'totp') throw notFound('factor not found');
+  if (factor.status === 'verified') throw badRequest('this factor is already verified');
+  const user = await requireUser(deps, app, session.userId);
+  const now = iso(deps.clock.now());
+  const secret = open(deps.masterKeys, factor.secret_sealed!, totpSecretBinding(factor.id));
+  const step = matchingStep(secret, code, deps.clock.now());
+  if (step === undefined) {
+    if (!(await factors.countEnrollAttempt(deps.db, app.id, factor.id, now))) throw badRequest('too many wrong codes: enroll the factor again', 'invalid_code');
+    throw badRequest('invalid code', 'invalid_code');
+  }
+  const codes = newRecoveryCodes();
+  const amr = [...new Set([...session.amr, 'otp'])];
+  await inTransaction(deps.db, async (trx) => {
+    if (!(await factors.confirmTotpFactor(trx, app.id, factor.id, step, now))) throw badRequest('too many wrong codes: enroll the factor again', 'invalid_code');
+    await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
+    await sessionsRepo.setSessionAmr(trx, app.id, session.sessionId, joinAmr(amr), now);
+    await queueFactorNotice(deps, trx, app, user.email, 'factor_added');
+  });
+  deps.mailSignal.wake();
+  const confirmed = (await factors.findFactor(deps.db, app.id, user.id, factor.id))!;
+  const access = await reissueAccess(deps, app.id, user, session.sessionId, amr);
+  return { factor: toFactorView(confirmed), recovery_codes: codes, ...access };
+}
+
+/** `GET /v1/me/factors`: the user's factors and how many recovery codes are left. */
+export async function listMyFactors(deps: FactorDeps, app: Application, userId: string) {
+  const rows = await factors.listFactors(deps.db, app.id, userId);
+  return { factors: rows.map(toFactorView), recovery_codes_remaining: await recoveryCodes.countUnusedRecoveryCodes(deps.db, app.id, userId) };
+}
+
+/** `PATCH /v1/me/factors/{factor_id}`: renames a factor (a passkey's or an authenticator's label). */
+export async function renameMyFactor(deps: FactorDeps, app: Application, userId: string, factorId: string, name: string | null): Promise<FactorView> {
+  if (!(await factors.renameFactor(deps.db, app.id, userId, factorId, name, iso(deps.clock.now())))) throw notFound('factor not found');
+  return toFactorView((await factors.findFactor(deps.db, app.id, userId, factorId))!);
+}
+
+/**
+ * `DELETE /v1/me/factors/{factor_id}`: needs a recent sign-in (an access token issued within 10
+ * minutes, as DELETE /v1/me) and, for a verified factor, an aal2 session. The last verified factor takes
+ * the recovery codes with it. A notice is sent.
+ */
+export async function removeMyFactor(deps: FactorDeps, app: Application, session: FactorSession, factorId: string): Promise<{ status: 'deleted' }> {
+  const age = deps.clock.now().getTime() / 1000 - session.issuedAt;
+  if (age > RECENT_SIGN_IN_SECONDS) throw forbidden('sign in again to remove a factor', 'reauthentication_required');
+  const factor = await factors.findFactor(deps.db, app.id, session.userId, factorId);
+  if (!factor) throw notFound('factor not found');
+  if (factor.status === 'verified' && session.aal !== 'aal2') throw forbidden('sign in with a second factor to remove one', 'aal2_required');
+  const user = await requireUser(deps, app, session.userId);
+  await inTransaction(deps.db, async (trx) => {
+    if (!(await factors.deleteFactor(trx, app.id, user.id, factor.id))) throw notFound('factor not found');
+    if (!(await factors.hasVerifiedFactor(trx, app.id, user.id))) await recoveryCodes.deleteUserRecoveryCodes(trx, app.id, user.id);
+    if (factor.status === 'verified') await queueFactorNotice(deps, trx, app, user.email, 'factor_removed');
+  });
+  deps.mailSignal.wake();
+  return { status: 'deleted' };
+}
+
+/** `POST /v1/me/recovery_codes`: a new set (the earlier one dies), for an aal2 session of a user with a factor. */
+export async function renewRecoveryCodes(deps: FactorDeps, app: Application, session: FactorSession): Promise<{ recovery_codes: string[] }> {
+  if (session.aal !== 'aal2') throw forbidden('sign in with a second factor to make new recovery codes', 'aal2_required');
+  const user = await requireUser(deps, app, session.userId);
+  if (!(await factors.hasVerifiedFactor(deps.db, app.id, user.id))) throw badRequest('recovery codes need a verified factor first');
+  const codes = newRecoveryCodes();
+  const now = iso(deps.clock.now());
+  await inTransaction(deps.db, async (trx) => {
+    await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
+    await queueFactorNotice(deps, trx, app, user.email, 'recovery_codes_renewed');
+  });
+  deps.mailSignal.wake();
+  return { recovery_codes: codes };
+}

@@ -1,0 +1,44 @@
+import { iso } from '../../clock.js';
+import { notFound } from '../../errors.js';
+import * as sessionsRepo from '../../store/repos/sessions.js';
+import type { SessionDeps } from './sessions.js';
+
+/** Most sessions a user's list shows (newest first): enough for every device, bounded whatever piles up. */
+export const MY_SESSIONS_MAX = 100;
+
+export interface MySession {
+  session_id: string;
+  created_at: string;
+  /** The last time the session was used to get tokens: its last refresh, else its sign-in. */
+  last_used_at: string;
+  user_agent: string | null;
+  ip: string | null;
+  current: boolean;
+}
+
+/** `GET /v1/me/sessions`: the user's live sessions, newest first, the caller's own marked `current`. */
+export async function listMySessions(deps: SessionDeps, appId: string, userId: string, currentSessionId: string): Promise<MySession[]> {
+  const rows = await sessionsRepo.listLiveUserSessions(deps.db, appId, userId, iso(deps.clock.now()), MY_SESSIONS_MAX);
+  return rows.map((row) => ({
+    session_id: row.id,
+    created_at: row.created_at,
+    last_used_at: row.rotated_at ?? row.created_at,
+    user_agent: row.user_agent,
+    ip: row.ip,
+    current: row.id === currentSessionId,
+  }));
+}
+
+/**
+ * `DELETE /v1/me/sessions/{id}`: revokes one of the user's own live sessions; any other id (another
+ * user's, another app's, revoked, unknown) is 404. The session row is what every node's guard reads,
+ * so its access tokens are refused at once everywhere.
+ */
+export async function revokeMySession(deps: SessionDeps, appId: string, userId: string, sessionId: string): Promise<void> {
+  if (!(await sessionsRepo.revokeUserSession(deps.db, appId, userId, sessionId, iso(deps.clock.now())))) throw notFound('session not found');
+}
+
+/** `POST /v1/me/sessions/revoke_others`: revokes every live session of the user but the caller's; answers how many. */
+export async function revokeMyOtherSessions(deps: SessionDeps, appId: string, userId: string, currentSessionId: string): Promise<number> {
+  return sessionsRepo.revokeOtherUserSessions(deps.db, appId, userId, currentSessionId, iso(deps.clock.now()));
+}

@@ -1,0 +1,190 @@
+import { addSeconds, iso } from '../../clock.js';
+import { newUuid, sha256Hex } from '../../crypto/ids.js';
+import { isEarlierRefreshToken, MAX_GENERATION, mintRefreshToken, readRefreshToken, wasIssued } from '../../crypto/refresh-tokens.js';
+import type { Deps } from '../../deps.js';
+import { unauthorized } from '../../errors.js';
+import * as refreshTokens from '../../store/repos/refresh-tokens.js';
+import * as sessions from '../../store/repos/sessions.js';
+import * as sessionTokens from '../../store/repos/session-tokens.js';
+import { toUser, type User } from '../../store/repos/users.js';
+import { aalOf, joinAmr, splitAmr, type Amr } from '../mfa/assurance.js';
+
+export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
+/** A rotated refresh token presented within this window is only refused (two tabs racing); later it means theft. */
+export const REUSE_GRACE_SECONDS = 10;
+
+export type SessionDeps = Pick<Deps, 'db' | 'clock' | 'keys' | 'secrets'>;
+
+/** What every sign-in answers. `expires_at` is the access token's expiry. */
+export interface SessionTokens {
+  access_token: string;
+  refresh_token: string;
+  user_id: string;
+  session_id: string;
+  expires_at: string;
+}
+
+/** Where a request comes from, kept with the sessions it opens ("where you're signed in"). */
+export interface ClientInfo {
+  userAgent: string | null;
+  ip: string | null;
+}
+
+/**
+ * Starts a session for the user: a session row, a refresh token (stored as its SHA-256) and an access
+ * JWT. `accessExpiresAt` overrides the 15-minute lifetime (sign-in tokens); `client` is kept on the
+ * session for the user's list of sessions; `amr`, how the user proved who they are, is kept on it too
+ * (every access token of the session carries it, and the aal it gives).
+ */
+export async function startSession(
+  deps: SessionDeps,
+  appId: string,
+  user: User,
+  options: { amr?: readonly Amr[]; accessExpiresAt?: Date; client?: ClientInfo } = {},
+): Promise<SessionTokens> {
+  const now = deps.clock.now();
+  const sessionId = newUuid();
+  const refreshToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, sessionId, 0);
+  const { kid } = await sessionTokens.openSession(deps.db, {
+    appId,
+    sessionId,
+    userId: user.id,
+    tokenHash: sha256Hex(refreshToken),
+    now: iso(now),
+    expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
+    userAgent: options.client?.userAgent ?? null,
+    ip: options.client?.ip ?? null,
+    amr: joinAmr(options.amr ?? []),
+  });
+  return issueAccess(deps, appId, kid, user, sessionId, refreshToken, [...(options.amr ?? [])], options.accessExpiresAt);
+}
+
+async function issueAccess(
+  deps: SessionDeps,
+  appId: string,
+  kid: string | undefined,
+  user: User,
+  sessionId: string,
+  refreshToken: string,
+  amr: string[],
+  expiresAt?: Date,
+): Promise<SessionTokens> {
+  const exp = expiresAt ?? addSeconds(deps.clock.now(), 15 * 60);
+  const accessToken = await deps.keys.signAccessToken(
+    appId,
+    { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr) },
+    exp,
+    kid,
+  );
+  return { access_token: accessToken, refresh_token: refreshToken, user_id: user.id, session_id: sessionId, expires_at: iso(exp) };
+}
+
+/**
+ * Rotates a refresh token: the old one dies, a new one and a fresh access token are issued. A token
+ * already rotated answers 401; presented more than REUSE_GRACE_SECONDS after its rotation it also
+ * revokes the whole session (the token was stolen, or the client is broken: either way the family ends).
+ * A token names its session and generation (crypto/refresh-tokens.ts), so the rotation is one
+ * conditional write of the session row; a token of the earlier form (refresh_tokens) rotates once into
+ * its session.
+ *
+ * With `presumedKeyHash` (the route presumes the request's publishable key names `appId`; KeyGate) the
+ * rotation writes nothing unless that key is live, and any miss answers undefined without telling why:
+ * the route then runs the guard and calls again without it, which answers the miss exactly.
+ */
+export async function refreshSession(deps: SessionDeps, appId: string, presented: string): Promise<SessionTokens>;
+export async function refreshSession(deps: SessionDeps, appId: string, presented: string, presumedKeyHash: string): Promise<SessionTokens | undefined>;
+export async function refreshSession(deps: SessionDeps, appId: string, presented: string, presumedKeyHash?: string): Promise<SessionTokens | undefined> {
+  const token = readRefreshToken(presented);
+  if (!token) {
+    if (presumedKeyHash !== undefined) return undefined;
+    if (isEarlierRefreshToken(presented)) return refreshEarlierToken(deps, appId, presented);
+    throw invalidRefreshToken();
+  }
+  const now = deps.clock.now();
+  // MAX_GENERATION rotations (one a second for 68 years) is the end of the family: sign in again.
+  const generation = token.generation + 1;
+  if (generation > MAX_GENERATION) {
+    if (presumedKeyHash !== undefined) return undefined;
+    throw invalidRefreshToken();
+  }
+  const newToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, token.sessionId, generation);
+  const rotated = await sessionTokens.rotateRefreshToken(deps.db, {
+    appId,
+    keyHash: presumedKeyHash ?? null,
+    sessionId: token.sessionId,
+    tokenHash: sha256Hex(presented),
+    newTokenHash: sha256Hex(newToken),
+    generation,
+    now: iso(now),
+    month: iso(now).slice(0, 7),
+    expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
+  });
+  if (!rotated) {
+    if (presumedKeyHash !== undefined) return undefined;
+    const state = await sessionTokens.findRefreshState(deps.db, appId, token.sessionId);
+    // Reuse is told from a forgery by the MAC: a made-up token naming a real session (its id is in every
+    // access token) is only refused, never ends the session.
+    if (state && token.generation < state.refresh_generation && wasIssued(deps.secrets.refreshTokens, token) && isTheft(state, token.generation, now)) {
+      await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
+    }
+    throw invalidRefreshToken();
+  }
+  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), token.sessionId, newToken, splitAmr(rotated.amr));
+}
+
+/**
+ * Whether presenting the issued token of `generation`, now rotated away, is theft: it was rotated more
+ * than REUSE_GRACE_SECONDS ago. The row keeps the times of its last two rotations, which rotated the
+ * tokens one and two generations behind; a token three or more behind is always theft. Its own rotation
+ * time is not kept, and two tabs racing with one token never leave it that far behind, while a thief
+ * who refreshes the stolen line often could keep the rotation before last inside the grace forever.
+ */
+function isTheft(state: { refresh_generation: number; rotated_at: string | null; prior_rotated_at: string | null }, generation: number, now: Date): boolean {
+  const behind = state.refresh_generation - generation;
+  const rotatedAt = behind === 1 ? state.rotated_at : behind === 2 ? state.prior_rotated_at : undefined;
+  if (behind > 2 || !rotatedAt) return true;
+  return now.getTime() - new Date(rotatedAt).getTime() > REUSE_GRACE_SECONDS * 1000;
+}
+
+/** A token of the earlier form: its row in refresh_tokens is claimed and its session moves to the session-held form. */
+async function refreshEarlierToken(deps: SessionDeps, appId: string, presented: string): Promise<SessionTokens> {
+  const tokenHash = sha256Hex(presented);
+  const now = deps.clock.now();
+  const row = await refreshTokens.findRefreshToken(deps.db, appId, tokenHash);
+  if (!row) throw invalidRefreshToken();
+  const newToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, row.session_id, 1);
+  const rotated = await sessionTokens.rotateEarlierRefreshToken(deps.db, {
+    appId,
+    sessionId: row.session_id,
+    tokenHash,
+    newTokenHash: sha256Hex(newToken),
+    generation: 1,
+    now: iso(now),
+    month: iso(now).slice(0, 7),
+    expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)),
+  });
+  if (!rotated) {
+    if (row.rotated_at && now.getTime() - new Date(row.rotated_at).getTime() > REUSE_GRACE_SECONDS * 1000) {
+      await sessions.revokeSession(deps.db, appId, row.session_id, iso(now));
+    }
+    throw invalidRefreshToken();
+  }
+  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), row.session_id, newToken, splitAmr(rotated.amr));
+}
+
+const invalidRefreshToken = () => unauthorized('invalid or expired refresh token', 'invalid_token');
+
+/** Revokes a live session of the app; false when it does not exist or was already revoked. */
+export async function revokeSession(deps: SessionDeps, appId: string, sessionId: string): Promise<boolean> {
+  return sessions.revokeSession(deps.db, appId, sessionId, iso(deps.clock.now()));
+}
+
+/**
+ * A new access token for a live session whose amr just grew (a second factor enrolled from it): the
+ * session row already holds the new amr, so its later refreshes answer the same.
+ */
+export async function reissueAccess(deps: SessionDeps, appId: string, user: User, sessionId: string, amr: string[]): Promise<{ access_token: string; expires_at: string }> {
+  const exp = addSeconds(deps.clock.now(), 15 * 60);
+  const accessToken = await deps.keys.signAccessToken(appId, { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr) }, exp);
+  return { access_token: accessToken, expires_at: iso(exp) };
+}
