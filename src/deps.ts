@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { createBlobStore, type BlobStore } from './blobs/store.js';
+import { createBlobStore } from './blobs/index.js';
+import type { BlobStore } from './blobs/store.js';
 import { newUuid } from './crypto/ids.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/index.js';
@@ -14,7 +15,7 @@ import { createConfirmationsClient, type ConfirmationsClient } from './providers
 import { KeyRing, ACCESS_TOKEN_SECONDS } from './services/apps/keys.js';
 import { openStore, type Db, type Store } from './store/db.js';
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
-import { MailSignal } from './services/mail/outbox.js';
+import { MailSignal } from './mail/signal.js';
 import { TableMetadataCache } from './services/tables/metadata-cache.js';
 
 /** Everything the service needs, built once and passed down explicitly: no globals. */

@@ -1,8 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { BlobStoreConfig } from '../config/index.js';
 import type { Logger } from '../observability/logger.js';
-import { FileBlobStore } from './file-store.js';
-import { S3BlobStore } from './s3-store.js';
 
 /** An inclusive byte range, already checked against the blob's size. */
 export interface ByteRange {
@@ -41,8 +38,4 @@ export interface BlobStoreOptions {
   /** BLOB_TIMEOUT_MS: how long any one call may wait on the store (docs/operations.md, "Timeouts"). */
   timeoutMs: number;
   log: Logger;
-}
-
-export function createBlobStore(config: BlobStoreConfig, options: BlobStoreOptions): BlobStore {
-  return config.kind === 'file' ? new FileBlobStore(config.dir, options.timeoutMs) : new S3BlobStore(config, options);
 }

@@ -7,6 +7,7 @@ import type { DialectName } from './dialect.js';
 import { openPostgresPool, prepareOnPostgres } from './pg-pool.js';
 import { cachingStatements } from './statement-cache.js';
 import { checkpointInBackground, type CheckpointEvents } from './sqlite-checkpoints.js';
+import type { StoreTimeouts } from './timeouts.js';
 import type { Database } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -134,19 +135,6 @@ export async function executeCompiled<R>(db: Db, query: CompiledQuery<R>): Promi
   return runNowOnSqlite(db, query) ?? (await db.executeQuery(query)).rows;
 }
 
-export interface StoreTimeouts {
-  /** The longest one query may run: statement_timeout on the server and a read timeout on the client; 0 for none. */
-  queryTimeoutMs: number;
-  /** The longest a request waits for a pooled connection (or a new one to open). */
-  poolTimeoutMs: number;
-  /** SQLite's page cache in MB (SQLITE_CACHE_MB); 32 unless given. */
-  sqliteCacheMb?: number;
-  /**
-   * SQLite: checkpoint the write-ahead log from a worker thread, not on commit (store/sqlite-checkpoints.ts).
-   * For the server; a CLI command's short life checkpoints on close.
-   */
-  backgroundCheckpoints?: CheckpointEvents;
-}
 
 export const DEFAULT_STORE_TIMEOUTS: StoreTimeouts = { queryTimeoutMs: 5_000, poolTimeoutMs: 5_000 };
 

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Pool } from 'pg';
-import type { StoreTimeouts } from './db.js';
+import type { StoreTimeouts } from './timeouts.js';
 import { timestamptzText } from './tables-dialect.js';
 
 /** node-postgres is loaded only by a process that uses PostgreSQL (about 15 MB otherwise spent for nothing on SQLite). */

@@ -7,7 +7,7 @@ import type { Guards } from '../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import { NoOtherField } from './tables-schemas.js';
 import type { Http } from '../types.js';
-import { callerOf } from './tables.js';
+import { callerOf } from './tables-caller.js';
 
 // interface.md 4.7, contract.md section 10: rows and queries. Secret (every row, may set user_id) or
 // Publishable + Session (only the session user's rows; another user's row is 404).

@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
-import type { Caller } from '../../services/tables/rows.js';
 import { tableStorage } from '../../services/tables/rows.js';
 import { addColumn, createTable, deleteColumn, deleteTable, getTable, listTables, updateColumn } from '../../services/tables/schema.js';
 import { NAME_PATTERN } from '../../services/tables/values.js';
@@ -56,10 +54,6 @@ const ColumnParams = Type.Object({ table_id: Uuid, column_id: Uuid });
 
 const either = { tags: ['custom tables'], security: [{ secret: [] }, { publishable: [], session: [] }] as Array<Record<string, string[]>> };
 const secretOnly = { tags: ['custom tables'], security: [{ secret: [] }] };
-
-/** The caller of a Secret-or-Session route: the secret key sees every row, a session its own. */
-export const callerOf = (request: FastifyRequest): Caller =>
-  request.appVia === 'secret' ? { kind: 'secret' } : { kind: 'user', userId: request.session!.userId };
 
 export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(

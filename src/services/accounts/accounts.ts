@@ -10,12 +10,11 @@ import type { User } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { EmailChallengeRow } from '../../store/types.js';
 import { checkRedirect } from '../apps/origins.js';
+import type { AccountDeps } from './account-deps.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
 import { createUser } from './users.js';
 import { consumeCode, consumeLink, sendEmailChallenge } from './verification.js';
-
-export type AccountDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'mailer' | 'secrets' | 'log' | 'masterKey' | 'mailSignal'>;
 
 const invalidCredentials = () => unauthorized('invalid email or password', 'invalid_credentials');
 

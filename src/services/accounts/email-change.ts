@@ -7,7 +7,7 @@ import * as challenges from '../../store/repos/email-challenges.js';
 import * as users from '../../store/repos/users.js';
 import type { User } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
-import type { AccountDeps } from './accounts.js';
+import type { AccountDeps } from './account-deps.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { landingUrl, withQueryParam } from './password-reset.js';
 import { consumeUserCode, consumeUserLink, sendEmailChallenge } from './verification.js';

@@ -6,7 +6,7 @@ import type { Application } from '../../store/repos/applications.js';
 import * as sessionsRepo from '../../store/repos/sessions.js';
 import * as users from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
-import type { AccountDeps } from './accounts.js';
+import type { AccountDeps } from './account-deps.js';
 import { enqueueMail } from '../mail/outbox.js';
 
 /** How recent a sign-in must be for a user without a password to set one without proving anything else. */

@@ -9,7 +9,7 @@ import * as sessionsRepo from '../../store/repos/sessions.js';
 import * as users from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { EmailChallengeRow } from '../../store/types.js';
-import type { AccountDeps } from './accounts.js';
+import type { AccountDeps } from './account-deps.js';
 import { appFallbackUrl } from './link-landing.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { checkRedirect } from '../apps/origins.js';

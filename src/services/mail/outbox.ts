@@ -47,14 +47,3 @@ export async function enqueueMail(deps: OutboxDeps, appId: string, mail: Mail): 
 export function openOutboxMail(masterKeys: Buffer | readonly Buffer[], id: string, sealed: string): Mail {
   return JSON.parse(open(masterKeys, sealed, outboxMailBinding(id))) as Mail;
 }
-
-/** Tells this node's mail worker that something was queued (a no-op until a worker listens: the CLI has none). */
-export class MailSignal {
-  private listener: (() => void) | undefined;
-  listen(listener: () => void): void {
-    this.listener = listener;
-  }
-  wake(): void {
-    this.listener?.();
-  }
-}

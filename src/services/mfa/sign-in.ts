@@ -13,7 +13,7 @@ import type { User } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { MfaFactorRow } from '../../store/types.js';
 import type { Deps } from '../../deps.js';
-import type { AccountDeps } from '../accounts/accounts.js';
+import type { AccountDeps } from '../accounts/account-deps.js';
 import { joinAmr, splitAmr, type Amr } from './assurance.js';
 import { totpSecretBinding } from './factors.js';
 import { startSession, type ClientInfo, type SessionDeps, type SessionTokens } from '../sessions/sessions.js';

@@ -1,0 +1,16 @@
+import type { CheckpointEvents } from './sqlite-checkpoints.js';
+
+// What bounds the store's waits, read by db.ts and by pg-pool.ts (which db.ts imports): its own module, so no cycle.
+export interface StoreTimeouts {
+  /** The longest one query may run: statement_timeout on the server and a read timeout on the client; 0 for none. */
+  queryTimeoutMs: number;
+  /** The longest a request waits for a pooled connection (or a new one to open). */
+  poolTimeoutMs: number;
+  /** SQLite's page cache in MB (SQLITE_CACHE_MB); 32 unless given. */
+  sqliteCacheMb?: number;
+  /**
+   * SQLite: checkpoint the write-ahead log from a worker thread, not on commit (store/sqlite-checkpoints.ts).
+   * For the server; a CLI command's short life checkpoints on close.
+   */
+  backgroundCheckpoints?: CheckpointEvents;
+}
