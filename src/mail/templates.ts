@@ -124,7 +124,7 @@ export function verificationEmail(input: VerificationEmailInput): Mail {
   return { to: input.to, subject, text: text.join('\n'), html: html.join('\n') };
 }
 
-export type NoticeKind = 'password_changed' | 'email_changed' | 'factor_added' | 'factor_removed' | 'factors_reset' | 'recovery_codes_renewed';
+export type NoticeKind = 'password_changed' | 'email_changed' | 'factor_added' | 'factor_removed' | 'factors_reset' | 'recovery_codes_renewed' | 'factor_locked';
 
 export interface NoticeEmailInput {
   appName: string;
@@ -158,6 +158,12 @@ const NOTICE: Record<NoticeKind, { subject: string; body: (appName: string, mask
   recovery_codes_renewed: {
     subject: 'New recovery codes were made for your account on',
     body: (appName) => `A new set of recovery codes was just made for your ${appName} account; the earlier codes no longer work.`,
+  },
+  factor_locked: {
+    subject: 'Wrong authenticator codes were entered for your account on',
+    body: (appName) =>
+      `Several wrong authenticator codes in a row were just entered to sign in to your ${appName} account, after its first step (such as your password) succeeded. ` +
+      'Your authenticator now refuses codes for a while, longer after each further wrong one; a recovery code or a passkey still signs you in.',
   },
 };
 

@@ -471,6 +471,9 @@ export interface MfaFactorsTable {
   /** TOTP: the last time step a code was accepted for (no step is used twice). */
   last_step: number | null;
   attempts: Generated<number>;
+  /** TOTP: wrong sign-in codes in a row, and until when the factor refuses codes (migration 0026). */
+  failed_codes: Generated<number>;
+  locked_until: string | null;
   /** WebAuthn: the credential id (base64url), its COSE public key (base64url), counter and transports (JSON). */
   credential_id: string | null;
   public_key: string | null;

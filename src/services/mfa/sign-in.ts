@@ -15,7 +15,8 @@ import type { MfaFactorRow } from '../../store/types.js';
 import type { Deps } from '../../deps.js';
 import type { AccountDeps } from '../accounts/account-deps.js';
 import { joinAmr, splitAmr, type Amr } from './assurance.js';
-import { totpSecretBinding } from './factors.js';
+import { queueFactorNotice, totpSecretBinding } from './factors.js';
+import { FAILED_CODES_BEFORE_LOCK, factorLocked, isLocked, lockSchedule } from './lockout.js';
 import { startSession, type ClientInfo, type SessionDeps, type SessionTokens } from '../sessions/sessions.js';
 
 // Sign-in with a second factor (docs/mfa.md). A first factor that succeeds for a user with a verified
@@ -98,31 +99,73 @@ async function wrongGuess(deps: Pick<AccountDeps, 'db' | 'clock'>, app: Applicat
   throw badRequest(detail, 'invalid_code');
 }
 
+/**
+ * A wrong TOTP code: counted on each factor it was tried against (lockout.ts), in one transaction
+ * with the notice of a run reaching the lock (once per run: only the write that makes the count
+ * FAILED_CODES_BEFORE_LOCK sends it), then against the challenge. When every factor was locked meanwhile
+ * by concurrent guesses, nothing is counted and the answer is the lock's.
+ */
+async function wrongCode(deps: MfaDeps, app: Application, user: User, challenge: LiveChallenge, tried: MfaFactorRow[]): Promise<never> {
+  const now = deps.clock.now();
+  const schedule = lockSchedule(now);
+  let counted = 0;
+  let noticed = false;
+  await inTransaction(deps.db, async (trx) => {
+    for (const factor of tried) {
+      const failed = await factors.countFailedCode(trx, app.id, factor.id, iso(now), schedule);
+      if (failed === undefined) continue;
+      counted++;
+      if (failed === FAILED_CODES_BEFORE_LOCK) {
+        await queueFactorNotice(deps, trx, app, user.email, 'factor_locked');
+        noticed = true;
+      }
+    }
+  });
+  if (noticed) deps.mailSignal.wake();
+  if (counted === 0) await refuseIfLocked(deps, app, user.id, tried, now);
+  return wrongGuess(deps, app, challenge, 'invalid code');
+}
+
+/** Throws the lock's 429 when any of `candidates` is locked as stored now (a concurrent guess locked it). */
+async function refuseIfLocked(deps: Pick<AccountDeps, 'db'>, app: Application, userId: string, candidates: MfaFactorRow[], now: Date): Promise<void> {
+  const rows = await factors.listFactors(deps.db, app.id, userId, { verifiedOnly: true });
+  const untils = rows.filter((f) => candidates.some((c) => c.id === f.id) && isLocked(f, now)).map((f) => f.locked_until!);
+  if (untils.length > 0) throw factorLocked(untils, now);
+}
+
 const rolledBack = new Error('second factor refused');
 
 /**
  * `POST /v1/mfa/verify`: completes the challenge with a TOTP code, a recovery code or a passkey, and
  * starts the session (its amr: the first factor's and the second's). The challenge is consumed and the
  * factor's step (or the recovery code) used in one transaction of conditional writes: a code, a step or
- * a recovery code is accepted once, however many requests race on however many nodes.
+ * a recovery code is accepted once, however many requests race on however many nodes. A TOTP factor
+ * with 5 wrong codes in a row, over any number of challenges, refuses codes for a while (lockout.ts).
  */
 export async function verifyMfa(deps: MfaDeps, app: Application, mfaToken: string, proof: MfaProof, client?: ClientInfo): Promise<SessionTokens> {
   const challenge = await liveChallenge(deps, app, mfaToken);
   const user = await users.findUserById(deps.db, app.id, challenge.userId);
   if (!user) throw invalidToken();
-  const now = iso(deps.clock.now());
+  const at = deps.clock.now();
+  const now = iso(at);
   let second: Amr;
   let use: (trx: typeof deps.db) => Promise<boolean>;
+  let lockable: MfaFactorRow | undefined;
   if ('code' in proof) {
     const totps = (await factors.listFactors(deps.db, app.id, user.id, { verifiedOnly: true })).filter(
       (f) => f.type === 'totp' && (proof.factorId === undefined || f.id === proof.factorId),
     );
     if (proof.factorId !== undefined && totps.length === 0) throw badRequest('factor_id is not a TOTP factor of this user');
-    const match = totps
-      .map((f) => ({ factor: f, step: matchingStep(open(deps.masterKeys, f.secret_sealed!, totpSecretBinding(f.id)), proof.code, deps.clock.now()) }))
+    if (totps.length === 0) return wrongGuess(deps, app, challenge, 'invalid code');
+    // A locked factor's code is not even checked: the refusal is the same whether it was right or wrong.
+    const unlocked = totps.filter((f) => !isLocked(f, at));
+    if (unlocked.length === 0) throw factorLocked(totps.map((f) => f.locked_until!), at);
+    const match = unlocked
+      .map((f) => ({ factor: f, step: matchingStep(open(deps.masterKeys, f.secret_sealed!, totpSecretBinding(f.id)), proof.code, at) }))
       .find((m) => m.step !== undefined);
-    if (!match) return wrongGuess(deps, app, challenge, 'invalid code');
+    if (!match) return wrongCode(deps, app, user, challenge, unlocked);
     second = 'otp';
+    lockable = match.factor;
     use = (trx) => factors.advanceTotpStep(trx, app.id, match.factor.id, match.step!, now);
   } else if ('recoveryCode' in proof) {
     second = 'recovery';
@@ -146,6 +189,8 @@ export async function verifyMfa(deps: MfaDeps, app: Application, mfaToken: strin
   } catch (error) {
     if (error !== rolledBack) throw error;
     if (dead) throw invalidToken();
+    // A right code that a concurrent wrong one locked out first: refused as any code of a locked factor.
+    if (lockable) await refuseIfLocked(deps, app, user.id, [lockable], at);
     // The code was right for a step already used (a replay), or the recovery code is unknown or spent.
     return wrongGuess(deps, app, challenge, second === 'otp' ? 'invalid code: this code was already used' : 'invalid recovery code');
   }

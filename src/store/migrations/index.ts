@@ -26,6 +26,7 @@ import * as m0020 from './0020-app-deletion.js';
 import * as m0021 from './0021-account-self-service.js';
 import * as m0024 from './0024-second-factors.js';
 import * as m0025 from './0025-mail-recipients.js';
+import * as m0026 from './0026-factor-lockout.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-account-self-service': m0021,
   '0024-second-factors': m0024,
   '0025-mail-recipients': m0025,
+  '0026-factor-lockout': m0026,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

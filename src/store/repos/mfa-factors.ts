@@ -1,6 +1,6 @@
 import type { Db } from '../db.js';
 import type { MfaFactorRow, MfaFactorsTable } from '../types.js';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 
 // A user's second factors (migration 0024): TOTP authenticators and passkeys. Every function is scoped
 // by app and user; the writes that decide (confirming, using a step) are conditional UPDATEs.
@@ -59,19 +59,45 @@ export async function confirmTotpFactor(db: Db, appId: string, factorId: string,
 
 /**
  * Uses a TOTP step: only a step later than the last one used is accepted, so a code (or any code of an
- * earlier step) is never accepted twice, on any node. False when the step is not newer.
+ * earlier step) is never accepted twice, on any node; and only while the factor is not locked (a lock
+ * set by a concurrent wrong code wins). The right code ends the run of wrong ones. False when the step is
+ * not newer or the factor is locked.
  */
 export async function advanceTotpStep(db: Db, appId: string, factorId: string, step: number, now: string): Promise<boolean> {
   const row = await db
     .updateTable('mfa_factors')
-    .set({ last_step: step, last_used_at: now })
+    .set({ last_step: step, last_used_at: now, failed_codes: 0, locked_until: null })
     .where('id', '=', factorId)
     .where('app_id', '=', appId)
     .where('status', '=', 'verified')
     .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Counts a wrong sign-in code against a verified TOTP factor that is not locked, and sets its lock in the
+ * same conditional UPDATE: `schedule.untils[i]` once the count reaches `schedule.from + i` (the last for
+ * any count beyond). Concurrent wrong codes on any node count one each until the lock, then none: answers
+ * the new count, or undefined when the factor is locked (or gone).
+ */
+export async function countFailedCode(db: Db, appId: string, factorId: string, now: string, schedule: { from: number; untils: string[] }): Promise<number | undefined> {
+  const next = sql`${sql.ref('failed_codes')} + 1`;
+  const steps = schedule.untils.slice(0, -1).map((until, i) => sql`when ${next} = ${schedule.from + i} then ${until}`);
+  const lock = sql<string | null>`case when ${next} < ${schedule.from} then null ${sql.join(steps, sql` `)} else ${schedule.untils.at(-1)!} end`;
+  const row = await db
+    .updateTable('mfa_factors')
+    .set((eb) => ({ failed_codes: eb('failed_codes', '+', 1), locked_until: lock }))
+    .where('id', '=', factorId)
+    .where('app_id', '=', appId)
+    .where('type', '=', 'totp')
+    .where('status', '=', 'verified')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .returning('failed_codes')
+    .executeTakeFirst();
+  return row?.failed_codes;
 }
 
 export async function renameFactor(db: Db, appId: string, userId: string, factorId: string, name: string | null, now: string): Promise<boolean> {

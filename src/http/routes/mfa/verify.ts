@@ -54,6 +54,7 @@ export function mfaVerifyRoutes(app: Http, deps: Deps, guards: Guards): void {
         description:
           'Answers as the sign-in would have (tokens and cookies); the access token carries amr (e.g. ["pwd","otp"]) and aal "aal2". ' +
           'A wrong code is 400 and counts against the mfa_token (5 and it dies: 401, sign in again); a code, a time step or a recovery code is accepted once. ' +
+          'A TOTP factor with 5 wrong codes in a row, across challenges, refuses every code (right or wrong) with 429 and Retry-After for 1 minute, doubling with each further wrong code up to an hour; its right code resets the count. ' +
           'An unknown, used or expired mfa_token, or one of another app, is 401.',
         security: [{ publishable: [] }],
         body: VerifyBody,
