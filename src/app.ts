@@ -16,6 +16,7 @@ import { VERSION } from './http/routes/health.js';
 import { docsUiRoutes } from './http/routes/docs-ui.js';
 import { BadJsonBody, parseJsonBody } from './http/json-body.js';
 import { registerRoutes } from './http/routes/index.js';
+import { closeBodySchema, unknownBodyField } from './http/unknown-fields.js';
 import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
 import { accessLine, requestLoggerFactory } from './observability/logger.js';
@@ -33,7 +34,9 @@ function strictBodyValidator(): BuildCompilerFromPool {
   const build = AjvCompiler() as unknown as (schemas: unknown, options: object) => (route: { httpPart?: string }) => unknown;
   return ((externalSchemas: unknown, serverOptions: { customOptions?: object }) => {
     const coercing = build(externalSchemas, serverOptions);
-    const strict = build(externalSchemas, { ...serverOptions, customOptions: { ...serverOptions.customOptions, coerceTypes: false } });
+    // removeAdditional off: an unknown body field fails validation by name (http/unknown-fields.ts) instead
+    // of being dropped; unknown query parameters are still ignored.
+    const strict = build(externalSchemas, { ...serverOptions, customOptions: { ...serverOptions.customOptions, coerceTypes: false, removeAdditional: false } });
     return (route: { httpPart?: string }) => (route.httpPart === 'body' ? strict : coercing)(route);
   }) as unknown as BuildCompilerFromPool;
 }
@@ -59,6 +62,12 @@ function unsafeInput(part: unknown): ApiError | undefined {
 const emptyBodyIsEmptyObject: preValidationHookHandler = (request, _reply, done) => {
   if (request.body === undefined) request.body = {};
   done();
+};
+
+/** A route without a body schema takes no body fields (contract.md 0: an unknown field is a 400 naming it). */
+const refuseBodyFields: preValidationHookHandler = (request, _reply, done) => {
+  const detail = unknownBodyField(request.body, request.headers['content-type']);
+  done(detail === undefined ? undefined : new ApiError(400, 'validation_failed', detail));
 };
 
 /**
@@ -133,6 +142,8 @@ export async function buildApp(deps: Deps): Promise<Http> {
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
     if (methods.includes('POST')) route.preValidation = first(emptyBodyIsEmptyObject, route.preValidation);
+    if (route.schema?.body) route.schema = { ...route.schema, body: closeBodySchema(route.schema.body) };
+    else if (methods.some((method) => method !== 'GET' && method !== 'HEAD')) route.preValidation = [...[route.preValidation ?? []].flat(), refuseBodyFields];
     if (takesInput(route, methods)) route.preHandler = first(refuseUnsafeInput, route.preHandler);
   });
   const outages = outageReporter(deps);

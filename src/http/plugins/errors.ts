@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
 import { connectionFailure, type ConnectionFailure } from '../../store/dialect.js';
 import { sendErrorPage, wantsErrorPage } from '../pages/error-pages.js';
+import { unknownFieldDetail } from '../unknown-fields.js';
 import type { Http } from '../types.js';
 import { RETRY_AFTER_SECONDS } from './unavailable.js';
 
@@ -20,7 +21,8 @@ function frameworkStatus(error: FastifyError): { status: number; detail: string 
       return { status: 400, detail: 'body is not valid JSON' };
   }
   if (error.validation) {
-    return { status: 400, detail: error.message || 'invalid request' };
+    const unknown = error.validationContext === 'body' ? unknownFieldDetail(error.validation) : undefined;
+    return { status: 400, detail: unknown ?? (error.message || 'invalid request') };
   }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return { status: error.statusCode, detail: error.message };

@@ -220,11 +220,19 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     if (token.startsWith('pk_') && (await appFromKey(token, 'publishable'))) {
       throw forbidden('this route needs the secret key, not the publishable key');
     }
-    const app = await resolvePublishable(request).catch(() => undefined);
-    if (app && (await keys.verifyAccessToken(app.id, token))) {
-      throw forbidden('this route needs the secret key; a session cannot use it');
-    }
+    if (await isAccessToken(request, token)) throw forbidden('this route needs the secret key; a session cannot use it');
     throw unauthorized('invalid secret key');
+  }
+
+  /**
+   * Whether `token` is a valid access token of the request's app (its publishable key or Host) or, when the
+   * request names none, of the app the token names: a user's token sent alone is a credential without the
+   * right (403). A token of another app than the one the request names stays invalid (401).
+   */
+  async function isAccessToken(request: FastifyRequest, token: string): Promise<boolean> {
+    const app = await resolvePublishable(request).catch(() => undefined);
+    const appId = app?.id ?? claimedAudience(token);
+    return appId !== undefined && (await keys.verifyAccessToken(appId, token)) !== undefined;
   }
 
   async function authenticateSession(request: FastifyRequest): Promise<void> {

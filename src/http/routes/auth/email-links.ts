@@ -13,6 +13,7 @@ import { withMfaToken } from '../../sign-in-answer.js';
 import { sendLinkErrorPage, sendLinkLandingPage } from '../../pages/link-pages.js';
 import { refusePaused, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
+import { unknownFieldDetail } from '../../unknown-fields.js';
 import type { Http } from '../../types.js';
 
 const Token = Type.String({ minLength: 1, maxLength: 256 });
@@ -113,6 +114,9 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
         },
       },
       async (request, reply) => {
+        // A bad token is the link's own error page; a field the route does not define is the client's mistake.
+        const unknown = unknownFieldDetail(request.validationError?.validation);
+        if (unknown) throw badRequest(unknown);
         const keyApp = await keyAppOf(request);
         const token = request.validationError ? undefined : (request.body as { token: string }).token;
         const origin = request.headers.origin;

@@ -24,7 +24,9 @@ const formPost = (provider: OAuthProviderName) => provider === 'apple';
 const ProviderParams = Type.Object({ provider: Type.String({ maxLength: 64 }) });
 
 const Param = Type.Optional(Type.String({ maxLength: 4096 }));
-const CallbackFields = Type.Object({ state: Param, code: Param, iss: Param, error: Param, error_description: Param, user: Param });
+// Open: the provider decides what else it sends back (Apple's form_post, a new parameter of Google's), and
+// a field the service does not read must not turn a person's sign-in into an error page.
+const CallbackFields = Type.Object({ state: Param, code: Param, iss: Param, error: Param, error_description: Param, user: Param }, { additionalProperties: true });
 
 const callbackSchema = (operationId: string, summary: string, where: 'querystring' | 'body') => ({
   operationId,
