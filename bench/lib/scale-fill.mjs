@@ -200,6 +200,9 @@ export async function fillDatabase({ db, databaseUrl, fx, apps, users, rows, spa
           updated_at: D.isoFromMs(`${nowMs - 301 * day} + n * ${spacing}`),
         },
       }));
+      // The kept user count (migration 0027) that GET /v1/users answers as `total`, as the service keeps it.
+      await conn.run('delete from user_counts where app_id = ?', [fx.appId]);
+      await conn.run(`insert into user_counts (app_id, slot, users) select app_id, substr(id, 1, 1), count(*) from users where app_id = ? group by app_id, substr(id, 1, 1)`, [fx.appId]);
     });
 
     await step('sessions', async () => {

@@ -99,6 +99,13 @@ export interface ActiveUserCountsTable {
   users: number;
 }
 
+/** How many users an app has, in 16 slots by the user id's first character (migration 0027). */
+export interface UserCountsTable {
+  app_id: string;
+  slot: string;
+  users: number;
+}
+
 /** Refresh tokens of the earlier form (before migration 0014), kept until they rotate or expire. */
 export interface RefreshTokensTable {
   token_hash: string;
@@ -172,6 +179,7 @@ export interface Database {
   sessions: SessionsTable;
   active_users: ActiveUsersTable;
   active_user_counts: ActiveUserCountsTable;
+  user_counts: UserCountsTable;
   refresh_tokens: RefreshTokensTable;
   email_challenges: EmailChallengesTable;
   hashcash_spent: HashcashSpentTable;

@@ -126,13 +126,13 @@ describe('4.5 GET /v1/users and contract 9', () => {
   });
   const list = (query: string) => secret('GET', `/v1/users${query}`, undefined, listed.secret_key);
 
-  it('limit defaults to 50, offset to 0; newest first; total only when asked (include_total=true), counting every user', async () => {
+  it('limit defaults to 50, offset to 0; newest first; total counts every user (include_total accepted, changes nothing)', async () => {
     const res = await list('');
     expect(res.status).toBe(200);
-    expect(res.body).not.toHaveProperty('total');
+    expect(res.body.total).toBe(55);
     expect(res.body.next_cursor).toEqual(expect.any(String));
     expect((await list('?include_total=true')).body.total).toBe(55);
-    expect((await list('?include_total=false')).body).not.toHaveProperty('total');
+    expect((await list('?include_total=false')).body.total).toBe(55);
     expect(res.body.users).toHaveLength(50);
     const times = res.body.users.map((u: { created_at: string }) => u.created_at);
     expect([...times].sort().reverse()).toEqual(times);
@@ -142,7 +142,7 @@ describe('4.5 GET /v1/users and contract 9', () => {
   it('pages with limit and offset cover every user once', async () => {
     const seen: string[] = [];
     for (let offset = 0; offset < 60; offset += 20) {
-      const res = await list(`?limit=20&offset=${offset}&include_total=true`);
+      const res = await list(`?limit=20&offset=${offset}`);
       expect(res.status).toBe(200);
       expect(res.body.total).toBe(55);
       seen.push(...res.body.users.map((u: { id: string }) => u.id));
@@ -193,11 +193,11 @@ describe('4.5 GET /v1/users and contract 9', () => {
   });
 
   it('email is an exact, case-insensitive filter', async () => {
-    const hit = await list('?email=MEMBER7@List.Example.COM&include_total=true');
+    const hit = await list('?email=MEMBER7@List.Example.COM');
     expect(hit.body.total).toBe(1);
     expect(hit.body.users.map((u: { email: string }) => u.email)).toEqual(['member7@list.example.com']);
     expect(hit.body.next_cursor).toBeNull();
-    const partial = await list('?email=member7&include_total=true');
+    const partial = await list('?email=member7');
     expect(partial.body).toEqual({ users: [], total: 0, next_cursor: null });
   });
 });
@@ -303,20 +303,33 @@ describe('contract 0 and part 5: only the secret key of the same app', () => {
     }
   });
 
-  it('403 with the publishable key or an access token instead of the secret key', async () => {
-    for (const [method, path, body] of routes()) {
+  it('403 with the publishable key or an access token instead of the secret key, with or without the publishable key', async () => {
+    for (const [method, path, body] of [...routes(), ['GET', '/v1/billing', undefined] as const]) {
       const withPublishable = await api(server, method, path, { body, bearer: app.publishable_key });
       expect(withPublishable.status, `${method} ${path}`).toBe(403);
       const withSession = await api(server, method, path, { body, bearer: session.token, publishableKey: app.publishable_key });
       expect(withSession.status, `${method} ${path}`).toBe(403);
-      expect(Object.keys(withSession.body)).toEqual(['detail']);
+      expect(withSession.body.detail).toMatch(/secret key/);
+      // A user's access token sent alone, as a server holding one would: still a valid credential (403).
+      const tokenAlone = await api(server, method, path, { body, bearer: session.token });
+      expect(tokenAlone.status, `${method} ${path}`).toBe(403);
+      expect(tokenAlone.body.detail).toBe('this route needs the secret key; a session cannot use it');
+    }
+  });
+
+  it('401 for an access token that is not valid: forged, or of another app than the publishable key names', async () => {
+    const [head, payload] = session.token.split('.');
+    const forged = `${head}.${payload}.${'A'.repeat(342)}`;
+    for (const [method, path, body] of routes()) {
+      expect((await api(server, method, path, { body, bearer: forged })).status, `${method} ${path}`).toBe(401);
+      expect((await api(server, method, path, { body, bearer: session.token, publishableKey: other.publishable_key })).status, `${method} ${path}`).toBe(401);
     }
   });
 
   it("another app's secret key sees none of this app's users and cannot revoke its sessions", async () => {
     const key = other.secret_key;
     expect((await secret('GET', `/v1/users/${user.id}`, undefined, key)).status).toBe(404);
-    expect((await secret('GET', `/v1/users?email=${encodeURIComponent(user.email)}&include_total=true`, undefined, key)).body).toEqual({ users: [], total: 0, next_cursor: null });
+    expect((await secret('GET', `/v1/users?email=${encodeURIComponent(user.email)}`, undefined, key)).body).toEqual({ users: [], total: 0, next_cursor: null });
     // A cursor made from this app's list positions the other app's list only among its own users.
     const mine = (await secret('GET', '/v1/users?limit=1')).body;
     const theirs = await secret('GET', `/v1/users?limit=200&cursor=${mine.next_cursor}`, undefined, key);

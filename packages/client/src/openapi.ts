@@ -3588,7 +3588,7 @@ export interface operations {
                 email?: string;
                 /** @description next_cursor of the previous page: the page starts after its last user */
                 cursor?: string;
-                /** @description answer `total`, the number of matching users (costs one index entry per user) */
+                /** @description accepted and ignored: `total` is always answered */
                 include_total?: boolean;
             };
             header?: never;
@@ -3616,8 +3616,8 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        /** @description only with include_total=true */
-                        total?: number;
+                        /** @description every user matching the query (with `email`: 0 or 1) */
+                        total: number;
                         /** @description where the next page starts; null on the last page */
                         next_cursor: string | null;
                     };
@@ -4791,6 +4791,8 @@ export interface operations {
                     error?: string;
                     error_description?: string;
                     user?: string;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };

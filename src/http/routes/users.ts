@@ -36,12 +36,12 @@ const ListQuery = Type.Object({
   offset: SafeInteger({ minimum: 0, maximum: 10_000_000, default: 0 }),
   email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact match, case-insensitive' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page: the page starts after its last user' })),
-  include_total: Type.Boolean({ default: false, description: 'answer `total`, the number of matching users (costs one index entry per user)' }),
+  include_total: Type.Optional(Type.Boolean({ description: 'accepted and ignored: `total` is always answered' })),
 });
 
 const UserList = Type.Object({
   users: Type.Array(UserBody),
-  total: Type.Optional(Type.Integer({ description: 'only with include_total=true' })),
+  total: Type.Integer({ description: 'every user matching the query (with `email`: 0 or 1)' }),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'where the next page starts; null on the last page' }),
 });
 
@@ -79,9 +79,9 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => {
-      const { include_total, ...query } = request.query;
-      const page = await listUsers(deps, request.application!.id, { ...query, includeTotal: include_total });
-      return { users: page.users.map(userBody), ...(page.total === undefined ? {} : { total: page.total }), next_cursor: page.nextCursor };
+      const { include_total: _ignored, ...query } = request.query;
+      const page = await listUsers(deps, request.application!.id, query);
+      return { users: page.users.map(userBody), total: page.total, next_cursor: page.nextCursor };
     },
   );
 

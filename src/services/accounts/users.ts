@@ -8,6 +8,7 @@ import * as users from '../../store/repos/users.js';
 import type { User } from '../../store/repos/users.js';
 import type { Db } from '../../store/db.js';
 import { isUniqueViolation } from '../../store/dialect.js';
+import { sumUserCount } from '../../store/repos/user-counts.js';
 import { inTransaction } from '../../store/transaction.js';
 import { startSession } from '../sessions/sessions.js';
 
@@ -21,8 +22,8 @@ export const OFFSET_STEP = 20_000;
 
 export interface UserPage {
   users: User[];
-  /** Every user matching the query, when asked for (a count over the app's index entries). */
-  total?: number;
+  /** Every user matching the query (the whole list's size, whatever the page). */
+  total: number;
   /** Where the next page starts (after the last user of this one); null on the last page. */
   nextCursor: string | null;
 }
@@ -31,12 +32,13 @@ export interface UserPage {
  * A page of the app's users, newest first; `email` is an exact, case-insensitive match. A page starts
  * after `cursor` (keyset: stable under inserts), then skips `offset` users; every read is a range of the
  * index (app_id, created_at, id), a long offset walked in steps of OFFSET_STEP entries with the event loop
- * free between them. `total` only with `includeTotal`: counting costs one index entry per user.
+ * free between them. `total` is the app's kept count (store/repos/user-counts.ts), or with `email` a probe
+ * of the unique email index (0 or 1): never a count over the app's users.
  */
-export async function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string; cursor?: string; includeTotal?: boolean }): Promise<UserPage> {
+export async function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string; cursor?: string }): Promise<UserPage> {
   let after = query.cursor === undefined ? undefined : decodeUserCursor(query.cursor);
   let offset = query.offset;
-  const total = query.includeTotal ? await users.countUsers(deps.db, appId, query.email) : undefined;
+  const total = query.email === undefined ? await sumUserCount(deps.db, appId) : await users.countUsersWithEmail(deps.db, appId, query.email);
   while (offset > OFFSET_STEP) {
     after = await users.findUserPosition(deps.db, appId, { email: query.email, after, skip: OFFSET_STEP });
     if (!after) return { users: [], total, nextCursor: null };

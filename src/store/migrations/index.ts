@@ -27,6 +27,7 @@ import * as m0021 from './0021-account-self-service.js';
 import * as m0024 from './0024-second-factors.js';
 import * as m0025 from './0025-mail-recipients.js';
 import * as m0026 from './0026-factor-lockout.js';
+import * as m0027 from './0027-user-counts.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024-second-factors': m0024,
   '0025-mail-recipients': m0025,
   '0026-factor-lockout': m0026,
+  '0027-user-counts': m0027,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

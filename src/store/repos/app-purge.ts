@@ -49,6 +49,8 @@ export const APP_TABLES_AFTER_USERS: readonly AppScopedTable[] = [
   // Monthly active users (migration 0022): the marks and the per-month counts, both keyed by app first.
   { table: 'active_users', key: ['app_id', 'user_id', 'period'], appColumn: 'app_id' },
   { table: 'active_user_counts', key: ['app_id', 'period', 'slot'], appColumn: 'app_id' },
+  // The kept user count (migration 0027): stale while the purge deletes the users, gone with them.
+  { table: 'user_counts', key: ['app_id', 'slot'], appColumn: 'app_id' },
 ];
 
 const columns = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));

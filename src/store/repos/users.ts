@@ -5,7 +5,9 @@ import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { lockClause } from '../tables-dialect.js';
+import { inTransaction } from '../transaction.js';
 import type { NewUser, UserRow } from '../types.js';
+import { changeUserCount } from './user-counts.js';
 
 export interface User {
   id: string;
@@ -69,8 +71,12 @@ export function emailUserRow(input: {
   };
 }
 
+/** Inserts the user and counts it in the app's kept total, in one transaction (the caller's, when it is one). */
 export async function insertUser(db: Db, row: NewUser): Promise<void> {
-  await db.insertInto('users').values(row).execute();
+  await inTransaction(db, async (trx) => {
+    await trx.insertInto('users').values(row).execute();
+    await changeUserCount(trx, row.app_id, row.id, 1);
+  });
 }
 
 /** The user of this app, or undefined. */
@@ -152,11 +158,14 @@ export const usersPageQuery = (db: Db, appId: string, options: { email?: string;
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');
 
-/** How many users the app has (matching `email` when given): a count over its index entries, so it costs one per user. */
-export async function countUsers(db: Db, appId: string, email?: string): Promise<number> {
-  let query = db.selectFrom('users').where('app_id', '=', appId);
-  if (email !== undefined) query = query.where('email_normalized', '=', normalizeEmail(email));
-  const row = await query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+/** How many users of the app have this email (0 or 1: a probe of the unique index on the address). */
+export async function countUsersWithEmail(db: Db, appId: string, email: string): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .where('app_id', '=', appId)
+    .where('email_normalized', '=', normalizeEmail(email))
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -209,9 +218,10 @@ export async function setPasswordHash(db: Db, appId: string, userId: string, pas
  * Undoes a sign-up whose email could not be sent.
  */
 export async function deleteUnverifiedUser(db: Db, appId: string, userId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx.deleteFrom('email_challenges').where('app_id', '=', appId).where('user_id', '=', userId).execute();
-    await trx.deleteFrom('users').where('app_id', '=', appId).where('id', '=', userId).where('email_verified', '=', 0).execute();
+    const result = await trx.deleteFrom('users').where('app_id', '=', appId).where('id', '=', userId).where('email_verified', '=', 0).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 1) await changeUserCount(trx, appId, userId, -1);
   });
 }
 
@@ -243,10 +253,14 @@ export async function lockUser(db: Db, dialect: DialectName, appId: string, user
   return rows.length === 1;
 }
 
-/** Deletes the user row (last step of a user's deletion); true when it was there. */
+/** Deletes the user row (last step of a user's deletion) and uncounts it, in one transaction; true when it was there. */
 export async function deleteUserRow(db: Db, appId: string, userId: string): Promise<boolean> {
-  const result = await db.deleteFrom('users').where('app_id', '=', appId).where('id', '=', userId).executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
+  return inTransaction(db, async (trx) => {
+    const result = await trx.deleteFrom('users').where('app_id', '=', appId).where('id', '=', userId).executeTakeFirst();
+    const deleted = Number(result.numDeletedRows) === 1;
+    if (deleted) await changeUserCount(trx, appId, userId, -1);
+    return deleted;
+  });
 }
 
 /**
