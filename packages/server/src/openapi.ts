@@ -346,7 +346,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a sign-in with a second factor: a TOTP code, a recovery code or a passkey → the session
-         * @description Answers as the sign-in would have (tokens and cookies); the access token carries amr (e.g. ["pwd","otp"]) and aal "aal2". A wrong code is 400 and counts against the mfa_token (5 and it dies: 401, sign in again); a code, a time step or a recovery code is accepted once. An unknown, used or expired mfa_token, or one of another app, is 401.
+         * @description Answers as the sign-in would have (tokens and cookies); the access token carries amr (e.g. ["pwd","otp"]) and aal "aal2". A wrong code is 400 and counts against the mfa_token (5 and it dies: 401, sign in again); a code, a time step or a recovery code is accepted once. A TOTP factor with 5 wrong codes in a row, across challenges, refuses every code (right or wrong) with 429 and Retry-After for 1 minute, doubling with each further wrong code up to an hour; its right code resets the count. An unknown, used or expired mfa_token, or one of another app, is 401.
          */
         post: operations["verifyMfa"];
         delete?: never;
@@ -502,7 +502,7 @@ export interface paths {
         put?: never;
         /**
          * Register a passkey: the credential navigator.credentials.create made for the options
-         * @description Answers the factor, recovery codes (10 when it is the user's first factor, shown once; else none) and an aal2 access token for this session. A credential that does not verify, or a used or expired challenge_id, is 400. The user is sent a notice.
+         * @description Answers the factor, recovery codes (10 when it is the user's first factor, shown once; else none) and an aal2 access token for this session. A credential that does not verify, or a used or expired challenge_id, is 400; a credential id the app already holds is 409 (nothing is stored). The user is sent a notice.
          */
         post: operations["registerPasskey"];
         delete?: never;
@@ -3108,6 +3108,15 @@ export interface operations {
             };
             /** @description Every error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["def-0"];
+                };
+            };
+            /** @description Every error */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
