@@ -44,6 +44,7 @@ export interface Config {
   dbPoolTimeoutMs: number;
   /** SQLite's page cache (SQLITE_CACHE_MB, default 32): the most of RSS it may take; see store/db.ts. */
   sqliteCacheMb: number;
+  sqliteWalLimitMb: number;
   mailSendTimeoutMs: number;
   mailGiveUpSeconds: number;
   /** One blob store call: connecting, and silence on a request's connection; a whole GetObject's answer or DeleteObject. */
@@ -292,6 +293,7 @@ function parseResilience(env: Env) {
     dbQueryTimeoutMs: integer(env, 'DB_QUERY_TIMEOUT_MS', 5_000, 100, 600_000),
     dbPoolTimeoutMs: integer(env, 'DB_POOL_TIMEOUT_MS', 5_000, 100, 600_000),
     sqliteCacheMb: integer(env, 'SQLITE_CACHE_MB', 32, 1, 4_096),
+    sqliteWalLimitMb: integer(env, 'SQLITE_WAL_LIMIT_MB', 64, 4, 65_536),
     mailSendTimeoutMs: integer(env, 'MAIL_SEND_TIMEOUT_MS', 30_000, 500, 600_000),
     mailGiveUpSeconds: integer(env, 'MAIL_GIVE_UP_SECONDS', 3_600, 1, 7 * 86_400),
     blobTimeoutMs: integer(env, 'BLOB_TIMEOUT_MS', 20_000, 100, 600_000),

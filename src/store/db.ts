@@ -6,7 +6,7 @@ import type { DatabaseConfig } from '../config/index.js';
 import type { DialectName } from './dialect.js';
 import { openPostgresPool, prepareOnPostgres } from './pg-pool.js';
 import { cachingStatements } from './statement-cache.js';
-import { checkpointInBackground, type CheckpointEvents } from './sqlite-checkpoints.js';
+import { checkpointInBackground, WAL_LIMIT_MB, walKeepBytes, type CheckpointEvents } from './sqlite-checkpoints.js';
 import type { StoreTimeouts } from './timeouts.js';
 import type { Database } from './types.js';
 
@@ -160,6 +160,10 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
     // ANALYZE (PRAGMA optimize, store/statistics.ts) samples at most this many rows of each index, so it
     // takes milliseconds on a table of any size.
     database.pragma('analysis_limit = 1000');
+    // The write-ahead log is cut back to a quarter of SQLITE_WAL_LIMIT_MB whenever it starts over (every
+    // connection, the CLI's too); the server's checkpoint thread keeps it under the limit (sqlite-checkpoints.ts).
+    const walLimitBytes = (timeouts.sqliteWalLimitMb ?? WAL_LIMIT_MB) * 2 ** 20;
+    database.pragma(`journal_size_limit = ${walKeepBytes(walLimitBytes)}`);
     const statements = cachingStatements(database);
     const state: SqliteConnectionState = { database, statements, held: false };
     const db = new Kysely<Database>({ dialect: sqliteDriver(new SqliteDialect({ database: statements }), state) });
@@ -167,7 +171,7 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
     // The handle itself, not Kysely's one-connection queue: a probe must not wait behind a transaction.
     const probe = database.prepare('select 1');
     const ping = async () => void probe.get();
-    const stopCheckpoints = timeouts.backgroundCheckpoints && config.path !== ':memory:' ? checkpointInBackground(database, config.path, timeouts.backgroundCheckpoints) : undefined;
+    const stopCheckpoints = timeouts.backgroundCheckpoints && config.path !== ':memory:' ? checkpointInBackground(database, config.path, timeouts.backgroundCheckpoints, walLimitBytes) : undefined;
     const close = async () => {
       await stopCheckpoints?.();
       await db.destroy();

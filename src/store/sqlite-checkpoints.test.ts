@@ -13,12 +13,15 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A SQLite file store; `onFrames` hears the checkpoint thread's copies when given. */
-function fileStore(onFrames?: (frames: number) => void) {
+/** A SQLite file store; `onFrames` hears the checkpoint thread's copies when given (and `onTruncated` its emptied logs). */
+function fileStore(onFrames?: (frames: number) => void, options: { walLimitMb?: number; onTruncated?: () => void } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-checkpoints-'));
   dirs.push(dir);
   const path = join(dir, 'db.sqlite');
-  const store = openStore({ kind: 'sqlite', path }, { queryTimeoutMs: 5_000, poolTimeoutMs: 5_000, backgroundCheckpoints: onFrames && { checkpointed: onFrames } });
+  const store = openStore(
+    { kind: 'sqlite', path },
+    { queryTimeoutMs: 5_000, poolTimeoutMs: 5_000, sqliteWalLimitMb: options.walLimitMb, backgroundCheckpoints: onFrames && { checkpointed: onFrames, truncated: options.onTruncated } },
+  );
   stores.push(store);
   return { store, path, dir };
 }
@@ -49,10 +52,12 @@ async function write(store: Store) {
 }
 
 describe('SQLite checkpoints off the event loop (issue 38)', () => {
-  it("a server's store leaves commits to append only, and its thread copies the log into the database file", async () => {
+  it("a server's store leaves commits to append only (until half of SQLITE_WAL_LIMIT_MB), and its thread copies the log into the database file", async () => {
     let copied = 0;
     const { store, path, dir } = fileStore((frames) => (copied += frames));
-    expect(await autocheckpoint(store)).toBe(0);
+    // 32 MiB of 4 KiB pages and their 24-byte headers: far past what the thread leaves in the log.
+    expect(await autocheckpoint(store)).toBe(Math.floor((32 * 2 ** 20) / (4096 + 24)));
+    expect((await sql<{ journal_size_limit: number }>`pragma journal_size_limit`.execute(store.db)).rows[0].journal_size_limit).toBe(16 * 2 ** 20);
     await write(store);
     const deadline = Date.now() + 10_000;
     // A copy taken while the thread writes the file may be torn: that read counts as not there yet.
@@ -67,6 +72,21 @@ describe('SQLite checkpoints off the event loop (issue 38)', () => {
     while ((rows() < 4_000 || copied < 1_000) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(rowsInDatabaseFile(path, dir)).toBe(4_000);
     expect(copied).toBeGreaterThan(1_000);
+  });
+
+  it('issue 45: a log past a quarter of SQLITE_WAL_LIMIT_MB is emptied by the thread (a TRUNCATE checkpoint), not left at its largest', async () => {
+    let truncations = 0;
+    const { store, path, dir } = fileStore(() => {}, { walLimitMb: 8, onTruncated: () => truncations++ });
+    // One transaction of about 3 MB: past the quarter (2 MiB), short of what makes a commit checkpoint (4 MiB).
+    await sql`create table t (id integer primary key, v text)`.execute(store.db);
+    await store.db.transaction().execute(async (trx) => {
+      for (let j = 0; j < 3_000; j++) await sql`insert into t (v) values (${'x'.repeat(1000)})`.execute(trx);
+    });
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(2 * 2 ** 20);
+    await expect.poll(() => statSync(`${path}-wal`).size, { timeout: 5_000, interval: 20 }).toBe(0);
+    // The thread's report may arrive after the file has been cut.
+    await expect.poll(() => truncations, { timeout: 2_000, interval: 20 }).toBeGreaterThan(0);
+    expect(rowsInDatabaseFile(path, dir)).toBe(3_000);
   });
 
   it('without it (a CLI command), a commit checkpoints as SQLite does by default', async () => {

@@ -9,32 +9,74 @@ import type { Database as SqliteDatabase } from 'better-sqlite3';
 // (bench/README.md, "Data scale", 2026-11-29). So the server checkpoints from a worker thread with a
 // connection of its own: PASSIVE checkpoints never wait for, nor block, a reader or a writer, and the copying
 // and syncing happen off the event loop. Commits on the loop only append to the log.
+//
+// The log is one file for every app's writes, and a PASSIVE checkpoint never shrinks it: the log starts
+// over from its beginning only when a write begins after everything was copied, which under a steady
+// stream of commits almost never happens, so it grew with every write (a burst of 6,000 rows of a
+// 100-column table left a 3.3 GB log beside a 41 MB database; issue 45). Three things now bound it by
+// SQLITE_WAL_LIMIT_MB (docs/operations.md, "The write-ahead log has one cap"): once the file is past a quarter of the
+// limit, the thread runs a TRUNCATE checkpoint, which empties it (waiting at most TRUNCATE_WAIT_MS for the
+// writer in progress, so the event loop's next commit waits at most for the last frames' copy); a commit
+// that finds half the limit in the log checkpoints itself, as SQLite's default does at 1,000 pages, so the
+// next write starts the log over whatever the thread manages; and `journal_size_limit` (a quarter) cuts
+// the file back whenever the log starts over.
 
 /** How often the thread checkpoints (a checkpoint with nothing to copy costs microseconds). */
 export const CHECKPOINT_EVERY_MS = 200;
 /** SQLite's own default: the page count at which a commit checkpoints, restored if the thread goes away. */
 const AUTOCHECKPOINT_PAGES = 1000;
+/** The default of SQLITE_WAL_LIMIT_MB. */
+export const WAL_LIMIT_MB = 64;
+/** How long the thread's TRUNCATE checkpoint waits for a writer or a reader to finish before it tries again on a later tick. */
+const TRUNCATE_WAIT_MS = 50;
 
-/** What the checkpoint thread reports: checkpoints that copied log frames (page writes), and failures. */
+/** The size `journal_size_limit` cuts the log back to, and past which the thread truncates it: a quarter of the limit. */
+export const walKeepBytes = (limitBytes: number) => Math.floor(limitBytes / 4);
+
+/** A log frame: a page and its 24-byte header. */
+const frameBytes = (pageSize: number) => pageSize + 24;
+
+/** What the checkpoint thread reports: checkpoints that copied log frames (page writes), logs it emptied, and failures. */
 export interface CheckpointEvents {
   checkpointed?(frames: number): void;
+  truncated?(): void;
   failed?(error: Error): void;
 }
 
 // The thread's code: a CommonJS script (eval), so it needs no file of its own beside src/ and dist/.
 const THREAD = `
+const { statSync } = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 db.pragma('busy_timeout = 0');
+db.pragma('journal_size_limit = ' + workerData.keepBytes);
+const logBytes = () => {
+  try {
+    return statSync(workerData.path + '-wal').size;
+  } catch {
+    return 0;
+  }
+};
 // SQLite answers the frames of the current log checkpointed so far; a smaller count means the log restarted.
 let done = 0;
 const timer = setInterval(() => {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     const checkpointed = Math.max(0, result.checkpointed);
-    const copied = checkpointed >= done ? checkpointed - done : checkpointed;
+    let copied = checkpointed >= done ? checkpointed - done : checkpointed;
     done = checkpointed;
+    if (logBytes() > workerData.keepBytes) {
+      // Waits a moment for the writer in progress; busy (a writer or reader still there): the next tick tries again.
+      db.pragma('busy_timeout = ' + workerData.truncateWaitMs);
+      const [truncated] = db.pragma('wal_checkpoint(TRUNCATE)');
+      db.pragma('busy_timeout = 0');
+      if (truncated.busy === 0) {
+        copied += Math.max(0, result.log - checkpointed);
+        done = 0;
+        parentPort.postMessage({ truncated: true });
+      }
+    }
     if (copied > 0) parentPort.postMessage({ checkpointed: copied });
   } catch (error) {
     parentPort.postMessage({ error: String(error && error.message) });
@@ -48,21 +90,25 @@ parentPort.on('message', () => {
 `;
 
 /**
- * Turns off checkpoints on commit for `database` (the server's connection to the SQLite file at `path`) and
- * runs them in a worker thread instead. If a checkpoint fails or the thread exits, commits checkpoint again
- * as SQLite's default has them, so the log never grows without bound. Answers the function that stops the
- * thread (the connection's last close then checkpoints what is left, as SQLite always does).
+ * Leaves checkpoints on commit for `database` (the server's connection to the SQLite file at `path`) only
+ * for a log past half of `limitBytes`, and runs them in a worker thread instead, which also empties a log
+ * past a quarter of it. If a checkpoint fails or the thread exits, commits checkpoint again as SQLite's
+ * default has them, so the log never grows without bound. Answers the function that stops the thread (the
+ * connection's last close then checkpoints what is left, as SQLite always does).
  */
-export function checkpointInBackground(database: SqliteDatabase, path: string, events: CheckpointEvents = {}): () => Promise<void> {
+export function checkpointInBackground(database: SqliteDatabase, path: string, events: CheckpointEvents = {}, limitBytes = WAL_LIMIT_MB * 2 ** 20): () => Promise<void> {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(THREAD, { eval: true, workerData: { driver, path, everyMs: CHECKPOINT_EVERY_MS } });
-  database.pragma('wal_autocheckpoint = 0');
+  const keepBytes = walKeepBytes(limitBytes);
+  const worker = new Worker(THREAD, { eval: true, workerData: { driver, path, everyMs: CHECKPOINT_EVERY_MS, keepBytes, truncateWaitMs: TRUNCATE_WAIT_MS } });
+  const pageSize = database.pragma('page_size', { simple: true }) as number;
+  database.pragma(`wal_autocheckpoint = ${Math.max(AUTOCHECKPOINT_PAGES, Math.floor(limitBytes / 2 / frameBytes(pageSize)))}`);
   let stopping = false;
   const restoreOnCommit = () => {
     if (database.open) database.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
   };
-  worker.on('message', (message: { checkpointed?: number; error?: string }) => {
+  worker.on('message', (message: { checkpointed?: number; truncated?: boolean; error?: string }) => {
     if (message.checkpointed) events.checkpointed?.(message.checkpointed);
+    if (message.truncated) events.truncated?.();
     if (message.error === undefined) return;
     // A checkpoint that fails (a full disk, an I/O error) would fail again: commits take them over.
     restoreOnCommit();

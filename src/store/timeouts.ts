@@ -8,6 +8,8 @@ export interface StoreTimeouts {
   poolTimeoutMs: number;
   /** SQLite's page cache in MB (SQLITE_CACHE_MB); 32 unless given. */
   sqliteCacheMb?: number;
+  /** SQLite: the write-ahead log's cap in MB (SQLITE_WAL_LIMIT_MB); 64 unless given. */
+  sqliteWalLimitMb?: number;
   /**
    * SQLite: checkpoint the write-ahead log from a worker thread, not on commit (store/sqlite-checkpoints.ts).
    * For the server; a CLI command's short life checkpoints on close.
