@@ -1,4 +1,4 @@
-import { normalizeEmail } from '../store/repos/users.js';
+import { normalizeEmail } from '../services/credentials.js';
 import { rateLimitIp } from './client-ip.js';
 
 // Keys of the per-email rate-limit windows, normalized so `Ann@Example.com` and `ann@example.com` share

@@ -1,28 +1,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { PresumedKey } from './plugins/guards.js';
-import type { Application } from '../store/repos/applications.js';
-import type { SessionUser } from '../store/repos/session-auth.js';
-import type { User } from '../store/repos/users.js';
+import type { Application, PresumedKey, SessionContext, SessionUser, User } from '../services/credentials.js';
 
 /** The Fastify instance every route module receives: TypeBox schemas type the handlers. */
 export type Http = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-export interface SessionContext {
-  userId: string;
-  sessionId: string;
-  email: string | null;
-  emailVerified: boolean;
-  /** How the access token came: a cookie needs the CSRF rule on unsafe methods. */
-  via: 'cookie' | 'bearer';
-  token: string;
-  /** The access token's `iat` (seconds): rules that need a recent sign-in read it. */
-  issuedAt: number;
-  /** How the session was opened and its assurance level (docs/mfa.md), from the access token. */
-  amr: string[];
-  aal: 'aal1' | 'aal2';
-}
+export type { SessionContext };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { allowedOriginsOf } from '../../services/apps/origins.js';
-import * as applications from '../../store/repos/applications.js';
+import { allowedOriginsOf, listAllOrigins } from '../../services/apps/origins.js';
 import type { Guards } from './guards.js';
 
 const UNION_CACHE_MS = 30_000;
@@ -23,7 +22,7 @@ export function corsHook(deps: Deps, guards: Guards): (request: FastifyRequest, 
   async function anyAppAllows(origin: string): Promise<boolean> {
     if (!union || union.until < Date.now()) {
       try {
-        union = { origins: new Set(await applications.listAllOrigins(deps.db)), until: Date.now() + UNION_CACHE_MS };
+        union = { origins: new Set(await listAllOrigins(deps)), until: Date.now() + UNION_CACHE_MS };
       } catch {
         if (!union) return false;
       }

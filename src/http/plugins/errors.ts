@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors.js';
-import { connectionFailure, type ConnectionFailure } from '../../store/dialect.js';
+import { connectionFailure, type ConnectionFailure } from '../../services/availability.js';
 import { sendErrorPage, wantsErrorPage } from '../pages/error-pages.js';
 import { unknownFieldDetail } from '../unknown-fields.js';
 import type { Http } from '../types.js';

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import type { ApiError } from '../../errors.js';
 import { LogThrottle } from '../../observability/log-throttle.js';
-import { connectionFailure, type ConnectionFailure } from '../../store/dialect.js';
+import { connectionFailure, type ConnectionFailure } from '../../services/availability.js';
 
 /** Seconds a client is told to wait (Retry-After) when the database is unavailable. */
 export const RETRY_AFTER_SECONDS = 5;

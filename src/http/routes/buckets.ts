@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
-import { createBucket, deleteBucket, getBucket, listBuckets, objectStorageUsage, updateBucketCaps } from '../../services/objects/buckets.js';
-import type { Bucket } from '../../store/repos/buckets.js';
+import { createBucket, deleteBucket, getBucket, listBuckets, objectStorageUsage, updateBucketCaps, type Bucket } from '../../services/objects/buckets.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';

@@ -2,10 +2,9 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
-import { deleteObject, headObject, listObjects, openObject, putObject } from '../../services/objects/objects.js';
-import type { ObjectAddress, StoredObject } from '../../store/repos/objects.js';
-import { findUserById } from '../../store/repos/users.js';
+import { ApiError, badRequest, forbidden } from '../../errors.js';
+import { deleteObject, headObject, listObjects, openObject, putObject, type ObjectAddress, type StoredObject } from '../../services/objects/objects.js';
+import { getUser } from '../../services/accounts/users.js';
 import { drainBody } from '../objects/drain-body.js';
 import { CONTENT_SECURITY_POLICY, contentDisposition, etagMatches, isMediaType, parseRange } from '../objects/serve-headers.js';
 import type { Guards } from '../plugins/guards.js';
@@ -73,7 +72,7 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
       return request.session.userId;
     }
     if (userId === undefined) return '';
-    if (!(await findUserById(deps.db, request.application!.id, userId))) throw notFound('user not found');
+    await getUser(deps, request.application!.id, userId);
     return userId;
   }
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { MAX_IN_VALUES, PageJson, queryRows, type QueryInput } from '../../services/tables/query.js';
-import { cachesTableMetadata } from '../../store/tables-dialect.js';
+import { cachesTableMetadata } from '../../services/tables/metadata-cache.js';
 import { createRow, deleteRow, getRow, updateRow, type Caller } from '../../services/tables/rows.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';

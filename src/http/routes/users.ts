@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import { revokeSession } from '../../services/sessions/sessions.js';
 import { createUser, getUser, issueSignInToken, listUsers } from '../../services/accounts/users.js';
-import type { User } from '../../store/repos/users.js';
+import type { User } from '../../services/credentials.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';

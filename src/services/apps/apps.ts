@@ -287,3 +287,6 @@ export async function describeApp(deps: AppsDeps, appId: string): Promise<AppVie
     updated_at: app.updatedAt,
   };
 }
+
+/** The live app with this id, or undefined (a deleted one is not found). */
+export const findApp = (deps: Pick<AppsDeps, 'db'>, appId: string): Promise<Application | undefined> => applications.findApplication(deps.db, appId);

@@ -1,4 +1,6 @@
 import { badRequest } from '../../errors.js';
+import type { Deps } from '../../deps.js';
+import * as applications from '../../store/repos/applications.js';
 import type { Application } from '../../store/repos/applications.js';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -62,3 +64,6 @@ export function parseDomain(value: string): string {
   }
   return host;
 }
+
+/** Every origin some live app allows (the CORS plugin answers a preflight from it before it knows the app). */
+export const listAllOrigins = (deps: Pick<Deps, 'db'>): Promise<string[]> => applications.listAllOrigins(deps.db);

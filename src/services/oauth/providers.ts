@@ -9,6 +9,8 @@ import * as providers from '../../store/repos/oauth-providers.js';
 import type { OAuthProviderName } from '../../store/repos/oauth-providers.js';
 import type { OAuthProviderRow } from '../../store/types.js';
 
+export type { OAuthProviderName };
+
 // Each app's OAuth provider configuration (contract.md section 13). The Google client secret and the
 // Apple .p8 key are sealed with MASTER_KEY, bound to (app, provider): a database dump shows neither, and
 // a sealed value copied to another app's row does not open.

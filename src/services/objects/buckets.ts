@@ -12,6 +12,8 @@ import { appObjectsLimit, lockAppUsage } from './storage-quota.js';
 import { deleteBlobsNow } from './blob-deletion.js';
 import { UPLOAD_TIMEOUT_SECONDS } from './upload-sweep.js';
 
+export type { Bucket };
+
 export type BucketDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log'>;
 
 /** Creates a bucket; 409 when the app already has one of that name. */

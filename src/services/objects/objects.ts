@@ -15,6 +15,8 @@ import { inTransaction } from '../../store/transaction.js';
 import { blobName, deleteBlobsNow } from './blob-deletion.js';
 import { appObjectsLimit, chargeUsage, lockAppUsage, releaseUsage, tooLarge, type UsageTarget } from './storage-quota.js';
 
+export type { ObjectAddress, StoredObject };
+
 export type ObjectDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log' | 'nodeId'> & { store: Pick<Deps['store'], 'dialect'> };
 
 export interface Upload {

@@ -3,6 +3,9 @@ import type { Db } from '../../store/db.js';
 import type { DialectName } from '../../store/dialect.js';
 import { findCustomTable, type CustomTable } from '../../store/repos/custom-tables.js';
 
+/** Whether this database's nodes may cache table metadata (see store/tables-dialect.ts); routes ask it here. */
+export { cachesTableMetadata } from '../../store/tables-dialect.js';
+
 // A node's copy of custom tables' metadata (the table and its columns), so a query on PostgreSQL needs no
 // round trip to read it (SQLite reads it afresh: cachesTableMetadata in store/tables-dialect.ts). The copy is never trusted on its own: every change to a table's columns bumps its
 // `schema_version` in the same transaction (on whichever node or process makes it), and the statement that

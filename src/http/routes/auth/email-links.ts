@@ -5,8 +5,8 @@ import { ApiError, badRequest, forbidden } from '../../../errors.js';
 import { verifyLink } from '../../../services/accounts/accounts.js';
 import { appFallbackUrl, lookUpLink, type LinkState } from '../../../services/accounts/link-landing.js';
 import { allowedOriginsOf } from '../../../services/apps/origins.js';
-import * as applications from '../../../store/repos/applications.js';
-import type { Application } from '../../../store/repos/applications.js';
+import { findApp } from '../../../services/apps/apps.js';
+import type { Application } from '../../../services/credentials.js';
 import { clientInfo } from '../../client-ip.js';
 import { setAuthCookies } from '../../cookies.js';
 import { withMfaToken } from '../../sign-in-answer.js';
@@ -55,7 +55,7 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
       return sendLinkLandingPage(reply, token, link.app.name, link.purpose === 'magic_link' ? 'signin' : 'verify');
     }
     try {
-      const { result, redirect } = await verifyLink(deps, token, (id) => applications.findApplication(deps.db, id), keyApp, clientInfo(request));
+      const { result, redirect } = await verifyLink(deps, token, (id) => findApp(deps, id), keyApp, clientInfo(request));
       reply.header('referrer-policy', 'no-referrer');
       // A user with a second factor gets no session yet: the app's page completes it (docs/mfa.md).
       if (result.mfa) return reply.redirect(withMfaToken(redirect, result.mfa.mfa_token), method === 'GET' ? 302 : 303);

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { badRequest } from '../../../errors.js';
 import { signInWithEmail, signInWithPassword } from '../../../services/accounts/accounts.js';
-import { normalizeEmail } from '../../../store/repos/users.js';
+import { normalizeEmail } from '../../../services/credentials.js';
 import { answerSignIn } from '../../sign-in-answer.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
