@@ -142,6 +142,35 @@ $('use-code').onclick = () =>
   });
 $('cancel-code').onclick = backToWelcome;
 
+/**
+ * SSO from another app of the tenant (docs/sso.md): this page starts the hop, so its client keeps the
+ * nonce that the bridge binds the token to. The app comes from config.js, never from the address: the
+ * address only says which of the known apps the person came from.
+ */
+function signInWith(other) {
+  auth.signInWithSso({ from: { url: other.api, publishableKey: other.publishableKey }, redirectTo: here });
+}
+
+for (const other of config.others) {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'secondary wide';
+  button.id = `sso-from-${other.name.toLowerCase()}`;
+  button.textContent = `Sign in with your ${other.name} account`;
+  button.onclick = () => signInWith(other);
+  $('sso-sign-ins').append(button);
+}
+
+/** The app named by `?sign_in_with=` (a link of that app's page), removed from the address; or undefined. */
+function ssoRequested() {
+  const url = new URL(location.href);
+  const name = url.searchParams.get('sign_in_with');
+  if (name === null) return undefined;
+  url.searchParams.delete('sign_in_with');
+  history.replaceState(history.state, '', url.href);
+  return config.others.find((other) => other.name === name);
+}
+
 $('sign-out').onclick = () => run('Signing out…', async () => {
   await auth.signOut();
   return 'You are signed out.';
@@ -158,7 +187,12 @@ async function greet() {
   }
   const session = await auth.getSession();
   if (landing.type === 'link') notice(session ? 'You are signed in from the link in your email.' : 'That link did not sign you in. Ask for a new one.', session ? 'ok' : 'error');
-  if (landing.type === 'sso') notice(session ? `You are signed in to ${config.name} with your account from the other app.` : 'That sign-in did not work. Sign in here instead.', session ? 'ok' : 'error');
+  if (landing.type === 'sso') {
+    // The client exchanges only a hop this page started while signed out (login CSRF): anything else is left alone.
+    if (landing.refused === 'not_requested') notice('That sign-in link did not come from this page, so it was ignored.', 'error');
+    else if (landing.refused === 'signed_in') notice(`You are already signed in to ${config.name}: the sign-in from the other app was not used.`, 'ok');
+    else notice(session ? `You are signed in to ${config.name} with your account from the other app.` : 'That sign-in did not work. Sign in here instead.', session ? 'ok' : 'error');
+  }
   if (landing.type === 'oauth') notice(landing.error ? 'That sign-in did not work. Try again.' : 'You are signed in.', landing.error ? 'error' : 'ok');
   if (landing.type === 'password_reset') {
     $('welcome').hidden = true;
@@ -181,8 +215,12 @@ async function start() {
   auth.onAuthStateChange((event, session) => {
     if (event !== 'INITIAL_SESSION' && event !== 'TOKEN_REFRESHED') redraw(session);
   });
+  const from = ssoRequested();
   await greet();
-  await redraw(await auth.getSession());
+  const session = await auth.getSession();
+  // Signed out here and come from another app's "Open" link: sign in with that app's session.
+  if (from && !session) return signInWith(from);
+  await redraw(session);
   document.body.dataset.ready = 'true';
 }
 start();

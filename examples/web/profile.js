@@ -91,13 +91,14 @@ export function profile(gatehouse, config) {
     return 'Your account and everything in it were deleted.';
   });
 
-  // SSO: a top-level navigation to this app's bridge, which sends the person on to the other app signed in.
+  // SSO: the other app's page asks for the hop itself (its client keeps the nonce that binds the token to
+  // it), so this link only opens that page, saying where the person comes from (app.js, ssoRequested).
   for (const other of config.others) {
     const link = document.createElement('a');
     link.className = 'button';
     link.id = `sso-${other.name.toLowerCase()}`;
     link.textContent = `Open ${other.name}`;
-    link.href = auth.ssoUrl(other.url);
+    link.href = `${other.url}?sign_in_with=${encodeURIComponent(config.name)}`;
     $('sso-links').append(link);
   }
 

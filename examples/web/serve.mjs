@@ -93,9 +93,29 @@ function configFor(host) {
   if (!site) return undefined;
   const others = Object.entries(sites)
     .filter(([name]) => name !== host)
-    .map(([name, other]) => ({ name: other.name, url: `http://${name}:${port}/` }));
+    .map(([name, other]) => ({ name: other.name, url: `http://${name}:${port}/`, api: `http://${name}:${apiPort}`, publishableKey: other.publishable_key }));
   const config = { name: site.name, publishableKey: site.publishable_key, api: `http://${host}:${apiPort}`, others };
   return `export default ${JSON.stringify(config, null, 2)};\n`;
+}
+
+/**
+ * A strict policy: scripts, styles and the proof-of-work worker only from this site (no inline code, no
+ * eval; WebAssembly for the worker's argon2id), requests only to this site and its API, pictures from
+ * here or from Blobs and data: URLs the page made (the avatar, the TOTP QR code), and nobody may frame it.
+ */
+function contentSecurityPolicy(host) {
+  return [
+    "default-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
+    "style-src 'self'",
+    "img-src 'self' blob: data:",
+    `connect-src 'self' http://${host}:${apiPort}`,
+    "worker-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 }
 
 function fileFor(pathname) {
@@ -108,7 +128,12 @@ createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://x');
   const host = (request.headers.host ?? '').replace(/:\d+$/, '');
   const send = (status, type, body) => {
-    response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    response.writeHead(status, {
+      'content-type': type,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': contentSecurityPolicy(host),
+    });
     response.end(body);
   };
   if (url.pathname === '/config.js') {

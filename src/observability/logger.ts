@@ -4,7 +4,7 @@ import { maskEmailsIn } from './mask-email.js';
 import { pino, type Bindings, type ChildLoggerOptions, type Level, type LevelWithSilentOrString, type Logger } from 'pino';
 
 // Query parameters that carry one-time secrets (email links, SSO hops, OAuth codes) never reach a log line.
-const SECRET_PARAMS = new Set(['token', '__sso_token', 'code', 'state', 'refresh_token', 'publishable_key']);
+const SECRET_PARAMS = new Set(['token', '__sso_token', 'nonce', 'code', 'state', 'refresh_token', 'publishable_key']);
 
 /** A parameter's name as the query parser reads it (`%74oken` is `token`), lower-cased. */
 function paramName(raw: string): string {

@@ -146,6 +146,8 @@ export interface SsoTokensTable {
   source_app_id: string;
   user_id: string;
   origin: string;
+  /** SHA-256 of the nonce the destination page keeps (migration 0028); null for a hop without one. */
+  nonce_hash: string | null;
   expires_at: string;
   used_at: string | null;
   created_at: string;

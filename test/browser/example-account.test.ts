@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { codeFor, uniqueEmail } from '../helpers/accounts.js';
 import { act, open, png, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
 import { skipReason, startSites, type Sites } from './harness.js';
@@ -15,6 +15,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sites?.stop();
+});
+
+// The example app's strict Content-Security-Policy (examples/web/serve.mjs) must not break anything it does.
+afterEach(() => {
+  if (sites) expect(sites.cspViolations).toEqual([]);
 });
 
 describe.skipIf(reason)(`browser: the example app's account, notes and picture${reason ? ` (skipped: ${reason})` : ''}`, () => {

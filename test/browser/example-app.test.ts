@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { codeFor, linkFor, uniqueEmail } from '../helpers/accounts.js';
 import { act, expectNoTokenInPage, open, png, screenshot, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
 import { skipReason, startSites, type Sites } from './harness.js';
@@ -15,6 +15,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sites?.stop();
+});
+
+// The example app's strict Content-Security-Policy (examples/web/serve.mjs) must not break anything it does.
+afterEach(() => {
+  if (sites) expect(sites.cspViolations).toEqual([]);
 });
 
 describe.skipIf(reason)(`browser: the example app in Chromium${reason ? ` (skipped: ${reason})` : ''}`, () => {
@@ -98,6 +103,24 @@ describe.skipIf(reason)(`browser: the example app in Chromium${reason ? ` (skipp
     await page.click('a.button');
     await page.waitForSelector('body[data-ready="true"]');
     expect(page.url()).toBe(sites.oneUrl);
+  });
+
+  it("serves a strict Content-Security-Policy: scripts only from the site, requests only to the site and its API (another origin's fetch is blocked)", async () => {
+    for (const [url, apiOrigin] of [[sites.oneUrl, sites.oneApi], [`${sites.twoUrl}app.js`, sites.twoApi]]) {
+      const policy = (await fetch(url)).headers.get('content-security-policy')!;
+      expect(policy).toContain("default-src 'self'");
+      expect(policy).toContain("script-src 'self' 'wasm-unsafe-eval'");
+      expect(policy).toContain(`connect-src 'self' ${apiOrigin}`);
+      expect(policy).toContain("frame-ancestors 'none'");
+      expect(policy).not.toContain('unsafe-inline');
+    }
+    const page = await open(await sites.context(), sites.oneUrl);
+    const outcome = await page.evaluate((evil) => fetch(evil).then(() => 'sent', () => 'blocked'), sites.evilUrl);
+    expect(outcome).toBe('blocked');
+    // Chromium's own console error and the page's securitypolicyviolation event arrive after the fetch fails.
+    await expect.poll(() => sites.cspViolations.filter((line) => line.includes('connect-src')).length).toBe(2);
+    await page.close();
+    sites.cspViolations.length = 0; // the one this test caused on purpose
   });
 
   it('opens the second app by SSO: Two (another site) signs the same email in with its own session', async () => {

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { linkFor, uniqueEmail } from '../helpers/accounts.js';
 import { codeAt, userWithTotp } from '../helpers/mfa.js';
 import { act, expectNoTokenInPage, open, screenshot, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
@@ -19,6 +19,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sites?.stop();
+});
+
+// The example app's strict Content-Security-Policy (examples/web/serve.mjs) must not break anything it does.
+afterEach(() => {
+  if (sites) expect(sites.cspViolations).toEqual([]);
 });
 
 /** "Add an authenticator app" as a person does it: the key read off the page, its current code typed in. */

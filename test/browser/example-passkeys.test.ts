@@ -1,5 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifiedUser } from '../helpers/accounts.js';
 import { act, open, signedInAs, signedOut, signIn } from './example-page.js';
 import { skipReason, startSites, type Sites } from './harness.js';
@@ -18,6 +18,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sites?.stop();
+});
+
+// The example app's strict Content-Security-Policy (examples/web/serve.mjs) must not break anything it does.
+afterEach(() => {
+  if (sites) expect(sites.cspViolations).toEqual([]);
 });
 
 /** Site Two's page in a fresh profile, with a virtual platform authenticator (a laptop with a passkey store). */

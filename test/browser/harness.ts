@@ -56,6 +56,11 @@ export interface Sites {
   browser: Browser;
   /** A fresh browser profile (its own cookie jar). */
   context(): Promise<BrowserContext>;
+  /**
+   * What the example's pages reported against its Content-Security-Policy so far (securitypolicyviolation
+   * events and Chromium's console errors naming the policy), in every context of this harness.
+   */
+  cspViolations: string[];
   /** Serves `html` at the attacker's site under `path`. */
   evilPage(path: string, html: string): void;
   stop(): Promise<void>;
@@ -121,6 +126,8 @@ export async function startSites(): Promise<Sites> {
     args: ['--host-resolver-rules=MAP localhost 127.0.0.1, MAP evil.test 127.0.0.1', '--disable-dev-shm-usage'],
   });
   const contexts: BrowserContext[] = [];
+  const cspViolations: string[] = [];
+  const onExampleSite = (url: string | undefined) => url === undefined || new URL(url).port === String(webPort);
   return {
     env,
     one,
@@ -134,9 +141,21 @@ export async function startSites(): Promise<Sites> {
     twoApi: `http://localhost:${apiPort}`,
     evilUrl: `http://evil.test:${evilPort}`,
     browser,
+    cspViolations,
     async context() {
       const context = await browser.newContext();
       contexts.push(context);
+      // Chromium logs a refused script, style, image, request or WebAssembly compile as a console error
+      // naming the policy; the event adds what was blocked. Both count, on the example's sites only.
+      await context.addInitScript(() =>
+        document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`)),
+      );
+      context.on('console', (message) => {
+        const text = message.text();
+        if (message.type() === 'error' && /Content Security Policy|CSP violation/i.test(text) && onExampleSite(message.page()?.url())) {
+          cspViolations.push(`${message.page()?.url() ?? 'a worker'}: ${text}`);
+        }
+      });
       return context;
     },
     evilPage(path, html) {

@@ -190,7 +190,7 @@ describe('4.1 POST /v1/tokens/session and contract 5 rotation', () => {
 });
 
 describe('a browser-style cookie flow (contract 5)', () => {
-  it('sign in → /v1/me by cookie → refresh by the __refresh cookie (cookies renewed) → logout clears them', async () => {
+  it('sign in → /v1/me by cookie → refresh by the __refresh cookie (cookies renewed, no refresh_token in the body) → logout clears them', async () => {
     const user = await verifiedUser(env, app);
     const host = { host: 'app.example.test', origin: 'https://app.example.test' };
     const signin = await api(env.server, 'POST', '/v1/signins', { headers: host, body: { email: user.email, password: user.password } });
@@ -207,9 +207,27 @@ describe('a browser-style cookie flow (contract 5)', () => {
     expect(renewed.status).toBe(200);
     const next = setCookies(renewed.headers);
     expect(next.__session.value).toBe(renewed.body.access_token);
-    expect(next.__refresh.value).toBe(renewed.body.refresh_token);
+    expect(next.__refresh.value).toMatch(/^rt_/);
     expect(next.__refresh.value).not.toBe(jar.__refresh.value);
+    // Issue 45 finding 9: the refresh token came by cookie, so no page script gets one in the body.
+    expect(Object.keys(renewed.body).sort()).toEqual(['access_token', 'session_id', 'user_id']);
+    expect(JSON.stringify(renewed.body)).not.toContain('rt_');
+    // The renewed cookie is the one that works next; the one it replaced is refused.
+    const old = jar;
     jar = next;
+    const again = await api(env.server, 'POST', '/v1/tokens/session', { headers: { ...host, cookie: cookieHeader() } });
+    expect(again.status).toBe(200);
+    expect(again.body.refresh_token).toBeUndefined();
+    jar = setCookies(again.headers);
+    const replayed = await api(env.server, 'POST', '/v1/tokens/session', { headers: { ...host, cookie: `__refresh=${old.__refresh.value}` } });
+    expect(replayed.status).toBe(401);
+    // A refresh token sent in the body still comes back in the body (and sets no cookie), as Bearer clients need.
+    const inBody = await api(env.server, 'POST', '/v1/tokens/session', { headers: host, body: { refresh_token: jar.__refresh.value } });
+    expect(inBody.status).toBe(200);
+    expect(inBody.body.refresh_token).toMatch(/^rt_/);
+    expect(inBody.headers.get('set-cookie')).toBeNull();
+    jar = { ...jar, __refresh: { ...jar.__refresh, value: inBody.body.refresh_token } };
+    jar.__session = { ...jar.__session, value: inBody.body.access_token };
 
     const out = await api(env.server, 'POST', '/v1/sessions/logout', { headers: { ...host, cookie: cookieHeader() } });
     expect(out.status).toBe(200);

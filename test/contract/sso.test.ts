@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { Browser } from '../helpers/browser.js';
@@ -323,5 +323,102 @@ describe('part 3 and contract 8: expiry and the exchange rate limit', () => {
     const limited = await shortExchange(await shortToken());
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
+
+describe('issue 45 finding 5: a hop bound to the page that asked for it (nonce), against login CSRF', () => {
+  // Their own tenant and domains, so these exchanges do not count against B's exchange limit above.
+  const C = 'https://c.example.test';
+  const D = 'https://d.example.test';
+  let appC: TestApp;
+  let appD: TestApp;
+  const nonce = () => randomBytes(32).toString('base64url');
+
+  beforeAll(async () => {
+    appC = await createApp(server, { name: 'C', args: ['--domain', 'c.example.test'] });
+    appD = await createApp(server, { tenantId: appC.tenant_id, name: 'D', args: ['--domain', 'd.example.test'] });
+  });
+
+  /** A browser signed in on C as a new verified user, whose email is also answered. */
+  async function signedInOnC(): Promise<{ browser: Browser; email: string }> {
+    const user = await verifiedUser(env, appC);
+    const browser = new Browser(server);
+    const res = await browser.request('POST', `${C}/v1/signins`, { body: { email: user.email, password: user.password, strategy: 'password' } });
+    expect(res.status).toBe(200);
+    return { browser, email: user.email };
+  }
+
+  /** The hop's token from C's bridge to D, with the nonce D's page made (or none). */
+  async function hop(browser: Browser, withNonce?: string): Promise<string> {
+    const query = `return_to=${encodeURIComponent(`${D}/welcome`)}${withNonce ? `&nonce=${withNonce}` : ''}`;
+    const res = await browser.request('GET', `${C}/v1/sso/bridge?${query}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(302);
+    // The nonce stays with the page: the redirect carries only the token.
+    expect([...res.location!.searchParams.keys()]).toEqual(['__sso_token']);
+    return res.location!.searchParams.get('__sso_token')!;
+  }
+
+  const exchangeOnD = (browser: Browser, body: Record<string, unknown>) => browser.request('POST', `${D}/v1/sso/exchange`, { body });
+
+  it('the token is redeemed only with the nonce it was bound to: none or a wrong one is 401 and leaves it usable; the right one signs in', async () => {
+    const { browser, email } = await signedInOnC();
+    const mine = nonce();
+    const token = await hop(browser, mine);
+    // Only the nonce's SHA-256 is stored, never the nonce itself.
+    const [row] = await queryDatabase(server.databaseUrl, `select nonce_hash from sso_tokens where token_hash = '${createHash('sha256').update(token).digest('hex')}'`);
+    expect(row).toEqual({ nonce_hash: createHash('sha256').update(mine).digest('hex') });
+
+    for (const body of [{ token }, { token, nonce: nonce() }]) {
+      const refused = await exchangeOnD(browser, body);
+      expect(refused.status).toBe(401);
+      expect(refused.body.detail).toMatch(/nonce/);
+      expect(browser.cookie('d.example.test', '__session')).toBeUndefined();
+    }
+    const exchanged = await exchangeOnD(browser, { token, nonce: mine });
+    expect(exchanged.status).toBe(200);
+    expect((await browser.request('GET', `${D}/v1/me`)).body.email).toBe(email);
+    expect((await exchangeOnD(browser, { token, nonce: mine })).status).toBe(401); // once
+  });
+
+  it("login CSRF: the intruder's token, handed to the victim's page waiting for its own hop, is refused and the victim stays who they are", async () => {
+    const intruder = await signedInOnC();
+    const victim = await signedInOnC();
+    // The victim is signed in on D too, and their page started a hop of its own (its nonce in sessionStorage).
+    const theirs = nonce();
+    const victimToken = await hop(victim.browser, theirs);
+    expect((await exchangeOnD(victim.browser, { token: victimToken, nonce: theirs })).status).toBe(200);
+    const waiting = nonce();
+    // The intruder's link, with or without a nonce of the intruder's own: the victim's page sends its nonce.
+    for (const token of [await hop(intruder.browser), await hop(intruder.browser, nonce())]) {
+      const refused = await exchangeOnD(victim.browser, { token, nonce: waiting });
+      expect(refused.status).toBe(401);
+      expect((await victim.browser.request('GET', `${D}/v1/me`)).body.email).toBe(victim.email);
+    }
+    // Nothing was made for the intruder in D.
+    const listed = await api(server, 'GET', `/v1/users?email=${encodeURIComponent(intruder.email)}`, { bearer: appD.secret_key });
+    expect(listed.body.users).toEqual([]);
+  });
+
+  it('a hop without a nonce still works as interface.md 4.3 has it (bridge with return_to only, exchange with the token only)', async () => {
+    const { browser, email } = await signedInOnC();
+    const token = await hop(browser);
+    const exchanged = await exchangeOnD(browser, { token });
+    expect(exchanged.status).toBe(200);
+    expect((await browser.request('GET', `${D}/v1/me`)).body.email).toBe(email);
+  });
+
+  it('a malformed nonce is 400 at the bridge (no token minted) and at the exchange', async () => {
+    const { browser } = await signedInOnC();
+    const before = await queryDatabase(server.databaseUrl, 'select count(*) as n from sso_tokens');
+    for (const bad of ['short', `${'a'.repeat(30)}!`, 'a'.repeat(129)]) {
+      const res = await browser.request('GET', `${C}/v1/sso/bridge?return_to=${encodeURIComponent(`${D}/`)}&nonce=${encodeURIComponent(bad)}`);
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toMatch(/nonce/);
+    }
+    expect(await queryDatabase(server.databaseUrl, 'select count(*) as n from sso_tokens')).toEqual(before);
+    const token = await hop(browser, nonce());
+    const res = await exchangeOnD(browser, { token, nonce: 'short' });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/nonce/);
   });
 });

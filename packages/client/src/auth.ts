@@ -6,6 +6,7 @@ import { MfaApi } from './factors.js';
 import { withLanding, type Landing } from './landing.js';
 import type { Http } from './http.js';
 import { getPasskey } from './passkeys.js';
+import { newSsoNonce } from './sso.js';
 import type { SessionStore } from './session.js';
 import type { AuthListener, Challenge, Ok, Session, Tokens, User } from './types.js';
 
@@ -31,6 +32,8 @@ export class AuthApi extends AccountApi {
     store: SessionStore,
     private readonly ready: Promise<void>,
     private readonly powWorkerUrl: string | URL | undefined,
+    /** Where this tab keeps the nonce of the SSO hop it started (sessionStorage). */
+    readonly ssoNonceKey: string,
   ) {
     super(http, store);
     this.mfa = new MfaApi(http, store);
@@ -116,16 +119,41 @@ export class AuthApi extends AccountApi {
   }
 
   /**
-   * The address of this app's SSO bridge: navigate there (a link, `location.assign`) to arrive signed in at
-   * `returnTo`, a page of another app of the tenant, whose client exchanges the token on landing.
+   * Signs this app in with the person's session in another app of the tenant (SSO), started from this
+   * page: makes a nonce, keeps it in this tab's sessionStorage and (unless `skipBrowserRedirect`) goes to
+   * that app's bridge, which sends the person back to `redirectTo` (this page by default) with a one-time
+   * token bound to the nonce; the client exchanges it on landing. `from` is the other app as your code
+   * knows it, never as an address says it.
    */
-  ssoUrl(returnTo: string): string {
-    return this.http.url('/v1/sso/bridge', { publishable_key: this.http.o.publishableKey, return_to: returnTo });
+  signInWithSso(input: { from: { url: string; publishableKey: string }; redirectTo?: string; skipBrowserRedirect?: boolean }): { url: string } {
+    const redirect = input.redirectTo ?? currentPage();
+    if (!redirect) throw new TypeError('signInWithSso needs redirectTo outside a browser');
+    const bridge = new URL(`${input.from.url.replace(/\/+$/, '')}/v1/sso/bridge`);
+    bridge.searchParams.set('publishable_key', input.from.publishableKey);
+    bridge.searchParams.set('return_to', redirect);
+    bridge.searchParams.set('nonce', newSsoNonce(this.ssoNonceKey));
+    const location = (globalThis as { location?: Location }).location;
+    if (location && !input.skipBrowserRedirect) location.assign(bridge.href);
+    return { url: bridge.href };
   }
 
-  /** Exchanges an SSO token for a session of this app (done for you on landing); SIGNED_IN. */
-  async exchangeSsoToken(token: string): Promise<Session> {
-    return this.signedIn(await this.http.json('POST', '/v1/sso/exchange', { body: { token } }));
+  /**
+   * The address of this app's SSO bridge, for a destination that is not this client: the bridge sends
+   * the person to `returnTo` with a one-time token. A destination page running this client exchanges
+   * only hops it started itself (signInWithSso); `nonce` is the one that page made, when it made one.
+   */
+  ssoUrl(returnTo: string, options: { nonce?: string } = {}): string {
+    return this.http.url('/v1/sso/bridge', { publishable_key: this.http.o.publishableKey, return_to: returnTo, nonce: options.nonce });
+  }
+
+  /**
+   * Exchanges an SSO token for a session of this app; SIGNED_IN. Done for you on landing when this tab
+   * started the hop and had no session; call it yourself for a landing refused as `'signed_in'`, once
+   * the person agreed, with the landing's nonce.
+   */
+  async exchangeSsoToken(token: string, options: { nonce?: string } = {}): Promise<Session> {
+    const body = options.nonce === undefined ? { token } : { token, nonce: options.nonce };
+    return this.signedIn(await this.http.json('POST', '/v1/sso/exchange', { body }));
   }
 
   /**

@@ -9,6 +9,7 @@ import { MfaRequiredError, type MfaFactor } from './errors.js';
 import { Http } from './http.js';
 import { takeLanding, type Landing } from './landing.js';
 import { SessionStore } from './session.js';
+import { takeSsoNonce } from './sso.js';
 import { memoryStorage, type StorageAdapter } from './storage.js';
 import { TableApi, type RowData } from './tables.js';
 import { createTabs } from './tabs.js';
@@ -77,20 +78,34 @@ export function createClient(options: ClientOptions): GatehouseClient {
   });
   http.session = store;
 
+  /** Whether this browser has a session of this app now (with cookies, the cookie may hold one the page never saw). */
+  const liveSession = async (): Promise<boolean> => {
+    if (store.current) return (await store.fresh().catch(() => store.current)) !== null;
+    return cookies && browser && (await store.refresh(true).catch(() => null)) !== null;
+  };
+
   let landing: Landing | undefined;
   let loaded!: () => void;
   const ready = new Promise<void>((done) => (loaded = done));
   http.ready = ready;
-  const auth = new AuthApi(http, store, ready, options.powWorkerUrl);
+  const auth = new AuthApi(http, store, ready, options.powWorkerUrl, `${key}.sso_nonce`);
   auth.landing = ready.then(() => landing);
   void (async () => {
     await store.load();
     landing = (options.detectSessionInUrl ?? browser) ? takeLanding() : undefined;
     if (landing?.type === 'sso') {
-      await auth.exchangeSsoToken(landing.token).catch((error: unknown) => {
-        // The account has a second factor: the page asks for it, as after an email link's landing.
-        if (error instanceof MfaRequiredError) landing = { type: 'mfa', mfaToken: error.mfaToken, factors: error.factors };
-      });
+      // Login CSRF: a token this tab did not ask for is someone else's sign-in, never exchanged; over a
+      // live session the page asks the person first (the token may be another person's).
+      const sso = landing;
+      const nonce = takeSsoNonce(auth.ssoNonceKey);
+      if (nonce === undefined) sso.refused = 'not_requested';
+      else if (await liveSession()) Object.assign(sso, { nonce, refused: 'signed_in' });
+      else {
+        await auth.exchangeSsoToken(sso.token, { nonce }).catch((error: unknown) => {
+          // The account has a second factor: the page asks for it, as after an email link's landing.
+          if (error instanceof MfaRequiredError) landing = { type: 'mfa', mfaToken: error.mfaToken, factors: error.factors };
+        });
+      }
     }
     // A link or OAuth hands over the mfa_token alone: the challenge says which factors may complete it.
     else if (landing?.type === 'mfa' && !landing.factors) {

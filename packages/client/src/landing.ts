@@ -5,7 +5,14 @@
 import type { MfaFactor } from './errors.js';
 
 export type Landing =
-  | { type: 'sso'; token: string }
+  /**
+   * An SSO token in the address. Exchanged on landing only when this tab started the hop
+   * (auth.signInWithSso) and has no session; otherwise `refused` says why it was left alone:
+   * `'not_requested'`: no hop was started here, so it is someone else's link (a login CSRF attempt, or
+   * a stale bookmark): ignore it. `'signed_in'`: this page already has a session, maybe of another
+   * person: ask, and only then call auth.exchangeSsoToken(token, { nonce }) to replace it.
+   */
+  | { type: 'sso'; token: string; nonce?: string; refused?: 'not_requested' | 'signed_in' }
   | { type: 'link' }
   | { type: 'oauth'; error?: string }
   /**

@@ -26,7 +26,8 @@ export type TableStorage = Ok<'getTableStorage'>;
 /** The tokens of a sign-in, as the API answers them. */
 export interface Tokens {
   access_token: string;
-  refresh_token: string;
+  /** Missing from a refresh by cookie: the cookies were renewed and no page script sees a refresh token. */
+  refresh_token?: string;
   user_id: string;
   session_id: string;
 }

@@ -152,7 +152,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a refresh token: new access and refresh tokens
-         * @description The refresh token comes from the body, else from the __refresh cookie (then both cookies are renewed).
+         * @description The refresh token comes from the body, else from the __refresh cookie: then both cookies are renewed and the answer carries no refresh_token (page scripts never see one).
          */
         post: operations["refreshSession"];
         delete?: never;
@@ -1743,7 +1743,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         access_token: string;
-                        refresh_token: string;
+                        /** @description only when the refresh token came in the body */
+                        refresh_token?: string;
                         /** Format: uuid */
                         user_id: string;
                         /** Format: uuid */
@@ -3311,6 +3312,8 @@ export interface operations {
                 return_to: string;
                 /** @description for navigations, which cannot send X-Publishable-Key */
                 publishable_key?: string;
+                /** @description random, at least 128 bits (22 base64url characters), made and kept by the destination page: the exchange must send it */
+                nonce?: string;
             };
             header?: never;
             path?: never;
@@ -3356,6 +3359,8 @@ export interface operations {
             content: {
                 "application/json": {
                     token: string;
+                    /** @description the nonce given to the bridge: required when the bridge had one, refused when it had none */
+                    nonce?: string;
                 };
             };
         };

@@ -12,9 +12,13 @@ import { clientInfo, rateLimitIp } from '../client-ip.js';
 
 // interface.md 4.3 and contract.md section 6: single sign-on between apps of one tenant.
 
+// A random value the destination page made and keeps (sessionStorage) to recognise its own hop.
+const nonce = (description: string) => Type.String({ minLength: 22, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$', description });
+
 const BridgeQuery = Type.Object({
   return_to: Type.String({ minLength: 1, maxLength: 2048, description: 'absolute URL on the allow-list of an app of the same tenant' }),
   publishable_key: Type.Optional(Type.String({ maxLength: 128, description: 'for navigations, which cannot send X-Publishable-Key' })),
+  nonce: Type.Optional(nonce('random, at least 128 bits (22 base64url characters), made and kept by the destination page: the exchange must send it')),
 });
 
 const ExchangeResult = Type.Object({
@@ -50,7 +54,7 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request, reply) => {
-      const location = await startSsoHop(deps, request.application!, request.session!.userId, request.query.return_to);
+      const location = await startSsoHop(deps, request.application!, request.session!.userId, request.query.return_to, request.query.nonce);
       // The token is in the URL: keep it out of the Referer of whatever the next page loads.
       reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
       return reply.redirect(location, 302);
@@ -66,14 +70,17 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
         tags: ['sso'],
         summary: 'Exchange an SSO token for a session in this app (tokens in the body, cookies set)',
         security: [{ publishable: [] }],
-        body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 256 }) }),
+        body: Type.Object({
+          token: Type.String({ minLength: 1, maxLength: 256 }),
+          nonce: Type.Optional(nonce('the nonce given to the bridge: required when the bridge had one, refused when it had none')),
+        }),
         response: { 200: Type.Union([ExchangeResult, MfaRequiredBody]), ...errors(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
       const application = request.application!;
       await deps.limiter.consume('sso_exchange_ip', `${application.id}:${rateLimitIp(request.ip)}`);
-      return answerSignIn(reply, deps.config, await exchangeSsoToken(deps, application, request.body.token, clientInfo(request)));
+      return answerSignIn(reply, deps.config, await exchangeSsoToken(deps, application, request.body.token, clientInfo(request), request.body.nonce));
     },
   );
 }

@@ -1,5 +1,5 @@
 import { addSeconds, iso } from '../../clock.js';
-import { newOpaqueToken, newUuid, sha256Hex } from '../../crypto/ids.js';
+import { newOpaqueToken, newUuid, safeEqual, sha256Hex } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
 import { badRequest, forbidden, unauthorized } from '../../errors.js';
 import * as applications from '../../store/repos/applications.js';
@@ -24,13 +24,17 @@ export type SsoDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'secrets'>
 export const SSO_TOKEN_PARAM = '__sso_token';
 
 const invalidToken = () => unauthorized('invalid or expired SSO token', 'invalid_token');
+const wrongNonce = () => unauthorized('the SSO token was not asked for by this page (nonce mismatch)', 'invalid_token');
 
 /**
  * Bridge: mints an SSO token for the signed-in user of `source` and answers the URL to send the browser
  * to: `returnTo` with its own query kept plus `__sso_token`. `returnTo`'s origin must be on the
  * allow-list of an app of the source's tenant, so a token never travels to a stranger's site.
+ * `nonce`, when the destination page started the hop, binds the token to that page: only an exchange
+ * that presents the same nonce redeems it, so a token minted by someone else's browser (login CSRF)
+ * is useless in a page that did not ask for it.
  */
-export async function startSsoHop(deps: SsoDeps, source: Application, userId: string, returnTo: string): Promise<string> {
+export async function startSsoHop(deps: SsoDeps, source: Application, userId: string, returnTo: string, nonce?: string): Promise<string> {
   const user = await users.findUserById(deps.db, source.id, userId);
   if (!user) throw unauthorized('session is revoked or expired');
   if (user.isBot || user.email === null) throw badRequest('bots cannot use single sign-on');
@@ -47,6 +51,7 @@ export async function startSsoHop(deps: SsoDeps, source: Application, userId: st
     source_app_id: source.id,
     user_id: user.id,
     origin: target.origin,
+    nonce_hash: nonce === undefined ? null : sha256Hex(nonce),
     expires_at: iso(addSeconds(now, deps.config.ssoTokenTtlSeconds)),
     used_at: null,
     created_at: iso(now),
@@ -59,9 +64,10 @@ export async function startSsoHop(deps: SsoDeps, source: Application, userId: st
 /**
  * Exchange: consumes the token for the target app and starts a session for the user of the same email
  * there (created when missing). A token of another tenant is refused with 403 and left unconsumed, so
- * a wrong app cannot burn it; every other failure is 401.
+ * a wrong app cannot burn it; every other failure is 401. The nonce must be the one the token was bound
+ * to, or absent for both (a hop without a nonce, as interface.md 4.3 has it).
  */
-export async function exchangeSsoToken(deps: SsoDeps, target: Application, token: string, client?: ClientInfo): Promise<SignInResult> {
+export async function exchangeSsoToken(deps: SsoDeps, target: Application, token: string, client?: ClientInfo, nonce?: string): Promise<SignInResult> {
   const tokenHash = sha256Hex(token);
   const now = iso(deps.clock.now());
   // This read only picks the error; the conditional UPDATE below is what consumes.
@@ -70,6 +76,7 @@ export async function exchangeSsoToken(deps: SsoDeps, target: Application, token
   if (found.tenant_id !== target.tenantId) throw forbidden('cross-tenant SSO is not allowed', 'cross_tenant');
   // The bridge bound the token to one destination origin: only an app serving that origin may redeem it.
   if (!allowedOriginsOf(target).includes(found.origin)) throw invalidToken();
+  if (!nonceMatches(found.nonce_hash, nonce)) throw wrongNonce();
   const claimed = await ssoTokens.consumeSsoToken(deps.db, target.tenantId, tokenHash, now);
   if (!claimed) throw invalidToken();
 
@@ -77,6 +84,16 @@ export async function exchangeSsoToken(deps: SsoDeps, target: Application, token
   if (!source || source.email === null) throw invalidToken();
   const user = await linkUser(deps, target, { ...source, email: source.email });
   return finishSignIn(deps, target, user, ['sso'], client);
+}
+
+/**
+ * A token bound to a nonce needs that nonce; a page that holds a nonce accepts only a token bound to it
+ * (a token without one, handed to a page waiting for its own hop, is someone else's). Left unconsumed on
+ * a mismatch, like a wrong origin: whoever saw the token in an address cannot burn the right page's hop.
+ */
+function nonceMatches(boundHash: string | null, nonce: string | undefined): boolean {
+  if (boundHash === null || nonce === undefined) return boundHash === null && nonce === undefined;
+  return safeEqual(boundHash, sha256Hex(nonce));
 }
 
 /**

@@ -28,6 +28,7 @@ import * as m0024 from './0024-second-factors.js';
 import * as m0025 from './0025-mail-recipients.js';
 import * as m0026 from './0026-factor-lockout.js';
 import * as m0027 from './0027-user-counts.js';
+import * as m0028 from './0028-sso-nonce.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025-mail-recipients': m0025,
   '0026-factor-lockout': m0026,
   '0027-user-counts': m0027,
+  '0028-sso-nonce': m0028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -7,8 +7,17 @@ import { clearAuthCookies, REFRESH_COOKIE, requestCookie, setAuthCookies } from 
 import { checkCookieOrigin, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { MeBody, SessionTokensBody } from './schemas.js';
+import { MeBody } from './schemas.js';
 import { rateLimitIp } from '../../client-ip.js';
+
+// A refresh by cookie renews both cookies and answers no refresh token: page scripts never see one
+// (contract.md section 5, refined 2026-12-01). A refresh token sent in the body comes back in the body.
+const RefreshAnswer = Type.Object({
+  access_token: Type.String(),
+  refresh_token: Type.Optional(Type.String({ description: 'only when the refresh token came in the body' })),
+  user_id: Type.String({ format: 'uuid' }),
+  session_id: Type.String({ format: 'uuid' }),
+});
 
 export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(
@@ -59,10 +68,11 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'refreshSession',
         tags: ['sessions'],
         summary: 'Rotate a refresh token: new access and refresh tokens',
-        description: 'The refresh token comes from the body, else from the __refresh cookie (then both cookies are renewed).',
+        description:
+          'The refresh token comes from the body, else from the __refresh cookie: then both cookies are renewed and the answer carries no refresh_token (page scripts never see one).',
         security: [{ publishable: [] }],
         body: Type.Object({ refresh_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }),
-        response: { 200: SessionTokensBody, ...errors(400, 401, 403, 429) },
+        response: { 200: RefreshAnswer, ...errors(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
@@ -90,8 +100,10 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
           return refreshSession(deps, application.id, token);
         },
       );
-      if (!fromBody) setAuthCookies(reply, deps.config, tokens);
-      return { access_token: tokens.access_token, refresh_token: tokens.refresh_token, user_id: tokens.user_id, session_id: tokens.session_id };
+      const answer = { access_token: tokens.access_token, user_id: tokens.user_id, session_id: tokens.session_id };
+      if (fromBody) return { ...answer, refresh_token: tokens.refresh_token };
+      setAuthCookies(reply, deps.config, tokens);
+      return answer;
     },
   );
 }
