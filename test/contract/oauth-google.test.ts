@@ -20,6 +20,8 @@ afterAll(async () => {
 const app = () => o.apps[0].app;
 const secret = (method: string, path: string, body?: unknown) => api(o.server, method, path, { bearer: app().secret_key, body });
 const usersWith = async (email: string) => (await secret('GET', `/v1/users?email=${encodeURIComponent(email)}`)).body.users as { id: string; email_verified: boolean }[];
+/** GET /v1/users' total: the app's kept user count (interface.md 4.5). */
+const usersTotal = async () => (await secret('GET', '/v1/users?limit=1')).body.total as number;
 const passwordSignIn = (email: string) =>
   api(o.server, 'POST', '/v1/signins', { publishableKey: app().publishable_key, body: { email, password: PASSWORD, strategy: 'password' } });
 
@@ -74,15 +76,18 @@ describe('4.2 OAuth with Google: the round trip', () => {
     expect(await usersWith(account.email)).toHaveLength(1);
   });
 
-  it('a user made by OAuth shows in GET /v1/users, its email verified (the provider vouched for it)', async () => {
+  it('a user made by OAuth shows in GET /v1/users, its email verified (the provider vouched for it), and in its total', async () => {
+    const before = await usersTotal();
     const verified = newAccount(o.google);
     await signInWith(o, app(), 'google', verified.sub);
     expect(await usersWith(verified.email)).toMatchObject([{ email_verified: true }]);
+    expect(await usersTotal()).toBe(before + 1);
   });
 });
 
 describe('4.2 OAuth with Google: concurrent first sign-ins', () => {
-  it('two first sign-ins of one new subject at once (two tabs) → one user, both sessions of it', async () => {
+  it('two first sign-ins of one new subject at once (two tabs) → one user, both sessions of it, counted once', async () => {
+    const before = await usersTotal();
     const account = newAccount(o.google);
     const tabs = await Promise.all(
       [0, 1].map(async () => {
@@ -96,6 +101,7 @@ describe('4.2 OAuth with Google: concurrent first sign-ins', () => {
     const ids = await Promise.all(tabs.map(async (t) => (await me(o, t.browser, app())).json.user_id));
     expect(ids[0]).toBe(ids[1]);
     expect(await usersWith(account.email)).toHaveLength(1);
+    expect(await usersTotal()).toBe(before + 1);
   });
 });
 
