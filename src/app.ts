@@ -112,7 +112,7 @@ export async function buildApp(deps: Deps): Promise<Http> {
     genReqId,
     trustProxy: deps.config.trustProxy as boolean | string[],
     bodyLimit: 1024 * 1024,
-    // Path parameters longer than this answer 414 {detail}; ids and object keys fit (keys are 1024 bytes
+    // Path parameters longer than this answer 414 {detail, code}; ids and object keys fit (keys are 1024 bytes
     // at most, percent-encoded up to three times that).
     routerOptions: { maxParamLength: 4096 },
     frameworkErrors,
@@ -179,6 +179,9 @@ export async function buildApp(deps: Deps): Promise<Http> {
         },
       },
     },
+    // Shared schemas keep their $id as their name (`components.schemas.Error`), so generated types read
+    // `components['schemas']['Error']` rather than the plugin's `def-0`.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (documentObject) => finishOpenApi((documentObject as { openapiObject: Record<string, unknown> }).openapiObject, deps.config.publicBaseUrl),
   });
   // The reference UI at /docs loads on its first request (src/http/routes/docs-ui.ts).

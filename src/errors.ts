@@ -1,4 +1,8 @@
-/** Stable, snake_case error codes: the one list every ApiError draws from. */
+/**
+ * Stable, snake_case error codes: the one list every ApiError draws from, sent as `code` beside `detail`
+ * on every error body. A published code keeps its meaning; each one is documented in docs/api.md (a test
+ * holds the table to this list).
+ */
 export const ERROR_CODES = [
   'validation_failed',
   'not_found',
@@ -45,6 +49,14 @@ export const ERROR_CODES = [
   'aal2_required',
   'mfa_enrollment_required',
   'invalid_passkey',
+  'bad_request',
+  'malformed_request',
+  'uri_too_long',
+  'request_timeout',
+  'headers_too_large',
+  'origin_not_allowed',
+  'mfa_required',
+  'unknown_field',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

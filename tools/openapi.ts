@@ -1,8 +1,8 @@
 // `npm run openapi`: writes the OpenAPI document (docs/openapi.json) and the TypeScript types generated
-// from it by openapi-typescript into each package that is typed with them (packages/server/src/openapi.ts,
-// packages/client/src/openapi.ts; each package is published alone, so each carries its copy; the suite's
-// generated client imports the server package's). `--check` writes nothing and exits 1 when any file is not what the routes give now: the
-// suite runs it, so the checked-in document and types never fall behind a route change.
+// from it by openapi-typescript into @gatehouse/api-types (packages/api-types/src/openapi.ts), the one
+// types package both SDKs and the suite's generated client import. `--check` writes nothing and exits 1
+// when either file is not what the routes give now: the suite runs it, so the checked-in document and
+// types never fall behind a route change.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,9 +15,8 @@ import { createLogger } from '../src/observability/logger.js';
 import { migrateToLatest } from '../src/store/migrations/index.js';
 
 const DOCUMENT = 'docs/openapi.json';
-/** @gatehouse/server's admin client and @gatehouse/client are typed from the same generated file. */
-const PACKAGE_TYPES = 'packages/server/src/openapi.ts';
-const CLIENT_TYPES = 'packages/client/src/openapi.ts';
+/** @gatehouse/server's admin client and @gatehouse/client are typed from this one generated file. */
+const API_TYPES = 'packages/api-types/src/openapi.ts';
 
 async function currentDocument(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-openapi-'));
@@ -49,8 +48,7 @@ async function main(): Promise<void> {
   const types = header + astToString(await openapiTS(document as never));
   const outdated = [
     [DOCUMENT, json],
-    [PACKAGE_TYPES, types],
-    [CLIENT_TYPES, types],
+    [API_TYPES, types],
   ].filter(([path, text]) => {
     let existing = '';
     try {

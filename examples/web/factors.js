@@ -36,7 +36,7 @@ export function factors(gatehouse) {
           await mfa.removeFactor(factor.factor_id);
         } catch (error) {
           // 403: the server says why (an old sign-in, or one without a second step); say what to do about it.
-          if (error.status === 403) throw new Error(`${error.detail.charAt(0).toUpperCase()}${error.detail.slice(1)}. Sign out, sign in again (with your second step), then remove it within 10 minutes.`);
+          if (error.code === 'reauthentication_required' || error.code === 'aal2_required') throw new Error(`${error.detail.charAt(0).toUpperCase()}${error.detail.slice(1)}. Sign out, sign in again (with your second step), then remove it within 10 minutes.`);
           throw error;
         }
         await load();

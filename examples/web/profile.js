@@ -83,7 +83,7 @@ export function profile(gatehouse, config) {
     try {
       await auth.deleteAccount();
     } catch (error) {
-      if (error.status === 403) throw new Error('For your safety, sign out and sign in again, then delete your account within 10 minutes.');
+      if (error.code === 'reauthentication_required') throw new Error('For your safety, sign out and sign in again, then delete your account within 10 minutes.');
       throw error;
     } finally {
       $('cancel-delete').onclick();

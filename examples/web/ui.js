@@ -11,12 +11,12 @@ export function notice(text, state = 'ok') {
   line.dataset.state = state;
 }
 
-/** The sentence for a refusal: Gatehouse's own `detail`, and the request id to quote to support. */
+/** The sentence for a refusal, chosen by its `code`: Gatehouse's own `detail`, and the request id to quote to support. */
 export function explain(error) {
   if (error?.name !== 'GatehouseError') return error?.message ?? String(error);
-  if (error.status === 0) return 'We could not reach the server. Check your connection and try again.';
-  if (error.status === 429) return `Too many tries. Wait ${error.retry_after ?? 'a few'} seconds and try again.`;
-  return `${error.detail.charAt(0).toUpperCase()}${error.detail.slice(1)}.${error.request_id ? ` (reference ${error.request_id})` : ''}`;
+  if (error.code === 'network_error') return 'We could not reach the server. Check your connection and try again.';
+  if (error.code === 'rate_limited') return `Too many tries. Wait ${error.retryAfter ?? 'a few'} seconds and try again.`;
+  return `${error.detail.charAt(0).toUpperCase()}${error.detail.slice(1)}.${error.requestId ? ` (reference ${error.requestId})` : ''}`;
 }
 
 /**

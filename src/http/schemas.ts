@@ -1,8 +1,16 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 
 // Shared response pieces. Every route declares its responses so a field not in them can never leak.
 
-export const ErrorBody = Type.Object({ detail: Type.String() }, { $id: 'Error', description: 'Every error' });
+/** `code` is the word clients branch on (docs/api.md lists them), `detail` the sentence for people. */
+export const ErrorBody = Type.Object(
+  {
+    detail: Type.String(),
+    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: [...ERROR_CODES], description: 'a stable snake_case code (docs/api.md)' }),
+  },
+  { $id: 'Error', description: 'Every error' },
+);
 
 /** The error responses a route can give, by status. */
 export function errors(...statuses: number[]): Record<number, TSchema> {

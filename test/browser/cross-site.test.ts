@@ -104,7 +104,7 @@ describe.skipIf(reason)(`browser: cross-site pages, CORS, link landing, /docs${r
       { api: sites.oneApi, key: sites.one.publishable_key },
     );
     expect(seen.map((r) => r.status)).toEqual([401, 401, 404, 200]);
-    for (const r of seen.slice(0, 3)) expect(Object.keys(r.body)).toEqual(['detail']);
+    for (const r of seen.slice(0, 3)) expect(Object.keys(r.body)).toEqual(['detail', 'code']);
     for (const r of seen) expect(r.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 

@@ -109,7 +109,7 @@ describe('15 change of email', () => {
     const user = await sessionUser();
     const res = await requestChange(user.token, { new_email: holder.email.toUpperCase() });
     expect(res.status).toBe(409);
-    expect(Object.keys(res.body)).toEqual(['detail']);
+    expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     // The same address in another app is no conflict (emails are unique per app).
     const elsewhere = await api(env.server, 'POST', '/v1/users', { bearer: other.secret_key, body: { email: uniqueEmail('other') } });
     const otherToken = await api(env.server, 'POST', '/v1/sign_in_tokens', { bearer: other.secret_key, body: { user_id: elsewhere.body.id, expires_in_seconds: 600 } });

@@ -178,7 +178,7 @@ describe('15 POST /v1/password_resets', () => {
     expect((await ask(user.email, { redirect_url: 'https://evil.example.com/reset' })).status).toBe(400);
     expect((await ask('not an email')).status).toBe(400);
     expect((await confirm({ email: user.email, code: '123456', new_password: 'short' })).status).toBe(400);
-    expect((await confirm({ reset_token: 'pr_made_up', new_password: newPassword })).body).toEqual({ detail: 'invalid or expired token' });
+    expect((await confirm({ reset_token: 'pr_made_up', new_password: newPassword })).body).toEqual({ detail: 'invalid or expired token', code: 'invalid_token' });
   });
 });
 

@@ -72,7 +72,7 @@ describe('15 POST /v1/me/password', () => {
     const user = await verifiedUser(env, app);
     const wrong = await change(user.tokens.access_token, { current_password: 'not my password', new_password: newPassword });
     expect(wrong.status).toBe(403);
-    expect(Object.keys(wrong.body)).toEqual(['detail']);
+    expect(Object.keys(wrong.body)).toEqual(['detail', 'code']);
     expect((await change(user.tokens.access_token, { new_password: newPassword })).status).toBe(400);
     expect((await change(user.tokens.access_token, { current_password: password, new_password: 'short' })).status).toBe(400);
     expect((await signIn(user.email, password)).status).toBe(200);

@@ -98,7 +98,7 @@ describe('15 DELETE /v1/me/sessions/{session_id}', () => {
     const victim = await verifiedUser(env, app);
     const res = await revoke(user.tokens.access_token, victim.tokens.session_id);
     expect(res.status).toBe(404);
-    expect(Object.keys(res.body)).toEqual(['detail']);
+    expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     expect((await me(victim.tokens.access_token)).status).toBe(200);
 
     const outsider = await verifiedUser(env, other);

@@ -22,7 +22,7 @@ describe('4.4 bots: 429 with Retry-After', () => {
     for (let i = 0; i < 3; i++) statuses.push(await api(server, 'POST', '/v1/bot/signup', { publishableKey: app.publishable_key, body }));
     expect(statuses.map((r) => r.status)).toEqual([400, 400, 429]);
     expect(Number(statuses[2].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(Object.keys(statuses[2].body)).toEqual(['detail']);
+    expect(Object.keys(statuses[2].body)).toEqual(['detail', 'code']);
   });
 
   it('POST /v1/bot/auth: counted per bot, so another bot id is not limited', async () => {

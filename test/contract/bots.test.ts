@@ -114,7 +114,7 @@ describe('4.4 bot/signup errors (contract 7)', () => {
     for (const key of bad) {
       const res = await signup(appA, challengeId, key);
       expect(res.status, key).toBe(400);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
     expect((await signup(appA, challengeId, good)).status).toBe(200);
   });
@@ -135,7 +135,7 @@ describe('4.4 bot/signup errors (contract 7)', () => {
   it('404 when the provider does not know the challenge', async () => {
     const res = await signup(appA, '5b0c1f7e-0000-4000-8000-000000000000', newBotKeys().publicKey);
     expect(res.status).toBe(404);
-    expect(Object.keys(res.body)).toEqual(['detail']);
+    expect(Object.keys(res.body)).toEqual(['detail', 'code']);
   });
 
   it('409 when the challenge was already used, in this app or another', async () => {
@@ -168,7 +168,7 @@ describe('4.4 bot/signup errors (contract 7)', () => {
   it('502 when the provider is unreachable (closed port)', async () => {
     const res = await signup(downApp, '5b0c1f7e-0000-4000-8000-000000000000', newBotKeys().publicKey, downServer);
     expect(res.status).toBe(502);
-    expect(Object.keys(res.body)).toEqual(['detail']);
+    expect(Object.keys(res.body)).toEqual(['detail', 'code']);
   });
 
   it('502 when CONFIRMATIONS_URL is not configured', async () => {
@@ -211,7 +211,7 @@ describe('4.4 bot/auth errors', () => {
     const { botId } = await newBot(appA);
     const res = await auth(appA, botAuthBody(newBotKeys(), appA.app_id, botId));
     expect(res.status).toBe(401);
-    expect(Object.keys(res.body)).toEqual(['detail']);
+    expect(Object.keys(res.body)).toEqual(['detail', 'code']);
   });
 
   it('401 for a signature of another app id, or of another timestamp, or garbage', async () => {

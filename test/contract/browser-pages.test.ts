@@ -39,7 +39,7 @@ describe('39 pages: navigations that fail', () => {
   it('39 pages: an API client still gets {detail} from the same route', async () => {
     const res = await api(server, 'GET', bridge(first), { headers: { accept: 'application/json' } });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: expect.stringContaining('not authenticated') });
+    expect(res.body).toEqual({ detail: expect.stringContaining('not authenticated'), code: expect.any(String) });
   });
 
   it('39 pages: an unknown app on the bridge is a page without a link anywhere', async () => {

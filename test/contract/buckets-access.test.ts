@@ -143,7 +143,7 @@ describe.each(STORES)('a failing %s blob store', (kind) => {
     await env.removeBlobs(lost.app_id);
     const gone = await getObject(env.server, lost, lostBucket.bucket_id, 'gone');
     expect(gone.status).toBe(404);
-    expect(gone.json).toEqual({ detail: 'object not found' });
+    expect(gone.json).toEqual({ detail: 'object not found', code: 'not_found' });
 
     const app = await createApp(env.server, { tenantId: lost.tenant_id });
     const { bucket_id } = await createBucket(env.server, app);
@@ -154,12 +154,12 @@ describe.each(STORES)('a failing %s blob store', (kind) => {
       const put = await putObject(env.server, app, bucket_id, key, random(3000));
       expect(put.status).toBe(503);
       expect(put.headers.get('retry-after')).toBe('5');
-      expect(put.json).toEqual({ detail: expect.stringContaining('object store') });
+      expect(put.json).toEqual({ detail: expect.stringContaining('object store'), code: expect.any(String) });
     }
     const get = await getObject(env.server, app, bucket_id, 'kept');
     expect(get.status).toBe(503);
     expect(get.headers.get('retry-after')).toBe('5');
-    expect(get.json).toEqual({ detail: expect.stringContaining('object store') });
+    expect(get.json).toEqual({ detail: expect.stringContaining('object store'), code: expect.any(String) });
 
     // The failed writes gave their reservations back; the object that was there is still the one listed.
     expect(await storage(env.server, app)).toMatchObject({ used_bytes: 700, buckets: [{ bucket_id, used_bytes: 700, object_count: 1 }] });

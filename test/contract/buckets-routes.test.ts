@@ -57,7 +57,7 @@ describe('4.8 buckets', () => {
     const before = (await secret('GET', '/v1/buckets')).body.buckets.length;
     const res = await secret('POST', '/v1/buckets', { name });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: expect.any(String) });
+    expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
     expect((await secret('GET', '/v1/buckets')).body.buckets).toHaveLength(before);
   });
 
@@ -169,7 +169,7 @@ describe.each(STORES)('4.8 object listing on the %s store', (kind) => {
     for (const query of ['?limit=0', '?limit=1001', '?limit=2.5', '?cursor=not-ours', '?user_id=nope']) {
       const res = await list(query);
       expect(res.status, query).toBe(400);
-      expect(res.body).toEqual({ detail: expect.any(String) });
+      expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
     }
     expect((await list('?limit=1000')).status).toBe(200);
   });

@@ -55,7 +55,7 @@ describe('4.1 an invalid, used or expired link: 400, an HTML page for a person, 
     expect(page.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
     const json = await api(env.server, 'GET', path, { headers: { accept: 'application/json' } });
     expect(json.status).toBe(400);
-    expect(json.body).toEqual({ detail: expect.stringMatching(/already used/) });
+    expect(json.body).toEqual({ detail: expect.stringMatching(/already used/), code: expect.any(String) });
   });
 
   it('an expired link: a page saying it expired, back to the app fallback (its verified domain)', async () => {
@@ -65,7 +65,7 @@ describe('4.1 an invalid, used or expired link: 400, an HTML page for a person, 
     expect(page.status).toBe(400);
     expect(page.body).toMatch(/expired/);
     expect(page.body).toContain('href="https://links.example.test/"');
-    expect((await api(env.server, 'GET', path)).body).toEqual({ detail: expect.stringMatching(/expired/) });
+    expect((await api(env.server, 'GET', path)).body).toEqual({ detail: expect.stringMatching(/expired/), code: expect.any(String) });
   });
 
   it('an unknown or missing token: a page saying it is not valid; the Host of a verified domain gives the way back', async () => {
@@ -77,7 +77,7 @@ describe('4.1 an invalid, used or expired link: 400, an HTML page for a person, 
     expect(missing.status).toBe(400);
     expect(missing.body).toMatch(/not valid/);
     expect(missing.body).not.toMatch(/href=/);
-    expect((await api(env.server, 'GET', '/v1/email/verify')).body).toEqual({ detail: expect.any(String) });
+    expect((await api(env.server, 'GET', '/v1/email/verify')).body).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 
   it('every other error stays {detail} for a client that accepts HTML', async () => {
@@ -85,7 +85,7 @@ describe('4.1 an invalid, used or expired link: 400, an HTML page for a person, 
       const res = await api(env.server, method, path, { headers: HTML });
       expect(res.status, path).toBeGreaterThanOrEqual(400);
       expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
-      expect(Object.keys(res.body), path).toEqual(['detail']);
+      expect(Object.keys(res.body), path).toEqual(['detail', 'code']);
     }
   });
 });
@@ -128,7 +128,7 @@ describe('1 --link-landing on: opening a link consumes nothing, the page button 
     for (const origin of ['https://evil.example.com', 'null']) {
       const res = await api(env.server, 'POST', '/v1/email/verify', { body: { token }, headers: { origin } });
       expect(res.status).toBe(403);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
     const allowed = await api(env.server, 'POST', '/v1/email/verify', { body: { token }, headers: { origin: 'http://localhost:3000' } });
     expect(allowed.status).toBe(303);

@@ -29,7 +29,7 @@ describe.skipIf(TEST_DB !== 'postgres')('contract 0: faults', () => {
   it('GET /v1/health answers 503 {detail} when the database is unreachable', async () => {
     const res = await api(server, 'GET', '/v1/health');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: 'database unreachable' });
+    expect(res.body).toEqual({ detail: 'database unreachable', code: 'database_unavailable' });
   });
 
   it('an unexpected fault is 500 {detail: "internal error"} with no internals; the log has the cause and request id', async () => {
@@ -39,7 +39,7 @@ describe.skipIf(TEST_DB !== 'postgres')('contract 0: faults', () => {
       headers: { 'x-request-id': 'fault-trace-1' },
     });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ detail: 'internal error' });
+    expect(res.body).toEqual({ detail: 'internal error', code: 'internal' });
     expect(res.headers.get('x-request-id')).toBe('fault-trace-1');
     const lines = (await server.logs()).split('\n').filter((l) => l.includes('"reqId":"fault-trace-1"'));
     const errorLine = lines.map((l) => JSON.parse(l)).find((l) => l.level >= 50);

@@ -47,34 +47,34 @@ describe('contract 0: health, request ids and error shapes', () => {
   it('an unknown route is 404 {detail}', async () => {
     const res = await api(server, 'POST', '/v1/nothing-here');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ detail: expect.any(String) });
+    expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 
   it('a query that fails validation is 400 {detail}', async () => {
     const res = await api(server, 'GET', `/.well-known/jwks.json?app_id=${'x'.repeat(100)}`);
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(['detail']);
+    expect(Object.keys(res.body)).toEqual(['detail', 'code']);
   });
 
   it('malformed JSON is 400 {detail} and a body over 1 MiB is 413 {detail}', async () => {
     const bad = await api(server, 'POST', '/v1/signups', { publishableKey: app.publishable_key, rawBody: '{"email":', headers: { 'content-type': 'application/json' } });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ detail: 'body is not valid JSON' });
+    expect(bad.body).toEqual({ detail: 'body is not valid JSON', code: 'validation_failed' });
     const big = await api(server, 'POST', '/v1/signups', {
       publishableKey: app.publishable_key,
       rawBody: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1024 * 1024 + 10) }),
       headers: { 'content-type': 'application/json' },
     });
     expect(big.status).toBe(413);
-    expect(Object.keys(big.body)).toEqual(['detail']);
+    expect(Object.keys(big.body)).toEqual(['detail', 'code']);
     expect(big.headers.get('x-request-id')).toBeTruthy();
   });
 
   it('a body that fails its schema is 400 {detail} naming the field, never the framework shape', async () => {
     const res = await api(server, 'POST', '/v1/signups', { publishableKey: app.publishable_key, body: { password: 12 } });
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body)).toEqual(['detail']);
+    expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     expect(res.body.detail).toMatch(/email/);
   });
 

@@ -107,7 +107,7 @@ describe('fuzz: malformed input to every route of the OpenAPI document', () => {
           // provider (donation confirmations, OIDC discovery), which this server has none of.
           if (res.status >= 500) expect(res.status === 502 && route.declared.has(502), where).toBe(true);
           if (res.status >= 400) {
-            expect(res.body, where).toEqual({ detail: expect.any(String) });
+            expect(res.body, where).toEqual({ detail: expect.any(String), code: expect.any(String) });
           }
         }),
         { numRuns: 100 },

@@ -82,7 +82,7 @@ describe('interface 2 and 4.1: POST /v1/challenges', () => {
   it('is 401 without a publishable key', async () => {
     const res = await api(server, 'POST', '/v1/challenges');
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: expect.any(String) });
+    expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 
   it('is rate limited per app and IP (challenge_ip): 429', async () => {
@@ -105,7 +105,7 @@ describe('interface 4.1 and contract 3: POST /v1/signups proof-of-work', () => {
   it('422 when hashcash is required and missing; schema errors (400) come first', async () => {
     const res = await signup(server, app0);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ detail: expect.stringContaining('/v1/challenges') });
+    expect(res.body).toEqual({ detail: expect.stringContaining('/v1/challenges'), code: expect.any(String) });
     const bad = await api(server, 'POST', '/v1/signups', { publishableKey: app0.publishable_key, body: { email: 'not-an-email' } });
     expect(bad.status).toBe(400);
   });
@@ -120,7 +120,7 @@ describe('interface 4.1 and contract 3: POST /v1/signups proof-of-work', () => {
     for (const [key, bad] of [[app0, forged], [app0, challenge.slice(0, -5)], [app0, 'garbage'], [app0, `${challenge}.x`], [app8, lowered]] as const) {
       const res = await signup(server, key, { challenge: bad, nonce: '1' });
       expect(res.status, bad).toBe(400);
-      expect(res.body).toEqual({ detail: expect.any(String) });
+      expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
     }
     // None of those spent the genuine challenge.
     expect((await signup(server, app0, { challenge, nonce: '1' })).status).toBe(200);
@@ -146,7 +146,7 @@ describe('interface 4.1 and contract 3: POST /v1/signups proof-of-work', () => {
     await new Promise((r) => setTimeout(r, 2_000));
     const res = await signup(shortTtl, expiring, { challenge: challenge.challenge, nonce: await solve(challenge) });
     expect(res.status).toBe(410);
-    expect(res.body).toEqual({ detail: expect.any(String) });
+    expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 
   it('410 when the proof is used again, even for another email', async () => {
@@ -154,7 +154,7 @@ describe('interface 4.1 and contract 3: POST /v1/signups proof-of-work', () => {
     expect((await signup(server, app0, proof)).status).toBe(200);
     const again = await signup(server, app0, proof);
     expect(again.status).toBe(410);
-    expect(again.body).toEqual({ detail: expect.any(String) });
+    expect(again.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 
   it('400 for a proof short of the difficulty; the challenge is then spent (410 with a correct nonce)', async () => {

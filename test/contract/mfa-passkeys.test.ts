@@ -59,7 +59,7 @@ describe('passkey registration options', () => {
     const { body } = await api(env.server, 'POST', '/v1/me/passkeys/options', auth);
     const bad = await api(env.server, 'POST', '/v1/me/passkeys', { ...auth, body: { challenge_id: body.challenge_id, credential: forged } });
     expect(bad.status).toBe(400);
-    expect(Object.keys(bad.body)).toEqual(['detail']);
+    expect(Object.keys(bad.body)).toEqual(['detail', 'code']);
     const again = await api(env.server, 'POST', '/v1/me/passkeys', { ...auth, body: { challenge_id: body.challenge_id, credential: forged } });
     expect(again.status).toBe(400);
     expect(again.body.detail).toMatch(/challenge_id/);

@@ -56,7 +56,7 @@ describe('TOTP enrollment', () => {
     const wrongCode = codeAt(secret) === '000000' ? '111111' : '000000';
     const wrong = await api(env.server, 'POST', `/v1/me/factors/${enrolled.body.factor_id}/verify`, { ...auth, body: { code: wrongCode } });
     expect(wrong.status).toBe(400);
-    expect(Object.keys(wrong.body)).toEqual(['detail']);
+    expect(Object.keys(wrong.body)).toEqual(['detail', 'code']);
     expect((await api(env.server, 'GET', '/v1/me/factors', auth)).body.factors[0].status).toBe('unverified');
 
     const ok = await api(env.server, 'POST', `/v1/me/factors/${enrolled.body.factor_id}/verify`, { ...auth, body: { code: codeAt(secret) } });
@@ -182,7 +182,7 @@ describe('sign-in with a second factor', () => {
     for (const body of [{ mfa_token: token }, { mfa_token: token, code: '12ab56' }, { mfa_token: token, code: '123456', recovery_code: 'x' }, { code: '123456' }]) {
       const res = await verifyMfa(env.server, app, body);
       expect(res.status).toBe(400);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
     expect((await verifyMfa(env.server, app, { mfa_token: 'mfa_nothing', code: '123456' })).status).toBe(401);
     expect((await verifyMfa(env.server, app, { mfa_token: token, code: codeAt(user.secret, 1) })).status).toBe(200);
@@ -209,7 +209,7 @@ describe('the mfa_verify_ip window', () => {
       expect(statuses.filter((s) => s === 429)).toHaveLength(6);
       const refused = guesses.find((r) => r.status === 429)!;
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(Object.keys(refused.body)).toEqual(['detail']);
+      expect(Object.keys(refused.body)).toEqual(['detail', 'code']);
       // While the window is full a right code is refused too; another app's window is its own.
       for (const node of nodes) expect((await verifyMfa(node, limitedApp, { mfa_token: token, code: codeAt(user.secret, 1) })).status).toBe(429);
       expect((await verifyMfa(first, elsewhere, { mfa_token: 'mfa_guess', code: '123456' })).status).toBe(401);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { paths } from '../../packages/server/src/openapi.js';
+import type { paths } from '@gatehouse/api-types';
 import { startAuthServer, type AuthEnv, uniqueEmail, codeFor } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
@@ -132,7 +132,7 @@ describe('0 openapi: a generated client (openapi-typescript + openapi-fetch) rou
     expect(token.data?.token).toMatch(/^ey/);
     const missing = await c.GET('/v1/users/{user_id}', { headers: secret(), params: { path: { user_id: '00000000-0000-4000-8000-000000000000' } } });
     expect(missing.response.status).toBe(404);
-    expect(missing.error).toEqual({ detail: expect.any(String) });
+    expect(missing.error).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 
   it('0 openapi client: a table, its rows and a query', async () => {

@@ -74,7 +74,7 @@ describe('a revoked session is refused at once, on every node, although its toke
     for (const server of [a, b]) {
       const res = await me(server, user.access_token);
       expect(res.status).toBe(401);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
   });
 
@@ -105,7 +105,7 @@ describe('app isolation on the joined session path', () => {
     expect((await me(a, user.access_token)).status).toBe(200);
     const cross = await me(a, user.access_token, other.publishable_key);
     expect(cross.status).toBe(401);
-    expect(Object.keys(cross.body)).toEqual(['detail']);
+    expect(Object.keys(cross.body)).toEqual(['detail', 'code']);
     expect((await me(a, user.access_token)).status).toBe(200);
   });
 
@@ -151,7 +151,7 @@ describe('refresh with a publishable key a node has used before: the key is stil
     for (const server of [a, b, a]) {
       const res = await refresh(server, own.publishable_key, token);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ detail: 'invalid publishable key' });
+      expect(res.body).toEqual({ detail: 'invalid publishable key', code: 'unauthenticated' });
     }
     await execDatabase(a.databaseUrl, `update api_keys set expires_at = null where app_id = '${own.app_id}' and kind = 'publishable'`);
     const back = await refresh(b, own.publishable_key, token);
@@ -170,7 +170,7 @@ describe('refresh with a publishable key a node has used before: the key is stil
     for (const server of [a, b]) {
       const res = await refresh(server, own.publishable_key, token);
       expect(res.status).toBe(402);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
     await credit('1');
     const back = await refresh(a, own.publishable_key, token);
@@ -185,7 +185,7 @@ describe('refresh with a publishable key a node has used before: the key is stil
     for (const server of [a, b]) {
       const res = await refresh(server, app.publishable_key, token);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ detail: 'invalid or expired refresh token' });
+      expect(res.body).toEqual({ detail: 'invalid or expired refresh token', code: 'invalid_token' });
     }
     expect((await refresh(b, own.publishable_key, token)).status).toBe(200);
   });
@@ -203,7 +203,7 @@ describe('password sign-in reads the key and the user in one statement: the key 
     for (const server of [a, b]) {
       const res = await signIn(server, own.publishable_key, email);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ detail: 'invalid publishable key' });
+      expect(res.body).toEqual({ detail: 'invalid publishable key', code: 'unauthenticated' });
     }
     await execDatabase(a.databaseUrl, `update api_keys set expires_at = null where app_id = '${own.app_id}' and kind = 'publishable'`);
     expect((await signIn(b, own.publishable_key, email)).status).toBe(200);
@@ -221,7 +221,7 @@ describe('password sign-in reads the key and the user in one statement: the key 
       for (const password of ['correct horse battery', 'a wrong password']) {
         const res = await signIn(server, own.publishable_key, email, password);
         expect(res.status).toBe(402);
-        expect(Object.keys(res.body)).toEqual(['detail']);
+        expect(Object.keys(res.body)).toEqual(['detail', 'code']);
       }
     }
     await credit('1');

@@ -48,7 +48,7 @@ function signIn(server: TestServer, app: TestApp, email: string, ip?: string): P
 
 function expectRateLimited(res: JsonResponse, maxSeconds: number): void {
   expect(res.status).toBe(429);
-  expect(Object.keys(res.body)).toEqual(['detail']);
+  expect(Object.keys(res.body)).toEqual(['detail', 'code']);
   expect(res.body.detail).toMatch(/too many requests/);
   expect(res.headers.get('x-request-id')).toBeTruthy();
   const retryAfter = Number(res.headers.get('retry-after'));

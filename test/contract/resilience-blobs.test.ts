@@ -119,7 +119,7 @@ describe.each(STORES)('issue 38: the %s store frozen, then failing', (kind) => {
       const uploads = await Promise.all([1, 2, 3].map((i) => timed(() => putObject(env.server, app, bucketId, `new-${i}.bin`, random(i * 300_000)))));
       for (const { result, ms } of uploads) {
         expect(result.status, result.body.toString()).toBe(503);
-        expect(result.json).toEqual({ detail: expect.any(String) });
+        expect(result.json).toEqual({ detail: expect.any(String), code: expect.any(String) });
         expect(Number(result.headers.get('retry-after'))).toBeGreaterThan(0);
         expect(ms).toBeLessThan(BLOB_TIMEOUT_MS + SLACK_MS);
       }
@@ -159,7 +159,7 @@ describe.each(STORES)('issue 38: the %s store frozen, then failing', (kind) => {
     for (const outcome of outcomes) {
       expect(outcome.error).toBeUndefined();
       expect(outcome.status).toBe(503);
-      expect(JSON.parse(outcome.body!)).toEqual({ detail: expect.any(String) });
+      expect(JSON.parse(outcome.body!)).toEqual({ detail: expect.any(String), code: expect.any(String) });
     }
     expect((await storage(env.server, app)).used_bytes).toBe(before);
   }, 180_000);

@@ -35,7 +35,7 @@ describe.skipIf(TEST_DB !== 'postgres' || !postgresBinDir())('issue 38: health p
         const answers = await Promise.all(Array.from({ length: 10 }, () => api(node, 'GET', '/v1/health')));
         for (const res of answers) {
           expect(res.status).toBe(503);
-          expect(res.body).toEqual({ detail: 'database unreachable' });
+          expect(res.body).toEqual({ detail: 'database unreachable', code: 'database_unavailable' });
           expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
         }
       }

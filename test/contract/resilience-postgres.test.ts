@@ -88,7 +88,7 @@ describe.skipIf(TEST_DB !== 'postgres' || !postgresBinDir())('issue 8: PostgreSQ
       expect(outcome.ms).toBeLessThan(SLOWEST_MS);
       if (outcome.status === 503) {
         expect(outcome.retryAfter).toMatch(/^\d+$/);
-        expect(outcome.body).toEqual({ detail: expect.any(String) });
+        expect(outcome.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
       }
     }
   }

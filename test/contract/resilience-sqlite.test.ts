@@ -30,7 +30,7 @@ describe.skipIf(TEST_DB !== 'sqlite')('issue 8: SQLite busy past its timeout', (
       holder.close();
     }
     expect(blocked.status).toBe(503);
-    expect(blocked.body).toEqual({ detail: expect.any(String) });
+    expect(blocked.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(blocked.headers.get('x-request-id')).toBeTruthy();
     // Nothing was half-written, and the same write now succeeds.

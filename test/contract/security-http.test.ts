@@ -21,7 +21,7 @@ afterAll(async () => {
 
 function expectEnvelope(res: { status: number; headers: Headers; body: unknown }, status: number) {
   expect(res.status).toBe(status);
-  expect(res.body).toEqual({ detail: expect.any(String) });
+  expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
   expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9._-]{1,128}$/);
 }
 
@@ -144,7 +144,7 @@ describe('finding 9: router and parser errors answer {detail} with X-Request-ID'
     });
     expect(raw).toMatch(/^HTTP\/1\.1 400 /);
     expect(raw).toMatch(/\r\nX-Request-ID: [0-9a-f-]{36}\r\n/i);
-    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ detail: expect.any(String) });
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 });
 
@@ -161,7 +161,7 @@ describe('a NUL character in any string a request brings → 400 {detail} on bot
     const res = await api(server, method, path, { bearer: app.secret_key });
     expect(res.status).not.toBe(500);
     expect([400, 404]).toContain(res.status);
-    expect(res.body).toEqual({ detail: expect.any(String) });
+    expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });
 
   it('a NUL in a JSON value or key → 400 naming it; no user is made', async () => {

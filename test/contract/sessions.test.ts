@@ -44,7 +44,7 @@ describe('4.1 GET /v1/me and the Publishable + Session guard', () => {
     for (const options of cases) {
       const res = await api(env.server, 'GET', '/v1/me', options);
       expect(res.status).toBe(401);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
   });
 

@@ -49,7 +49,7 @@ describe('4.1 POST /v1/signups', () => {
     ]) {
       const res = await signUp(env.server, app, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
     const rows = await queryDatabase(env.server.databaseUrl, "SELECT id FROM users WHERE email = 'not-an-email'");
     expect(rows).toHaveLength(0);
@@ -102,7 +102,7 @@ describe('4.1 POST /v1/verify-code', () => {
     for (const body of [{ email, code: wrong }, { email, code: '12345' }, { email, code: 'abcdef' }, { email: uniqueEmail(), code }]) {
       const res = await api(env.server, 'POST', '/v1/verify-code', { publishableKey: key(), body });
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
   });
 

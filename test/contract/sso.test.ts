@@ -106,7 +106,7 @@ describe('4.3 SSO: the browser hop from a.example.test to b.example.test', () =>
 
     const reused = await browser.request('POST', `${B}/v1/sso/exchange`, { body: { token } });
     expect(reused.status).toBe(401);
-    expect(Object.keys(reused.body)).toEqual(['detail']);
+    expect(Object.keys(reused.body)).toEqual(['detail', 'code']);
   });
 
   it('the bridge also takes the app from publishable_key or X-Publishable-Key, and the session as Bearer', async () => {
@@ -185,7 +185,7 @@ describe('4.3 POST /v1/sso/exchange: errors and token states', () => {
     const token = await tokenFor((await serverUser(appA)).id);
     const refused = await exchange(stranger, token);
     expect(refused.status).toBe(403);
-    expect(Object.keys(refused.body)).toEqual(['detail']);
+    expect(Object.keys(refused.body)).toEqual(['detail', 'code']);
     expect((await exchange(appB, token)).status).toBe(200);
   });
 

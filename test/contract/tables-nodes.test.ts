@@ -171,7 +171,7 @@ describe('10 a secret key a node has used before is still checked on every query
       ] as const) {
         const res = await query(server, key, tableId, body);
         expect(res.status).toBe(401);
-        expect(res.body).toEqual({ detail: 'invalid secret key' });
+        expect(res.body).toEqual({ detail: 'invalid secret key', code: 'unauthenticated' });
       }
     }
     await expireSecretKey(own.app_id, null);
@@ -199,7 +199,7 @@ describe('10 a secret key a node has used before is still checked on every query
     for (const server of [a, b]) {
       const res = await query(server, key, table.table_id, { sort, limit: 1, cursor: third.body.next_cursor });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ detail: 'invalid secret key' });
+      expect(res.body).toEqual({ detail: 'invalid secret key', code: 'unauthenticated' });
     }
   });
 
@@ -209,7 +209,7 @@ describe('10 a secret key a node has used before is still checked on every query
     for (const server of [a, b]) {
       const res = await query(server, key, table.table_id, {});
       expect(res.status).toBe(402);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
     await credit(own.tenant_id, '1');
     for (const server of [a, b]) expect(data(await query(server, key, table.table_id, {}))).toEqual([{ title: 'x' }]);
@@ -218,7 +218,7 @@ describe('10 a secret key a node has used before is still checked on every query
     for (const server of [a, b]) {
       const res = await query(server, key, theirs.table_id, {});
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ detail: 'table not found' });
+      expect(res.body).toEqual({ detail: 'table not found', code: 'not_found' });
     }
   });
 });

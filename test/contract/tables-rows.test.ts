@@ -166,7 +166,7 @@ describe('10 malformed bodies are 400 and change nothing', () => {
     const t = table.table_id;
     const raw = await api(server, 'POST', `/v1/tables/${t}/rows`, { bearer: app.secret_key, rawBody: '{"data": {"n": 1}', headers: { 'content-type': 'application/json' } });
     expect(raw.status).toBe(400);
-    expect(raw.body).toEqual({ detail: expect.any(String) });
+    expect(raw.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
     const cases: [string, string, unknown][] = [
       ['POST', `/v1/tables/${t}/rows`, { data: { n: 1 }, extra: true }],
       ['POST', `/v1/tables/${t}/rows`, { dta: { n: 1 } }],

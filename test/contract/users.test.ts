@@ -62,7 +62,7 @@ describe('4.5 POST /v1/users', () => {
     await createUser(email);
     const again = await secret('POST', '/v1/users', { email: email.toUpperCase() });
     expect(again.status).toBe(409);
-    expect(Object.keys(again.body)).toEqual(['detail']);
+    expect(Object.keys(again.body)).toEqual(['detail', 'code']);
   });
 
   it('the same email may exist once in each app', async () => {
@@ -75,7 +75,7 @@ describe('4.5 POST /v1/users', () => {
     for (const body of [{}, { email: 'not-an-email' }, { email: `${'a'.repeat(250)}@example.com` }, { email: uniqueEmail(), password: 'short' }, { email: uniqueEmail(), password: 'x'.repeat(257) }]) {
       const res = await secret('POST', '/v1/users', body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
   });
 
@@ -108,7 +108,7 @@ describe('4.5 GET /v1/users/{user_id}', () => {
   it('404 for an unknown id; 400 for an id that is not a UUID', async () => {
     const unknown = await secret('GET', '/v1/users/00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
-    expect(Object.keys(unknown.body)).toEqual(['detail']);
+    expect(Object.keys(unknown.body)).toEqual(['detail', 'code']);
     expect((await secret('GET', '/v1/users/not-a-uuid')).status).toBe(400);
   });
 });
@@ -180,7 +180,7 @@ describe('4.5 GET /v1/users and contract 9', () => {
     for (const cursor of ['nope', Buffer.from('["x","y"]').toString('base64url'), Buffer.from('{"a":1}').toString('base64url')]) {
       const res = await list(`?cursor=${cursor}`);
       expect(res.status, cursor).toBe(400);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
   });
 
@@ -188,7 +188,7 @@ describe('4.5 GET /v1/users and contract 9', () => {
     for (const query of ['?limit=201', '?limit=0', '?offset=-1', '?limit=ten', '?include_total=maybe']) {
       const res = await list(query);
       expect(res.status, query).toBe(400);
-      expect(Object.keys(res.body)).toEqual(['detail']);
+      expect(Object.keys(res.body)).toEqual(['detail', 'code']);
     }
   });
 
@@ -215,7 +215,7 @@ describe('4.5 POST /v1/sessions/revoke and part 3 (sessions)', () => {
     expect(refresh.status).toBe(401);
     const again = await secret('POST', `/v1/sessions/revoke?session_id=${session.session_id}`);
     expect(again.status).toBe(404);
-    expect(Object.keys(again.body)).toEqual(['detail']);
+    expect(Object.keys(again.body)).toEqual(['detail', 'code']);
   });
 
   it('404 for an unknown session; 400 for a missing or malformed session_id', async () => {
@@ -266,7 +266,7 @@ describe('4.5 POST /v1/sign_in_tokens and contract 2', () => {
     expect((await secret('POST', '/v1/sign_in_tokens', { user_id: 'nope' })).status).toBe(400);
     const unknown = await signInToken('00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
-    expect(Object.keys(unknown.body)).toEqual(['detail']);
+    expect(Object.keys(unknown.body)).toEqual(['detail', 'code']);
   });
 
   it('the refresh token rotates once through POST /v1/tokens/session', async () => {

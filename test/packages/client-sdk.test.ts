@@ -222,13 +222,13 @@ describe('39 @gatehouse/client: tables and buckets', () => {
 });
 
 describe('39 @gatehouse/client: typed errors', () => {
-  it('39 client sdk: a refusal is a GatehouseError with status, detail and request_id; an unreachable server is status 0', async () => {
+  it('39 client sdk: a refusal is a GatehouseError with status, code, detail and requestId; an unreachable server is status 0', async () => {
     const { email } = await signedIn();
     const error = await client()
       .auth.signInWithPassword({ email, password: 'not the password' })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatehouseError);
-    expect(error).toMatchObject({ status: 401, detail: expect.any(String), request_id: expect.any(String) });
+    expect(error).toMatchObject({ status: 401, code: 'invalid_credentials', detail: expect.any(String), requestId: expect.any(String) });
 
     const { gatehouse } = await signedIn();
     await expect(gatehouse.from('no_such_table').insert({})).rejects.toMatchObject({ name: 'GatehouseError', status: 404 });

@@ -132,11 +132,11 @@ describe('39 @gatehouse/server: the admin client', () => {
     expect(me.status).toBe(401);
   });
 
-  it('39 server sdk: errors are GatehouseError with status, detail and request id', async () => {
+  it('39 server sdk: errors are GatehouseError with status, code, detail and request id', async () => {
     const admin = createAdminClient({ baseUrl: server.url, secretKey: app.secret_key });
     const error = await admin.users.get('00000000-0000-4000-8000-000000000000').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatehouseError);
-    expect(error).toMatchObject({ status: 404, detail: expect.any(String), request_id: expect.any(String) });
+    expect(error).toMatchObject({ status: 404, code: 'not_found', detail: expect.any(String), requestId: expect.any(String) });
     const wrongKey = createAdminClient({ baseUrl: server.url, secretKey: 'sk_wrong' });
     await expect(wrongKey.billing.get()).rejects.toMatchObject({ status: 401 });
   });

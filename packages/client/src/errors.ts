@@ -1,29 +1,51 @@
-/**
- * An answer of Gatehouse other than 2xx: its status, its `detail` sentence and the request id to quote.
- * The same class as @gatehouse/server's. `status` is 0 when Gatehouse could not be reached at all.
- */
-export class GatehouseError extends Error {
-  readonly status: number;
-  readonly detail: string;
-  readonly request_id: string | undefined;
-  /** Seconds to wait before sending the same request again (429 and 503 carry it). */
-  readonly retry_after: number | undefined;
+import type { ErrorCode, GatehouseErrorFields } from '@gatehouse/api-types';
 
-  constructor(status: number, detail: string, requestId: string | undefined, retryAfter?: number) {
-    super(`${status}: ${detail}`);
+// The brand `isGatehouseError` checks. Symbol.for is one symbol per JavaScript realm, whichever copy of
+// which SDK made the error: `instanceof` fails across two bundled copies, the brand does not.
+// @gatehouse/server's GatehouseError carries the same brand.
+const BRAND = Symbol.for('gatehouse.error');
+
+/**
+ * An answer of Gatehouse other than 2xx: its status, its `code` (docs/api.md, "Error codes": branch on it),
+ * its `detail` sentence and the request id to quote. `status` is 0 (code `network_error`) when Gatehouse
+ * could not be reached at all.
+ */
+export class GatehouseError extends Error implements GatehouseErrorFields {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly requestId: string | undefined;
+  /** Seconds to wait before sending the same request again (429 and 503 carry it). */
+  readonly retryAfter: number | undefined;
+
+  constructor(status: number, code: ErrorCode, detail: string, requestId?: string, retryAfter?: number) {
+    super(`${status} ${code}: ${detail}`);
     this.name = 'GatehouseError';
     this.status = status;
+    this.code = code;
     this.detail = detail;
-    this.request_id = requestId;
-    this.retry_after = retryAfter;
+    this.requestId = requestId;
+    this.retryAfter = retryAfter;
+    Object.defineProperty(this, BRAND, { value: true });
   }
 }
 
-/** The error for an answer, from its status, its `{detail}` body (when it has one) and its headers. */
+/** Whether `error` is a GatehouseError of any copy of @gatehouse/client or @gatehouse/server. */
+export function isGatehouseError(error: unknown): error is GatehouseError {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** Gatehouse could not be reached (status 0). */
+export const networkError = (message: string) => new GatehouseError(0, 'network_error', `could not reach Gatehouse: ${message}`);
+
+/** The error for an answer, from its status, its `{detail, code}` body (when it has one) and its headers. */
 export function errorFrom(status: number, body: unknown, header: (name: string) => string | null): GatehouseError {
-  const detail = typeof (body as { detail?: unknown } | null)?.detail === 'string' ? (body as { detail: string }).detail : `HTTP ${status}`;
+  const fields = (body ?? {}) as { detail?: unknown; code?: unknown };
+  const detail = typeof fields.detail === 'string' ? fields.detail : `HTTP ${status}`;
+  // A proxy's own error page has no code: name it by status, as the server names its own.
+  const code = typeof fields.code === 'string' ? (fields.code as ErrorCode) : status >= 500 ? 'internal' : 'bad_request';
   const retryAfter = Number(header('retry-after'));
-  return new GatehouseError(status, detail, header('x-request-id') ?? undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  return new GatehouseError(status, code, detail, header('x-request-id') ?? undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
 }
 
 /** A second factor the account asks for, as a sign-in's answer names it. */
@@ -36,14 +58,16 @@ export interface MfaFactor {
 /**
  * The first factor was right and the account has a second one (docs/mfa.md): no session yet. Finish with
  * `client.auth.verifyMfa({ mfaToken, code })` (or `recoveryCode`) within 5 minutes; nothing was stored.
+ * A GatehouseError of code `mfa_required` (status 200: the sign-in itself succeeded), so code that branches
+ * on `error.code` sees it beside `invalid_credentials` and `email_not_verified`.
  */
-export class MfaRequiredError extends Error {
+export class MfaRequiredError extends GatehouseError {
   readonly mfaToken: string;
   readonly factors: MfaFactor[];
   readonly expiresAt: string;
 
-  constructor(answer: { mfa_token: string; factors: MfaFactor[]; expires_at: string }) {
-    super('a second factor is required to finish signing in');
+  constructor(answer: { mfa_token: string; factors: MfaFactor[]; expires_at: string }, requestId?: string) {
+    super(200, 'mfa_required', 'a second factor is required to finish signing in', requestId);
     this.name = 'MfaRequiredError';
     this.mfaToken = answer.mfa_token;
     this.factors = answer.factors;

@@ -1,6 +1,6 @@
 // Every request the client sends: the app's publishable key, the session (cookies, or a Bearer token
 // refreshed first when it is about to expire), JSON in and out, and a GatehouseError for any other answer.
-import { errorFrom, GatehouseError } from './errors.js';
+import { errorFrom, networkError } from './errors.js';
 import type { SessionStore } from './session.js';
 
 export interface HttpOptions {
@@ -83,12 +83,12 @@ export class Http {
     return response;
   }
 
-  /** fetch, with an unreachable server as a GatehouseError of status 0. */
+  /** fetch, with an unreachable server as a GatehouseError of status 0, code `network_error`. */
   async fetch(url: string, init: RequestInit): Promise<Response> {
     try {
       return await this.o.fetch(url, init);
     } catch (error) {
-      throw new GatehouseError(0, `could not reach Gatehouse: ${(error as Error).message}`, undefined);
+      throw networkError((error as Error).message);
     }
   }
 }

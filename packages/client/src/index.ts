@@ -134,7 +134,8 @@ export function createClient(options: ClientOptions): GatehouseClient {
   };
 }
 
-export { GatehouseError, MfaRequiredError, type MfaFactor } from './errors.js';
+export { GatehouseError, isGatehouseError, MfaRequiredError, type MfaFactor } from './errors.js';
+export type { ErrorCode } from '@gatehouse/api-types';
 export { memoryStorage, type StorageAdapter } from './storage.js';
 export type { AuthApi, SignUpResult } from './auth.js';
 export type { AccountApi } from './account.js';

@@ -1,6 +1,6 @@
 // The session the client keeps for its caller: who is signed in and until when, the tokens when they are
 // Bearer tokens, auth-state events, and a refresh a minute before expiry that runs once across tabs.
-import { GatehouseError } from './errors.js';
+import { isGatehouseError } from './errors.js';
 import { tokenTimes } from './jwt.js';
 import type { StorageAdapter } from './storage.js';
 import type { Tabs, TabMessage } from './tabs.js';
@@ -131,7 +131,7 @@ export class SessionStore {
     try {
       tokens = await this.o.refresher(this.o.cookies ? undefined : this.session?.refresh_token);
     } catch (error) {
-      if (error instanceof GatehouseError && (error.status === 401 || error.status === 403)) {
+      if (isGatehouseError(error) && (error.status === 401 || error.status === 403)) {
         // Another tab may have rotated it a moment ago and told us: keep what it sent.
         if (this.session && this.session !== before && this.session.expires_at > this.o.now()) return this.session;
         await this.signedOut();

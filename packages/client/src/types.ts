@@ -1,12 +1,8 @@
-// The shapes Gatehouse answers, named from the generated OpenAPI types (src/openapi.ts, `npm run openapi`),
-// so the client cannot drift from the routes. Types only: nothing here reaches a bundle.
-import type { operations } from './openapi.js';
+// The shapes Gatehouse answers, named from the generated OpenAPI types (@gatehouse/api-types, `npm run
+// openapi`), so the client cannot drift from the routes. Types only: nothing here reaches a bundle.
+import type { Ok } from '@gatehouse/api-types';
 
-type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-/** The JSON body of an operation's 200 (or 201) answer. */
-export type Ok<O extends keyof operations> = operations[O]['responses'] extends { 200: infer R } ? Json<R> : operations[O]['responses'] extends { 201: infer R } ? Json<R> : never;
-/** The JSON body an operation takes. */
-export type Body<O extends keyof operations> = NonNullable<operations[O]['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
+export type { Body, Ok } from '@gatehouse/api-types';
 
 /** What `GET /v1/me` answers: the signed-in user. */
 export type User = Ok<'getMe'>;

@@ -1,5 +1,5 @@
 // PUT an object from a browser: XMLHttpRequest, the one browser API that reports upload progress.
-import { GatehouseError } from './errors.js';
+import { networkError } from './errors.js';
 import type { UploadAnswer, UploadRequest } from './upload-types.js';
 
 export function sendUpload(request: UploadRequest): Promise<UploadAnswer> {
@@ -11,7 +11,7 @@ export function sendUpload(request: UploadRequest): Promise<UploadAnswer> {
     const onProgress = request.onProgress;
     if (onProgress) xhr.upload.onprogress = (event) => onProgress({ loaded: event.loaded, total: event.lengthComputable ? event.total : event.loaded });
     xhr.onload = () => resolve({ status: xhr.status, text: xhr.responseText, header: (name) => xhr.getResponseHeader(name) });
-    xhr.onerror = () => reject(new GatehouseError(0, 'could not reach Gatehouse: the upload failed', undefined));
+    xhr.onerror = () => reject(networkError('the upload failed'));
     xhr.send(request.body as XMLHttpRequestBodyInit);
   });
 }

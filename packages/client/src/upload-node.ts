@@ -2,7 +2,7 @@
 // has taken it, so progress follows the bytes that actually left (fetch offers no such hook).
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { GatehouseError } from './errors.js';
+import { networkError } from './errors.js';
 import type { UploadAnswer, UploadBody, UploadRequest } from './upload-types.js';
 
 const CHUNK = 64 * 1024;
@@ -50,7 +50,7 @@ export function sendUpload(request: UploadRequest): Promise<UploadAnswer> {
         }),
       );
     });
-    req.on('error', (error) => reject(new GatehouseError(0, `could not reach Gatehouse: ${error.message}`, undefined)));
+    req.on('error', (error) => reject(networkError(error.message)));
     void (async () => {
       let loaded = 0;
       request.onProgress?.({ loaded, total });

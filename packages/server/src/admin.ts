@@ -1,14 +1,6 @@
+import type { Body, ErrorCode, Ok, paths, Query } from '@gatehouse/api-types';
 import createClient, { type Client } from 'openapi-fetch';
 import { GatehouseError } from './errors.js';
-import type { components, operations, paths } from './openapi.js';
-
-type Body<O extends keyof operations> = NonNullable<operations[O]['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;
-type Ok<O extends keyof operations> = operations[O]['responses'] extends Record<200, { content: { 'application/json': infer R } }>
-  ? R
-  : operations[O]['responses'] extends Record<201, { content: { 'application/json': infer R } }>
-    ? R
-    : unknown;
-type Query<O extends keyof operations> = operations[O]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
 
 export interface AdminOptions {
   /** Gatehouse's base URL (its PUBLIC_BASE_URL). */
@@ -19,12 +11,26 @@ export interface AdminOptions {
   fetch?: typeof fetch;
 }
 
-/** What every call answers: the body of a 2xx, or a thrown GatehouseError with status, detail and request id. */
+/**
+ * What every call answers: the body of a 2xx, or a thrown GatehouseError with status, code, detail and
+ * request id. A sign-in that asks for a second factor (`mfa_required: true`) is thrown too, as code
+ * `mfa_required` with the answer in `body`, so callers branch on `error.code` alone.
+ */
 async function unwrap<T>(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
-  if (response.ok) return data as T;
-  const detail = typeof (error as { detail?: unknown })?.detail === 'string' ? (error as { detail: string }).detail : response.statusText;
-  throw new GatehouseError(response.status, detail, response.headers.get('x-request-id') ?? undefined);
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  if (response.ok) {
+    if ((data as { mfa_required?: unknown } | undefined)?.mfa_required === true) {
+      throw new GatehouseError(response.status, 'mfa_required', 'a second factor is required to finish signing in', { requestId, body: data });
+    }
+    return data as T;
+  }
+  const fields = (error ?? {}) as { detail?: unknown; code?: unknown };
+  const detail = typeof fields.detail === 'string' ? fields.detail : response.statusText;
+  // A proxy's own error page has no code: name it by status, as the server names its own.
+  const code = typeof fields.code === 'string' ? (fields.code as ErrorCode) : response.status >= 500 ? 'internal' : 'bad_request';
+  const retryAfter = Number(response.headers.get('retry-after'));
+  throw new GatehouseError(response.status, code, detail, { requestId, retryAfter: retryAfter > 0 ? retryAfter : undefined, body: error });
 }
 
 /**
@@ -39,6 +45,8 @@ export function createAdminClient(options: AdminOptions) {
   });
   return {
     api,
+    /** Any `api` call's answer as its body, or a thrown GatehouseError (as the named methods answer). */
+    call: <T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> => unwrap<T>(request),
     users: {
       list: (query: Query<'listUsers'> = {}) => unwrap<Ok<'listUsers'>>(api.GET('/v1/users', { params: { query } })),
       get: (userId: string) => unwrap<Ok<'getUser'>>(api.GET('/v1/users/{user_id}', { params: { path: { user_id: userId } } })),
@@ -70,4 +78,4 @@ export function createAdminClient(options: AdminOptions) {
 }
 
 export type AdminClient = ReturnType<typeof createAdminClient>;
-export type { components, paths };
+export type { components, paths } from '@gatehouse/api-types';

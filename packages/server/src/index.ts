@@ -2,4 +2,5 @@
 export { createVerifier, type AccessClaims, type Verifier, type VerifierOptions } from './verify.js';
 export { claimsFromRequest, expressAuth, fastifyAuth } from './middleware.js';
 export { createAdminClient, type AdminClient, type AdminOptions } from './admin.js';
-export { GatehouseError, InvalidTokenError } from './errors.js';
+export { GatehouseError, InvalidTokenError, isGatehouseError } from './errors.js';
+export type { ErrorCode } from '@gatehouse/api-types';

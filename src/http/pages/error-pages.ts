@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { appFallbackUrl } from '../../services/accounts/link-landing.js';
-import { backButton, escapeHtml, page, sendHtml } from './page.js';
+import { backButton, codeLine, escapeHtml, page, sendHtml } from './page.js';
 
 // Routes a person reaches by navigating (the SSO bridge, OAuth's authorize and callback) answer their
-// errors as a page, not as `{detail}`, when the browser asks for HTML: a person who opens the bridge
+// errors as a page (its code in small print), not as `{detail, code}`, when the browser asks for HTML: a person who opens the bridge
 // signed out should read what happened and find the way back, not a JSON line.
 
 declare module 'fastify' {
@@ -29,9 +29,9 @@ export function wantsErrorPage(request: FastifyRequest): boolean {
 }
 
 /** The error as a page: its sentence, and a way back to the app when the request named one. */
-export function sendErrorPage(request: FastifyRequest, reply: FastifyReply, status: number, detail: string): FastifyReply {
+export function sendErrorPage(request: FastifyRequest, reply: FastifyReply, status: number, code: string, detail: string): FastifyReply {
   const title = TITLES[status] ?? (status >= 500 ? 'Something went wrong' : TITLES[400]!);
   const text = status >= 500 && status !== 503 ? 'Please try again in a moment.' : `${detail[0]!.toUpperCase()}${detail.slice(1)}.`;
-  const body = `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${backButton(appFallbackUrl(request.application))}`;
+  const body = `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${codeLine(code)}${backButton(appFallbackUrl(request.application))}`;
   return sendHtml(reply, status, page(title, body));
 }

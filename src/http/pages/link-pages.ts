@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { LinkState } from '../../services/accounts/link-landing.js';
-import { backButton, escapeHtml as escape, page, sendHtml } from './page.js';
+import { backButton, codeLine, escapeHtml as escape, page, sendHtml } from './page.js';
 
 // What a person sees after following an emailed link. No form-action in the CSP (page.ts): Chromium
 // applies it to the redirect after the POST, which goes to the app's own origin.
@@ -17,7 +17,7 @@ const MESSAGES: Record<Exclude<LinkState, 'live'>, { title: string; text: string
 /** 400 page for a person whose link is used, expired or unknown, with a way back to the app when one is known. */
 export function sendLinkErrorPage(reply: FastifyReply, state: Exclude<LinkState, 'live'>, backUrl: string | undefined): FastifyReply {
   const { title, text } = MESSAGES[state];
-  return sendHtml(reply, 400, page(title, `<h1>${title}</h1><p>${text}</p>${backButton(backUrl)}`));
+  return sendHtml(reply, 400, page(title, `<h1>${title}</h1><p>${text}</p>${codeLine('invalid_token')}${backButton(backUrl)}`));
 }
 
 /**

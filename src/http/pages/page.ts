@@ -16,7 +16,7 @@ export function page(title: string, body: string, referrerPolicy = 'no-referrer'
 body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f4f5f7;
 font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328}
 main{background:#fff;max-width:26rem;margin:1rem;padding:2rem;border-radius:12px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
-h1{font-size:1.25rem;margin:0 0 .75rem}p{margin:0 0 1.25rem;color:#484f58}
+h1{font-size:1.25rem;margin:0 0 .75rem}p{margin:0 0 1.25rem;color:#484f58}p.code{font-size:.8rem;color:#6e7781}
 a.button,button{display:inline-block;font:inherit;font-weight:600;padding:.6rem 1.2rem;border:0;border-radius:8px;
 background:#1f6feb;color:#fff;text-decoration:none;cursor:pointer}
 </style></head>
@@ -34,6 +34,9 @@ export function sendHtml(reply: FastifyReply, status: number, html: string, refe
     .header('referrer-policy', referrerPolicy)
     .send(html);
 }
+
+/** The error's code in small print: what a person quotes to the app's support, as a client reads it from `{detail, code}`. */
+export const codeLine = (code: string) => `<p class="code">Error code: ${escapeHtml(code)}</p>`;
 
 /** A "back to the app" button, when the app (and so a safe place to send the person) is known. */
 export const backButton = (url: string | undefined) => (url ? `<a class="button" href="${escapeHtml(url)}">Back to the app</a>` : '');

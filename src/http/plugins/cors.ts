@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Deps } from '../../deps.js';
+import type { ErrorCode } from '../../errors.js';
 import { allowedOriginsOf, listAllOrigins } from '../../services/apps/origins.js';
 import type { Guards } from './guards.js';
 
 const UNION_CACHE_MS = 30_000;
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 const ALLOWED_HEADERS = 'content-type, authorization, x-publishable-key, x-request-id';
-// A page reads {detail} of any answer, the request id to quote in a bug report, and when to retry.
+// A page reads {detail, code} of any answer, the request id to quote in a bug report, and when to retry.
 const EXPOSED_HEADERS = 'x-request-id, retry-after';
 
 /**
@@ -47,7 +48,7 @@ export function corsHook(deps: Deps, guards: Guards): (request: FastifyRequest, 
     if (preflight) {
       if (!(await anyAppAllows(origin))) {
         request.log.info({ origin }, 'preflight from an origin on no allow-list');
-        reply.code(403).send({ detail: `origin ${origin} is not on any application's allow-list` });
+        reply.code(403).send({ detail: `origin ${origin} is not on any application's allow-list`, code: 'origin_not_allowed' satisfies ErrorCode });
         return true;
       }
       allowOrigin(reply, origin);

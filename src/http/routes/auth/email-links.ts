@@ -35,7 +35,7 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
     typeof request.headers['x-publishable-key'] === 'string' ? guards.resolvePublishable(request) : Promise.resolve(undefined);
 
   // A used, expired or unknown link stays 400 (interface 4.1); a person gets a page saying which, every
-  // other client {detail}. This is the one error Gatehouse answers in something other than {detail}.
+  // other client {detail, code}. The page carries the same code, `invalid_token`, in small print.
   async function refuse(request: FastifyRequest, reply: FastifyReply, state: Exclude<LinkState, 'live'>, backUrl: string | undefined) {
     request.log.info({ code: 'invalid_token', state }, DETAILS[state]);
     if (wantsHtml(request)) return sendLinkErrorPage(reply, state, backUrl);
@@ -82,7 +82,7 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
         description:
           'The app comes from the token (an emailed link cannot send headers); a publishable key, when sent, must match it. ' +
           'Apps with link landing on answer a 200 HTML page whose button POSTs the token, so link scanners consume nothing. ' +
-          'An invalid, used or expired link is 400: an HTML page saying which for clients that accept text/html, {detail} for others.',
+          'An invalid, used or expired link is 400: an HTML page saying which for clients that accept text/html, {detail, code} for others.',
         querystring: TokenInput,
         response: { 200: HtmlPage, 302: Type.Null(), ...errors(400, 401, 402) },
       },

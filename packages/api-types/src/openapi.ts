@@ -903,7 +903,7 @@ export interface paths {
         };
         /**
          * Open an emailed verification or magic link: session cookie and 302 (or a one-button page)
-         * @description The app comes from the token (an emailed link cannot send headers); a publishable key, when sent, must match it. Apps with link landing on answer a 200 HTML page whose button POSTs the token, so link scanners consume nothing. An invalid, used or expired link is 400: an HTML page saying which for clients that accept text/html, {detail} for others.
+         * @description The app comes from the token (an emailed link cannot send headers); a publishable key, when sent, must match it. Apps with link landing on answer a 200 HTML page whose button POSTs the token, so link scanners consume nothing. An invalid, used or expired link is 400: an HTML page saying which for clients that accept text/html, {detail, code} for others.
          */
         get: operations["openEmailLink"];
         put?: never;
@@ -1153,12 +1153,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * Error
-         * @description Every error
-         */
-        "def-0": {
+        /** @description Every error */
+        Error: {
             detail: string;
+            /**
+             * @description a stable snake_case code (docs/api.md)
+             * @enum {string}
+             */
+            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required";
         };
     };
     responses: never;
@@ -1197,7 +1199,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1240,7 +1242,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1249,7 +1251,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1295,7 +1297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1304,7 +1306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1355,7 +1357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1364,7 +1366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1373,7 +1375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1382,7 +1384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1391,7 +1393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1400,7 +1402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1409,7 +1411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1475,7 +1477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1484,7 +1486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1493,7 +1495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1502,7 +1504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1562,7 +1564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1571,7 +1573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1580,7 +1582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1615,7 +1617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1624,7 +1626,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1656,7 +1658,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1665,7 +1667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1674,7 +1676,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1706,7 +1708,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1715,7 +1717,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1758,7 +1760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1767,7 +1769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1776,7 +1778,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1785,7 +1787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1829,7 +1831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1838,7 +1840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1847,7 +1849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1911,7 +1913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1920,7 +1922,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1929,7 +1931,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1968,7 +1970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1977,7 +1979,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1986,7 +1988,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -1995,7 +1997,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2004,7 +2006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2048,7 +2050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2057,7 +2059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2066,7 +2068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2075,7 +2077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2084,7 +2086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2127,7 +2129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2136,7 +2138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2145,7 +2147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2154,7 +2156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2163,7 +2165,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2208,7 +2210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2217,7 +2219,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2251,7 +2253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2260,7 +2262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2269,7 +2271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2278,7 +2280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2309,7 +2311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2318,7 +2320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2365,7 +2367,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2374,7 +2376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2383,7 +2385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2451,7 +2453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2460,7 +2462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2469,7 +2471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2510,7 +2512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2519,7 +2521,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2570,7 +2572,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2579,7 +2581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2588,7 +2590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2641,7 +2643,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2650,7 +2652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2659,7 +2661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2668,7 +2670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2702,7 +2704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2711,7 +2713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2720,7 +2722,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2766,7 +2768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2775,7 +2777,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2784,7 +2786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2793,7 +2795,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2825,7 +2827,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2834,7 +2836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2843,7 +2845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2886,7 +2888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2895,7 +2897,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2904,7 +2906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2913,7 +2915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2947,7 +2949,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2956,7 +2958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2965,7 +2967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -2974,7 +2976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3010,7 +3012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3019,7 +3021,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3028,7 +3030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3095,7 +3097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3104,7 +3106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3113,7 +3115,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3158,7 +3160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3167,7 +3169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3176,7 +3178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3233,7 +3235,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3242,7 +3244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3251,7 +3253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3291,7 +3293,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3300,7 +3302,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3334,7 +3336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3343,7 +3345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3400,7 +3402,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3409,7 +3411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3418,7 +3420,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3427,7 +3429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3469,7 +3471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3478,7 +3480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3487,7 +3489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3496,7 +3498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3505,7 +3507,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3514,7 +3516,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3561,7 +3563,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3570,7 +3572,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3579,7 +3581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3588,7 +3590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3643,7 +3645,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3652,7 +3654,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3661,7 +3663,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3709,7 +3711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3718,7 +3720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3727,7 +3729,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3736,7 +3738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3778,7 +3780,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3787,7 +3789,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3796,7 +3798,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3805,7 +3807,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3839,7 +3841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3848,7 +3850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3857,7 +3859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3866,7 +3868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3900,7 +3902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3909,7 +3911,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3918,7 +3920,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3927,7 +3929,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3978,7 +3980,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3987,7 +3989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -3996,7 +3998,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4005,7 +4007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4102,7 +4104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4111,7 +4113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4120,7 +4122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4129,7 +4131,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4179,7 +4181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4188,7 +4190,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4247,7 +4249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4256,7 +4258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4265,7 +4267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4274,7 +4276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4324,7 +4326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4333,7 +4335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4342,7 +4344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4351,7 +4353,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4360,7 +4362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4405,7 +4407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4414,7 +4416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4423,7 +4425,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4468,7 +4470,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4477,7 +4479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4530,7 +4532,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4539,7 +4541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4548,7 +4550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4604,7 +4606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4613,7 +4615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4622,7 +4624,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4656,7 +4658,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4665,7 +4667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4674,7 +4676,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4710,7 +4712,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4719,7 +4721,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4728,7 +4730,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4737,7 +4739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4773,7 +4775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4782,7 +4784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4824,7 +4826,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4833,7 +4835,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4871,7 +4873,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4880,7 +4882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4889,7 +4891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4922,7 +4924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4931,7 +4933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4940,7 +4942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4949,7 +4951,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4982,7 +4984,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -4991,7 +4993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5039,7 +5041,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5048,7 +5050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5115,7 +5117,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5124,7 +5126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5133,7 +5135,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5142,7 +5144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5190,7 +5192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5199,7 +5201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5208,7 +5210,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5217,7 +5219,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5251,7 +5253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5260,7 +5262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5269,7 +5271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5278,7 +5280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5341,7 +5343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5350,7 +5352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5359,7 +5361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5368,7 +5370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5377,7 +5379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5386,7 +5388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5421,7 +5423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5430,7 +5432,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5439,7 +5441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5448,7 +5450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5510,7 +5512,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5519,7 +5521,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5528,7 +5530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5537,7 +5539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5546,7 +5548,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5555,7 +5557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5609,7 +5611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5618,7 +5620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5627,7 +5629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5636,7 +5638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5645,7 +5647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5654,7 +5656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5731,7 +5733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5740,7 +5742,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5749,7 +5751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5758,7 +5760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5801,7 +5803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5810,7 +5812,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5819,7 +5821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5828,7 +5830,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5863,7 +5865,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5872,7 +5874,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5881,7 +5883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5890,7 +5892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5899,7 +5901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5953,7 +5955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5962,7 +5964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5971,7 +5973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5980,7 +5982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5989,7 +5991,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -5998,7 +6000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6042,7 +6044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6051,7 +6053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6100,7 +6102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6109,7 +6111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6118,7 +6120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6127,7 +6129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6167,7 +6169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6176,7 +6178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6220,7 +6222,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6229,7 +6231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6238,7 +6240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6247,7 +6249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6281,7 +6283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6290,7 +6292,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6299,7 +6301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6308,7 +6310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6361,7 +6363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6370,7 +6372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6379,7 +6381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6388,7 +6390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6439,7 +6441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6448,7 +6450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6457,7 +6459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6466,7 +6468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6475,7 +6477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6484,7 +6486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6535,7 +6537,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6544,7 +6546,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6553,7 +6555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6562,7 +6564,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6571,7 +6573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6580,7 +6582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6589,7 +6591,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6627,7 +6629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6636,7 +6638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6645,7 +6647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6654,7 +6656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6704,7 +6706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6713,7 +6715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6722,7 +6724,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Every error */
@@ -6731,7 +6733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["def-0"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
