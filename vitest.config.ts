@@ -1,9 +1,16 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { filesFor } from './test/suite.mjs';
+
+// Which files run: test/suite.mjs, by GATEHOUSE_TEST_SET (test/run.mjs sets it; 'any' when vitest runs on
+// its own: every file the database runs) and TEST_DB.
+const files = filesFor(process.env.GATEHOUSE_TEST_SET ?? 'any', process.env.TEST_DB ?? 'sqlite');
 
 // Contract tests spawn real servers; two cores run a few files at a time.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    include: files.include,
+    exclude: [...configDefaults.exclude, ...files.exclude],
+    setupFiles: ['test/helpers/file-times.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

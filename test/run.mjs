@@ -1,11 +1,14 @@
-// `npm test`: runs every test file against SQLite, then against PostgreSQL when it is reachable
-// (under CI=true a missing PostgreSQL or Redis is a failure, not a skip). Redis-backed limits run
-// whenever Redis answers. Prints one closing line: "N passed, N failed".
+// `npm test`: the main pass on SQLite and on PostgreSQL at once (PostgreSQL when it is reachable; under
+// CI=true a missing PostgreSQL or Redis is a failure, not a skip), with the fault project beside them.
+// Which files run where: test/suite.mjs (docs/testing.md). Redis-backed limits run whenever Redis answers.
+// Writes each file's wall and CPU time to test-results/times-<pass>.json and prints, per pass, its time,
+// its CPU and its ten slowest files; then one closing line: "N passed, N failed".
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 const pgUrl = new URL(process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -37,27 +40,47 @@ function firstLine(messages) {
  * One vitest run over every file against `db`. Its output is kept and printed whole when it ends, so two
  * runs at once never interleave their lines; the JSON report feeds the totals and the closing summary.
  */
-function runVitest(db, env, workers) {
-  const report = join(tmpdir(), `gatehouse-vitest-${db}-${process.pid}.json`);
-  const title = `=== tests on ${db}${env.TEST_REDIS_URL ? ' (rate limits in Redis)' : ''} ===`;
+function runVitest(db, env, workers, set = 'main') {
+  const pass = set === 'main' || set === 'any' ? db : `${set}-${db}`;
+  const report = join(tmpdir(), `gatehouse-vitest-${pass}-${process.pid}.json`);
+  const timesDir = mkdtempSync(join(tmpdir(), 'gatehouse-times-'));
+  const title = `=== ${set === 'main' || set === 'any' ? 'tests' : `${set} tests`} on ${db}${env.TEST_REDIS_URL ? ' (rate limits in Redis)' : ''} ===`;
   const args = ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
   if (workers) args.push(`--maxWorkers=${workers}`);
+  // A named file may be one this database does not run (test/suite.mjs): then this pass has nothing to do.
+  if (extraArgs.length > 0) args.push('--passWithNoTests');
   const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...args, ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, TEST_DB: db } });
+  return new Promise((resolvePass) => {
+    const passEnv = { ...process.env, ...env, TEST_DB: db, GATEHOUSE_TEST_SET: set, GATEHOUSE_TEST_TIMES_DIR: timesDir };
+    const child = spawn(process.execPath, [...args, ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'], env: passEnv });
     const output = [];
     child.stdout.on('data', (chunk) => output.push(chunk));
     child.stderr.on('data', (chunk) => output.push(chunk));
     child.on('close', (status) => {
       process.stdout.write(`\n${title}\n`);
       process.stdout.write(Buffer.concat(output));
-      collect(db, report, status, (Date.now() - started) / 1000);
-      resolve();
+      collect(pass, report, status, (Date.now() - started) / 1000, timesDir);
+      resolvePass();
     });
   });
 }
 
-function collect(db, report, status, seconds) {
+/** CPU seconds per file, as test/helpers/file-times.ts recorded them in the workers. */
+function cpuTimes(timesDir) {
+  const cpu = new Map();
+  for (const name of readdirSync(timesDir)) {
+    for (const line of readFileSync(join(timesDir, name), 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      const entry = JSON.parse(line);
+      cpu.set(entry.file, entry);
+    }
+  }
+  rmSync(timesDir, { recursive: true, force: true });
+  return cpu;
+}
+
+function collect(db, report, status, seconds, timesDir) {
+  const cpu = cpuTimes(timesDir);
   try {
     const json = JSON.parse(readFileSync(report, 'utf8'));
     totals.passed += json.numPassedTests;
@@ -67,20 +90,41 @@ function collect(db, report, status, seconds) {
     const files = [];
     for (const file of json.testResults ?? []) {
       const name = relative(process.cwd(), file.name);
-      files.push({ name, seconds: ((file.endTime ?? 0) - (file.startTime ?? 0)) / 1000 });
+      const used = cpu.get(name);
+      files.push({
+        name,
+        // From its import to its last hook (file-times.ts), else vitest's own account.
+        seconds: round(used?.wallSeconds ?? ((file.endTime ?? 0) - (file.startTime ?? 0)) / 1000),
+        // The worker's own CPU and its reaped children's (servers, CLI calls); null when not recorded.
+        cpuSeconds: used ? round(used.cpuSelf + used.cpuChildren) : null,
+        cpuWorkerSeconds: used ? round(used.cpuSelf) : null,
+        cpuChildrenSeconds: used ? round(used.cpuChildren) : null,
+        tests: (file.assertionResults ?? []).length,
+        failed: (file.assertionResults ?? []).filter((test) => test.status === 'failed').length,
+      });
       const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
       for (const test of failed) failures.push(`${db}: ${name} > ${test.fullName}\n    ${firstLine(test.failureMessages)}`);
       if (failed.length === 0 && file.status === 'failed') failures.push(`${db}: ${name}\n    ${firstLine([file.message])}`);
     }
-    // Where the time goes: the slowest files of the run, to keep the suite's wall time in view.
-    const slowest = files.sort((a, b) => b.seconds - a.seconds).slice(0, 8);
-    timings.push(`${db}: ${seconds.toFixed(0)} s; slowest files: ${slowest.map((f) => `${f.name} ${f.seconds.toFixed(0)} s`).join(', ')}`);
+    // Where the time goes: every file's times as an artifact, the pass's totals and ten slowest files here.
+    files.sort((a, b) => b.seconds - a.seconds);
+    const totalCpu = files.reduce((sum, file) => sum + (file.cpuSeconds ?? 0), 0);
+    const fileSeconds = files.reduce((sum, file) => sum + file.seconds, 0);
+    mkdirSync('test-results', { recursive: true });
+    const times = { pass: db, node: process.version, wallSeconds: round(seconds), fileSeconds: round(fileSeconds), cpuSeconds: round(totalCpu), files };
+    writeFileSync(join('test-results', `times-${db}.json`), `${JSON.stringify(times, null, 2)}\n`);
+    const slowest = files.slice(0, 10).map((f) => `${f.name} ${f.seconds.toFixed(0)} s${f.cpuSeconds === null ? '' : ` (${f.cpuSeconds.toFixed(0)} s CPU)`}`);
+    if (files.length > 0) timings.push(`${db}: ${seconds.toFixed(0)} s wall, ${files.length} files, ${totalCpu.toFixed(0)} s CPU (test-results/times-${db}.json); slowest:\n      ${slowest.join('\n      ')}`);
     rmSync(report, { force: true });
   } catch {
     totals.failed += 1;
     failures.push(`${db}: no test report (vitest exited ${status})`);
   }
   if (status !== 0) failedRun = true;
+}
+
+function round(value) {
+  return Math.round(value * 100) / 100;
 }
 
 const redisUp = await reachable(redisUrl.hostname, redisUrl.port || 6379);
@@ -90,36 +134,91 @@ if (!redisUp && ci) {
 }
 const redisEnv = redisUp ? { TEST_REDIS_URL: redisUrl.toString() } : {};
 
-// GATEHOUSE_TEST_DATABASES=sqlite runs the SQLite pass alone (CI's second Node version on a slow machine:
-// .ci/run says when); the default is both.
+// GATEHOUSE_TEST_SET: 'full' (the default) is the main pass on each database with the fault project
+// beside it; 'smoke' is the smoke set on SQLite (CI's second Node version: .ci/run); 'main' or 'fault'
+// runs that part alone. GATEHOUSE_TEST_DATABASES=sqlite (or postgres) runs one database. A named file
+// runs on every database test/suite.mjs gives it.
+const set = process.env.GATEHOUSE_TEST_SET ?? 'full';
+const named = extraArgs.some((arg) => !arg.startsWith('-'));
 const databases = (process.env.GATEHOUSE_TEST_DATABASES ?? 'sqlite,postgres').split(',').map((name) => name.trim());
-if (databases.includes('postgres') === false) {
-  console.log('GATEHOUSE_TEST_DATABASES: the SQLite pass only');
-  await runVitest('sqlite', {}, 3);
+if (set === 'smoke') {
+  console.log('GATEHOUSE_TEST_SET=smoke: the smoke set on SQLite (test/suite.mjs)');
+  await runVitest('sqlite', {}, 3, named ? 'any' : 'smoke');
   finish();
 }
 
-const pgUp = await reachable(pgUrl.hostname, pgUrl.port || 5432);
-const pgEnv = { TEST_PG_URL: pgUrl.toString(), ...redisEnv };
-if (!pgUp && ci) {
-  console.error(`PostgreSQL is not reachable at ${pgUrl.host}; CI requires it.`);
-  failedRun = true;
-  totals.failed += 1;
-} else if (!pgUp) {
-  console.warn(`PostgreSQL is not reachable at ${pgUrl.host}: skipped the PostgreSQL run.`);
+let pgUp = false;
+if (databases.includes('postgres')) {
+  pgUp = await reachable(pgUrl.hostname, pgUrl.port || 5432);
+  if (!pgUp && ci) {
+    console.error(`PostgreSQL is not reachable at ${pgUrl.host}; CI requires it.`);
+    failedRun = true;
+    totals.failed += 1;
+  } else if (!pgUp) {
+    console.warn(`PostgreSQL is not reachable at ${pgUrl.host}: skipped the PostgreSQL run.`);
+  }
 }
-// The two databases' runs are independent (each test file makes its own servers, databases and
-// directories): they run at the same time, two files each, unless GATEHOUSE_TEST_SERIAL=1 asks for one
-// after the other (three files at a time, as vitest.config.ts says).
-if (pgUp && process.env.GATEHOUSE_TEST_SERIAL !== '1') {
-  console.log('running the SQLite and PostgreSQL passes at once; the output of each follows when it ends');
-  await Promise.all([runVitest('sqlite', {}, 2), runVitest('postgres', pgEnv, 2)]);
+const runDatabases = databases.filter((db) => db === 'sqlite' || (db === 'postgres' && pgUp));
+
+// On a whole PostgreSQL pass, every process records which repository functions it called
+// (test/helpers/repo-calls.cjs); checkRepoCalls() fails the run on one that was never called.
+const repoCalls = !named && runDatabases.includes('postgres') && set !== 'fault' ? repoCallsRecorder() : undefined;
+const envOf = (db) => (db === 'postgres' ? { TEST_PG_URL: pgUrl.toString(), ...redisEnv, ...(repoCalls?.env ?? {}) } : {});
+
+const mainSet = named ? 'any' : 'main';
+const runMain = set === 'full' || set === 'main' || named;
+const runFault = !named && (set === 'full' || set === 'fault');
+// The passes are independent (each test file makes its own servers, databases and directories): the
+// databases' main passes run at the same time, two files each, and the fault project beside them one file
+// at a time (its files mostly wait on outages). GATEHOUSE_TEST_SERIAL=1 runs one pass after the other.
+if (process.env.GATEHOUSE_TEST_SERIAL === '1') {
+  if (runMain) for (const db of runDatabases) await runVitest(db, envOf(db), undefined, mainSet);
+  if (runFault) for (const db of runDatabases) await runVitest(db, envOf(db), 1, 'fault');
 } else {
-  await runVitest('sqlite', {});
-  if (pgUp) await runVitest('postgres', pgEnv);
+  const passes = [];
+  if (runMain) {
+    console.log(`running the ${runDatabases.join(' and ')} passes at once${runFault ? ', the fault project beside them' : ''}; the output of each follows when it ends`);
+    for (const db of runDatabases) passes.push(runVitest(db, envOf(db), runDatabases.length > 1 ? 2 : 3, mainSet));
+  }
+  if (runFault) passes.push((async () => { for (const db of runDatabases) await runVitest(db, envOf(db), 1, 'fault'); })());
+  await Promise.all(passes);
 }
+if (repoCalls) repoCalls.check();
 
 finish();
+
+/**
+ * GATEHOUSE_REPO_CALLS_DIR for the PostgreSQL passes, and the check that reads it afterwards: every
+ * function exported by src/store/repos/*.ts was called by some process of those passes. Needs
+ * module.registerHooks (Node >= 22.15): on an older Node the check says it did not run.
+ */
+function repoCallsRecorder() {
+  const hook = resolve(import.meta.dirname, 'helpers/repo-calls.cjs');
+  if (typeof createRequire(import.meta.url)('node:module').registerHooks !== 'function') {
+    console.log(`repository calls on PostgreSQL: not checked (Node ${process.version} has no module.registerHooks)`);
+    return undefined;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-repo-calls-'));
+  const nodeOptions = `${process.env.NODE_OPTIONS ?? ''} --require=${hook}`.trim();
+  return {
+    env: { GATEHOUSE_REPO_CALLS_DIR: dir, NODE_OPTIONS: nodeOptions },
+    check() {
+      const called = new Set();
+      for (const name of readdirSync(dir)) for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) if (line) called.add(line);
+      rmSync(dir, { recursive: true, force: true });
+      const repos = join(import.meta.dirname, '../src/store/repos');
+      const exported = [];
+      for (const file of readdirSync(repos).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))) {
+        const source = readFileSync(join(repos, file), 'utf8');
+        for (const match of source.matchAll(/^export (?:async )?function (\w+)/gm)) exported.push(`${file.slice(0, -3)}:${match[1]}`);
+      }
+      const missing = exported.filter((name) => !called.has(name));
+      timings.push(`repository functions called on PostgreSQL: ${exported.length - missing.length} of ${exported.length}`);
+      for (const name of missing) failures.push(`postgres: src/store/repos/${name.replace(':', '.ts: ')} was never called on PostgreSQL (a file that reaches it runs on SQLite only: test/suite.mjs)`);
+      if (missing.length > 0) failedRun = true;
+    },
+  };
+}
 
 function finish() {
   if (timings.length > 0) console.log(`\ntimes:\n${timings.map((line) => `  ${line}`).join('\n')}`);

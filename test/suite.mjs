@@ -1,0 +1,80 @@
+// Which test files run where (docs/testing.md). vitest.config.ts and test/run.mjs read these lists.
+//
+// A file not listed here runs on SQLite and on PostgreSQL: a new file keeps running on both databases
+// until someone lists it, with the reason. The rule that makes SQLITE_ONLY safe is checked on every
+// PostgreSQL pass (test/helpers/repo-calls.cjs, test/run.mjs): every exported function of
+// src/store/repos/ is called at least once on PostgreSQL, so every SQL statement the service can issue
+// still runs there. A file listed here whose repository function is reached by no other file fails that
+// check, and then belongs on both databases again (or the function gets a store test).
+
+/** Files whose subject is the HTTP surface, a page or a pure function: the database under them is not what they test. */
+export const SQLITE_ONLY = {
+  'test/browser/**': 'pages and HTTP through Chromium (harness.ts skipped them on PostgreSQL before)',
+  'test/contract/browser-pages.test.ts': 'HTML error pages and their links back to the app',
+  'test/contract/cors.test.ts': 'CORS headers and preflights',
+  'test/contract/foundation-http.test.ts': 'HTTP conventions: request ids, error shapes, limits of bodies and headers',
+  'test/contract/security-http.test.ts': 'response headers, CSRF, framework errors, /metrics behind a proxy',
+  'test/contract/fuzz.test.ts': 'malformed input on every route: error shapes, no 5xx',
+  'test/contract/openapi-client.test.ts': 'the OpenAPI document and a client generated from it',
+  'test/contract/oauth-browser-binding.test.ts': 'the OAuth cookie that binds a flow to its browser',
+  'test/packages/**': 'the client and server SDKs over HTTP',
+  'src/crypto/**': 'pure functions, no database',
+  'src/http/**': 'request plugins, no database',
+  'src/limits/limiter.test.ts': 'rate-limit arithmetic in memory (Redis: test/contract/rate-limits.test.ts on PostgreSQL)',
+  'src/mail/**': 'mail templates, no database',
+  'src/observability/**': 'pure functions, no database',
+  'src/services/billing/pricing.test.ts': 'price arithmetic, no database',
+  'src/services/tables/**': 'value coercion and a cache, no database',
+  'src/*.test.ts': 'process, logger and flag helpers, no database',
+};
+
+/** Files that skip themselves everywhere but on PostgreSQL (skipIf): the SQLite pass does not start them. */
+export const POSTGRES_ONLY = {
+  'test/contract/two-nodes.test.ts': 'two nodes need one shared PostgreSQL and Redis',
+  'test/contract/billing-two-nodes.test.ts': 'two nodes need one shared PostgreSQL',
+  'src/store/pg-pool.test.ts': "PostgreSQL's pool and named statements",
+};
+
+/**
+ * The fault project: real outages (private PostgreSQL clusters stopped and hung, kill -9, a relay or a
+ * blob store that never answers). Long waits by nature, little CPU: test/run.mjs runs it beside the main
+ * passes, one file at a time, on both databases (each file skips the database it has no case for).
+ */
+export const FAULT = [
+  'test/contract/faults.test.ts',
+  'test/contract/resilience-blobs.test.ts',
+  'test/contract/resilience-crash.test.ts',
+  'test/contract/resilience-health.test.ts',
+  'test/contract/resilience-mail.test.ts',
+  'test/contract/resilience-postgres.test.ts',
+  'test/contract/resilience-sqlite.test.ts',
+];
+
+/**
+ * The smoke set, run on the second Node version (.ci/run): the unit and integration tests, and contract
+ * files over both native modules (better-sqlite3 under every route, argon2 in passwords and hashcash).
+ */
+export const SMOKE = [
+  'src/**/*.test.ts',
+  'test/integration/**/*.test.ts',
+  'test/contract/signup.test.ts',
+  'test/contract/signin.test.ts',
+  'test/contract/hashcash.test.ts',
+  'test/contract/sessions.test.ts',
+  'test/contract/tables-rows.test.ts',
+  'test/contract/cli-list.test.ts',
+];
+
+export const ALL = ['test/**/*.test.ts', 'src/**/*.test.ts'];
+
+/**
+ * What vitest includes and excludes for a set ('main', 'fault', 'smoke', or 'any': every file the
+ * database runs, for a named file) on a database ('sqlite' or 'postgres').
+ */
+export function filesFor(set, db) {
+  const notHere = Object.keys(db === 'postgres' ? SQLITE_ONLY : POSTGRES_ONLY);
+  if (set === 'fault') return { include: FAULT, exclude: notHere };
+  if (set === 'smoke') return { include: SMOKE, exclude: [...notHere, ...FAULT] };
+  if (set === 'main') return { include: ALL, exclude: [...notHere, ...FAULT] };
+  return { include: ALL, exclude: notHere };
+}
