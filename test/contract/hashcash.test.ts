@@ -143,8 +143,12 @@ describe('interface 4.1 and contract 3: POST /v1/signups proof-of-work', () => {
   it('410 for an expired challenge (HASHCASH_TTL_SECONDS=1)', async () => {
     const challenge = await getChallenge(shortTtl, expiring.publishable_key);
     expect(challenge.expires_in).toBe(1);
-    await new Promise((r) => setTimeout(r, 2_000));
-    const res = await signup(shortTtl, expiring, { challenge: challenge.challenge, nonce: await solve(challenge) });
+    const nonce = await solve(challenge);
+    // The challenge carries its issue time in milliseconds (v1.<app>.<ms>.…): wait only until just past its
+    // second, which the solving above has partly used.
+    const issuedAtMs = Number(challenge.challenge.split('.')[2]);
+    await new Promise((r) => setTimeout(r, Math.max(0, issuedAtMs + 1_100 - Date.now())));
+    const res = await signup(shortTtl, expiring, { challenge: challenge.challenge, nonce });
     expect(res.status).toBe(410);
     expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
   });

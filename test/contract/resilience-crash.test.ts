@@ -76,6 +76,7 @@ describe('issue 8: crashes and shutdown', () => {
         if (res.status && res.status >= 200 && res.status < 300) accepted.push(email);
       }
     });
+    // Sign-ups in flight for a while before the kill: a real process dies mid-load (fault project).
     await new Promise((r) => setTimeout(r, 1_500));
     node.child.kill('SIGKILL');
     killed = true;

@@ -141,6 +141,7 @@ describe('issue 8: a silent SMTP relay', () => {
     for (const res of results) expect(res.status).toBe(200);
     for (const email of emails) await sink.waitFor(email, { timeoutMs: 10_000 });
     await expect.poll(async () => (await queryDatabase(deployment.databaseUrl, 'SELECT id FROM mail_outbox')).length, { timeout: 5_000 }).toBe(0);
+    // Past the outbox's next polls of both nodes: a second delivery, if any, would have arrived (fault project).
     await new Promise((r) => setTimeout(r, 1_500));
     for (const email of emails) expect(sink.messages.filter((m) => m.to.includes(email))).toHaveLength(1);
   });

@@ -115,6 +115,7 @@ describe.skipIf(TEST_DB !== 'postgres' || !postgresBinDir())('issue 8: PostgreSQ
   it('stopped for 20 s: 503 {detail} with Retry-After (never 500, never hanging), a few log lines, a metric; then 200 again', async () => {
     const outcomes = await underLoad(async () => {
       await cluster.stop();
+      // The outage itself: a real PostgreSQL stopped for 20 s under load (fault project, beside the main pass).
       await new Promise((r) => setTimeout(r, 20_000));
       await cluster.start();
     });

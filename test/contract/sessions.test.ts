@@ -139,7 +139,11 @@ describe('4.1 POST /v1/tokens/session and contract 5 rotation', () => {
     }
   });
 
-  it('a rotated token presented more than 10 s later revokes the whole session (theft); a forged one naming the session does not', async () => {
+  // More than 10 s after its rotation a rotated token ends the whole session (theft), and forgeries then
+  // end nothing: test/integration/refresh-reuse.test.ts moves the clock for that, every generation behind
+  // (this file waited 10.5 s for it). Here, over HTTP, the grace itself: within it the rotated tokens and
+  // forgeries are refused and the session goes on.
+  it('a rotated token presented within 10 s is refused and ends nothing; a forged one naming the session is refused', async () => {
     const user = await verifiedUser(env, app);
     const rotated = await refresh(user.tokens.refresh_token);
     expect(rotated.status).toBe(200);
@@ -148,23 +152,21 @@ describe('4.1 POST /v1/tokens/session and contract 5 rotation', () => {
     const second1 = await refresh(second.tokens.refresh_token);
     const second2 = await refresh(second1.body.refresh_token);
     expect(second2.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 10_500));
     // The session id is in every access token: a made-up token naming it, of an old generation or not, is
     // refused and ends nothing.
     for (const generation of [0, 1, 2, 7]) expect((await refresh(forgedRefreshToken(second.tokens.session_id, generation))).status).toBe(401);
+    expect((await refresh(second.tokens.refresh_token)).status).toBe(401);
+    expect((await refresh(second1.body.refresh_token)).status).toBe(401);
     const second3 = await refresh(second2.body.refresh_token);
     expect(second3.status).toBe(200);
+    const secondMe = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: second3.body.access_token });
+    expect(secondMe.status).toBe(200);
 
     expect((await refresh(user.tokens.refresh_token)).status).toBe(401);
-    expect((await refresh(rotated.body.refresh_token)).status).toBe(401);
     const me = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: rotated.body.access_token });
-    expect(me.status).toBe(401);
-
-    expect((await refresh(second.tokens.refresh_token)).status).toBe(401);
-    expect((await refresh(second3.body.refresh_token)).status).toBe(401);
-    const secondMe = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: second3.body.access_token });
-    expect(secondMe.status).toBe(401);
-  }, 30_000);
+    expect(me.status).toBe(200);
+    expect((await refresh(rotated.body.refresh_token)).status).toBe(200);
+  });
 
   it("401 for an unknown token, a missing token, or app A's token at app B", async () => {
     const user = await verifiedUser(env, app);
