@@ -10,8 +10,24 @@ const { appendFileSync } = require('node:fs');
 const { join } = require('node:path');
 const nodeModule = require('node:module');
 
+const REPO = /\/(?:dist\/)?src\/store\/repos\/([a-z0-9-]+)\.(?:js|ts)$/;
+
+/**
+ * The module's source with each exported function replaced by its recorded wrapper, or undefined when the
+ * file is not a repository. Function declarations are mutable bindings: reassigning one at the end of the
+ * module changes what every importer sees. Also used by vitest.config.ts for src/store/repos/*.ts, which
+ * vitest loads itself (in-process tests) rather than through Node's loader.
+ */
+function wrapRepoSource(path, source) {
+  const match = REPO.exec(path.split('?')[0]);
+  if (!match || match[1].endsWith('.test')) return undefined;
+  const names = [...source.matchAll(/^export (?:async )?function (\w+)/gm)].map((m) => m[1]);
+  const wraps = names.map((name) => `${name} = (globalThis.__gatehouseRepoCall ?? ((r, n, f) => f))(${JSON.stringify(match[1])}, ${JSON.stringify(name)}, ${name});`);
+  return `${source}\n${wraps.join('\n')}\n`;
+}
+
 const dir = process.env.GATEHOUSE_REPO_CALLS_DIR;
-if (dir && typeof nodeModule.registerHooks === 'function') {
+if (dir) {
   const seen = new Set();
   const file = join(dir, `calls-${process.pid}.txt`);
   globalThis.__gatehouseRepoCall = (repo, name, fn) => {
@@ -24,17 +40,16 @@ if (dir && typeof nodeModule.registerHooks === 'function') {
       return fn.apply(this, args);
     };
   };
-  const REPO = /\/dist\/src\/store\/repos\/([a-z0-9-]+)\.js$/;
-  nodeModule.registerHooks({
-    load(url, context, nextLoad) {
-      const result = nextLoad(url, context);
-      const match = REPO.exec(url);
-      if (!match || result.format !== 'module' || result.source == null) return result;
-      const source = String(result.source);
-      const names = [...source.matchAll(/^export (?:async )?function (\w+)/gm)].map((m) => m[1]);
-      // Function declarations are mutable bindings: reassigning one here changes what every importer sees.
-      const wraps = names.map((name) => `${name} = globalThis.__gatehouseRepoCall(${JSON.stringify(match[1])}, ${JSON.stringify(name)}, ${name});`);
-      return { ...result, source: `${source}\n${wraps.join('\n')}\n` };
-    },
-  });
+  if (typeof nodeModule.registerHooks === 'function') {
+    nodeModule.registerHooks({
+      load(url, context, nextLoad) {
+        const result = nextLoad(url, context);
+        if (result.format !== 'module' || result.source == null || !url.includes('/dist/src/store/repos/')) return result;
+        const source = wrapRepoSource(url, String(result.source));
+        return source === undefined ? result : { ...result, source };
+      },
+    });
+  }
 }
+
+module.exports = { wrapRepoSource };
