@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
 import { deleteSpentChallengesExpiredBefore, insertSpentChallenge } from '../../src/store/repos/hashcash-spent.js';
 import { acquireJobLock, findJobLock, renewJobLock } from '../../src/store/repos/job-locks.js';
 import { findLiveChallenge, insertChallenge, setWebauthnChallenge } from '../../src/store/repos/mfa-challenges.js';
