@@ -1,0 +1,79 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+// Tenants, their applications, the applications' keys, and the installation's own rows.
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  created_at: string;
+  /** Set once, when the tenant is deleted (migration 0020): its row stays, marked, beside its billing ledger. */
+  deleted_at?: string | null;
+}
+
+export interface ApplicationsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  domain: string | null;
+  allowed_origins: string; // JSON array of origins
+  verification_method: 'code' | 'link' | 'both';
+  passwords_enabled: number;
+  hashcash_enabled: number | null; // null: follow HASHCASH_ENABLED
+  hashcash_difficulty: number;
+  bot_min_usd_cents: number;
+  objects_limit_bytes?: number | null; // null: OBJECTS_STORAGE_LIMIT_BYTES
+  created_at: string;
+  updated_at: string;
+  /** 1 when emailed links answer a one-button page (migration 0011). */
+  link_landing: Generated<number>;
+  /** 1 when a user may delete their own account, DELETE /v1/me (migration 0019). */
+  self_delete: Generated<number>;
+  tables_limit_bytes: number | null; // null: TABLES_STORAGE_LIMIT_BYTES
+  /** Set once, when the app is deleted (migration 0020): every route refuses it, and the purge job removes its data and then its row. */
+  deleted_at?: string | null;
+  /** 'required', or null: second factors optional (migration 0024). */
+  mfa_policy: 'required' | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  app_id: string;
+  kind: 'publishable' | 'secret';
+  key_hash: string; // sha256 hex of the whole key
+  publishable_key: string | null; // publishable keys are public: kept to show them again
+  created_at: string;
+  expires_at: string | null; // a rotated secret's end of grace
+  /** The last 4 characters of a secret key (migration 0020; null before it and for publishable keys). */
+  key_end?: string | null;
+}
+
+export interface SigningKeysTable {
+  id: string;
+  app_id: string;
+  version: number;
+  kid: string;
+  public_jwk: string; // JSON
+  private_key_sealed: string; // PKCS#8 PEM sealed with MASTER_KEY
+  created_at: string;
+  retired_at: string | null;
+}
+
+/** Installation-wide settings (0018), one row per name: e.g. the master key's check value. */
+export interface SettingsTable {
+  name: string;
+  value: string;
+  updated_at: string;
+}
+
+export interface JobLocksTable {
+  name: string;
+  holder: string;
+  locked_until: string;
+}
+
+export type TenantRow = Selectable<TenantsTable>;
+export type ApplicationRow = Selectable<ApplicationsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type SigningKeyRow = Selectable<SigningKeysTable>;
+export type NewApplication = Insertable<ApplicationsTable>;
+export type ApplicationUpdate = Updateable<ApplicationsTable>;

@@ -1,0 +1,43 @@
+import type { Selectable } from 'kysely';
+
+// OAuth sign-in (migration 0007): each app's provider configuration, the states in flight, linked identities.
+
+export interface OAuthProvidersTable {
+  app_id: string;
+  provider: 'google' | 'apple';
+  client_id: string;
+  secret_sealed: string; // Google client secret or Apple .p8 PEM, sealed with MASTER_KEY
+  team_id: string | null;
+  key_id: string | null;
+  scopes: string; // JSON array
+  configured_at: string;
+  updated_at: string;
+}
+
+export interface OAuthStatesTable {
+  state_hash: string; // sha256 hex of the state sent to the provider
+  app_id: string;
+  provider: 'google' | 'apple';
+  code_verifier_sealed: string;
+  nonce: string;
+  redirect_url: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+  browser_binding_hash: string | null; // sha256 hex of the cookie authorize set (migration 0016); null: made before it
+}
+
+export interface OAuthIdentitiesTable {
+  app_id: string;
+  provider: 'google' | 'apple';
+  subject: string;
+  user_id: string;
+  email: string | null;
+  name: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
+export type OAuthStateRow = Selectable<OAuthStatesTable>;
+export type OAuthIdentityRow = Selectable<OAuthIdentitiesTable>;
