@@ -64,7 +64,7 @@ const emptyBodyIsEmptyObject: preValidationHookHandler = (request, _reply, done)
   done();
 };
 
-/** A route without a body schema takes no body fields (contract.md 0: an unknown field is a 400 naming it). */
+/** A route without a body schema takes no body fields (docs/api.md: an unknown field is a 400 naming it). */
 const refuseBodyFields: preValidationHookHandler = (request, _reply, done) => {
   const detail = unknownBodyField(request.body, request.headers['content-type']);
   done(detail === undefined ? undefined : new ApiError(400, 'validation_failed', detail));

@@ -1,4 +1,4 @@
-// A runnable simulator of the donation-confirmation provider of contract.md section 7, for development
+// A runnable simulator of the donation-confirmation provider of docs/bots.md, for development
 // and tests. In memory, node:http only. Provider routes:
 //   POST /challenges {chain, usd_amount}      → 201 challenge (status PENDING)
 //   GET  /challenges/{id}                     → 200 challenge (PENDING | CONFIRMED | EXPIRED), 404 unknown

@@ -6,7 +6,7 @@ import { markAppDeleted } from '../services/apps/deletion.js';
 import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
 import { collect, onOff, print, usd, UsageError, wholeNumber, withDeps } from './shared.js';
 
-// `gatehouse app ...` (contract.md section 1): each command a thin call into services/apps/apps.ts.
+// `gatehouse app ...` (docs/operations.md): each command a thin call into services/apps/apps.ts.
 
 /** The setting flags `app create` and `app update` take (the tests' fixtures parse app flags with them too). */
 export function appSettingOptions(command: Command): Command {

@@ -8,7 +8,7 @@ import { findTenant } from '../store/repos/tenants.js';
 import { ApiError } from '../errors.js';
 import { print, withDeps } from './shared.js';
 
-// `gatehouse billing credit | run | show` (contract.md section 1).
+// `gatehouse billing credit | run | show` (docs/operations.md).
 
 function signedUsd(value: string): number {
   if (!/^-?\d+(\.\d{1,2})?$/.test(value)) throw new InvalidArgumentError('expected a USD amount like 10, 2.50 or -5');

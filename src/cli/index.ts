@@ -10,7 +10,7 @@ import { registerTenantCommands } from './tenants.js';
 import { registerUserCommands } from './users.js';
 
 // The `gatehouse` command: one file per command group, each command a thin call into the services the
-// routes use (contract.md section 1).
+// routes use (docs/operations.md).
 
 export function buildProgram(): Command {
   const program = new Command('gatehouse')

@@ -6,7 +6,7 @@ import { appsDeps } from './apps.js';
 import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
 import { print, wholeNumber, withDeps } from './shared.js';
 
-// `gatehouse tenant ...` (contract.md section 1).
+// `gatehouse tenant ...` (docs/operations.md).
 
 export function registerTenantCommands(program: Command): void {
   const tenant = program.command('tenant').description('manage tenants');

@@ -8,7 +8,7 @@ import { findApplication } from '../store/repos/applications.js';
 import type { Deps } from '../deps.js';
 import { print, withDeps } from './shared.js';
 
-// `gatehouse user ...` (contract.md sections 1 and 14): the same services as DELETE /v1/users/{id} and
+// `gatehouse user ...` (docs/operations.md and docs/privacy.md): the same services as DELETE /v1/users/{id} and
 // GET /v1/users/{id}/export. An unknown app or user (or a user of another app) exits 1 with "user not found".
 
 export function registerUserCommands(program: Command): void {

@@ -1,4 +1,4 @@
-// BILLING_CHAINS and BILLING_PRICES (contract.md section 1): parsed once at start-up, errors name the variable.
+// BILLING_CHAINS and BILLING_PRICES (docs/operations.md): parsed once at start-up, errors name the variable.
 
 /** Chains offered for crypto top-ups when BILLING_CHAINS is unset. */
 export const DEFAULT_BILLING_CHAINS = ['ethereum', 'bitcoin', 'solana', 'polygon', 'base'];

@@ -193,7 +193,7 @@ function parseEmailFrom(env: Env): string {
 }
 
 /**
- * Reads and validates every variable of contract.md section 1. The only reader of the environment:
+ * Reads and validates every variable of docs/operations.md. The only reader of the environment:
  * everything else receives the Config. Throws ConfigError naming the first bad variable. `serve` also
  * requires what only a server needs (PUBLIC_BASE_URL on PostgreSQL).
  */

@@ -5,7 +5,7 @@ export interface RateRule {
 }
 
 /**
- * Every named window of interface.md part 8 and contract.md section 8.
+ * Every named window of docs/rate-limits.md.
  * `*_email` windows that strangers could fill are keyed by (email, IP); the `*_email_any` windows
  * beside them are the looser per-email caps.
  */
@@ -22,9 +22,9 @@ export const DEFAULT_RATE_LIMITS = {
   challenge_ip: { limit: 30, windowSeconds: 60 },
   sso_exchange_ip: { limit: 30, windowSeconds: 60 },
   refresh_ip: { limit: 120, windowSeconds: 60 },
-  // Custom-table row writes (create, PATCH, delete) by a Publishable+Session caller, per user (contract.md 10).
+  // Custom-table row writes (create, PATCH, delete) by a Publishable+Session caller, per user (docs/tables.md).
   row_write_user: { limit: 300, windowSeconds: 60 },
-  // contract.md section 15: password reset requests per (email, IP), and the looser per-email cap.
+  // docs/account.md: password reset requests per (email, IP), and the looser per-email cap.
   password_reset_email: { limit: 5, windowSeconds: 300 },
   password_reset_email_any: { limit: 10, windowSeconds: 3600 },
   // Email-change requests per signed-in user: each one emails an address the user merely typed.

@@ -1,6 +1,6 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 
-// Bot keys: raw 32-byte Ed25519 public keys, sent as base64 (interface.md part 2, contract.md section 7).
+// Bot keys: raw 32-byte Ed25519 public keys, sent as base64 (docs/api.md and docs/bots.md).
 
 export const ED25519_PUBLIC_KEY_BYTES = 32;
 export const ED25519_SIGNATURE_BYTES = 64;

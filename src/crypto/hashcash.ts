@@ -6,7 +6,7 @@ const ARGON2ID = 2 as Algorithm.Argon2id;
 /** Argon2 version 0x13, pinned rather than left to the library's default. */
 const V0X13 = 1 as Version.V0x13;
 
-// Hashcash proof-of-work (contract.md section 3): the challenge format, its MAC, and the proof hash.
+// Hashcash proof-of-work (docs/hashcash.md): the challenge format, its MAC, and the proof hash.
 // Pure functions: no clock, no database; the service decides what a failed check means.
 
 /** Argon2id parameters of every challenge (contract defaults; the wire names of the challenge object). */

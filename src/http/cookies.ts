@@ -56,7 +56,7 @@ export function clearAuthCookies(reply: FastifyReply, config: Config): void {
 }
 
 /**
- * The OAuth browser binding (contract.md section 13): one cookie per provider, so a Google and an Apple
+ * The OAuth browser binding (docs/oauth.md): one cookie per provider, so a Google and an Apple
  * sign-in can be in flight at once (a second authorize for the same provider replaces the first). Path
  * /v1/oauth: only authorize and the callbacks ever see it.
  */

@@ -1,6 +1,6 @@
 import secureJson from 'secure-json-parse';
 
-/** The deepest a JSON body may nest objects and arrays (contract.md section 0); deeper is 400. */
+/** The deepest a JSON body may nest objects and arrays (docs/api.md); deeper is 400. */
 export const MAX_JSON_DEPTH = 64;
 
 /** Why a JSON body is refused: the 400's detail. */

@@ -3,7 +3,7 @@ import { rateLimitIp } from './client-ip.js';
 
 // Keys of the per-email rate-limit windows, normalized so `Ann@Example.com` and `ann@example.com` share
 // their windows. The limiter stores a key that holds an address as an HMAC of it (limits/index.ts,
-// storedKey: contract.md section 14), so no address reaches Redis.
+// storedKey: docs/privacy.md), so no address reaches Redis.
 
 /** `{app}:{email}`: a per-email window. */
 export function emailWindowKey(appId: string, email: string): string {

@@ -23,7 +23,7 @@ export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });
 
 /**
- * An integer parameter: always a safe integer (contract.md section 8), within the route's own range when
+ * An integer parameter: always a safe integer (docs/rate-limits.md), within the route's own range when
  * it gives one. Use it for every integer a client sends; a bare Type.Integer lets 1e20 through.
  */
 export const SafeInteger = (options: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>

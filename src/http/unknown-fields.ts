@@ -1,4 +1,4 @@
-// Unknown body fields (contract.md 0): a field a route does not define is a 400 naming it, never dropped
+// Unknown body fields (docs/api.md): a field a route does not define is a 400 naming it, never dropped
 // silently, so a misspelt `pasword` cannot pass as a password-less sign-in. Route schemas are written as
 // TypeBox objects without saying so each time: closeBodySchema closes every object of a body schema when
 // the route is registered (app.ts), and the error plugin names the field Ajv found.

@@ -23,7 +23,7 @@ export function rateLimited(waitMs: number): ApiError {
  */
 /**
  * The key a window is stored under: a key that holds an email address (`{app}:{email}:{ip}`) keeps its app
- * id in clear and the rest as an HMAC, so Redis never holds an address (contract.md section 14) while
+ * id in clear and the rest as an HMAC, so Redis never holds an address (docs/privacy.md) while
  * every node, sharing MASTER_KEY, still counts the same address in the same window.
  */
 export function storedKey(secret: Buffer, key: string): string {

@@ -62,7 +62,7 @@ describe('8 limits: the in-memory sliding window', () => {
     expect(refused?.detail).toBe('too many requests; retry in 60 seconds');
   });
 
-  it('uses the defaults of interface.md part 8 when RATE_LIMITS is unset (signup_email 1/300)', async () => {
+  it('uses the defaults of docs/rate-limits.md when RATE_LIMITS is unset (signup_email 1/300)', async () => {
     const clock = manualClock();
     const limiter = createLimiter(loadConfig({}), { clock });
     expect(await admittedCount(limiter, 'signup_email', 'app_1:a@example.com', 5)).toBe(1);

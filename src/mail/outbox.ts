@@ -37,7 +37,7 @@ export function createOutboxMailer(dir: string, from: string, log: Logger): Mail
 
 /**
  * Removes the outbox's `.eml` files written before `before` (their codes and links are dead by then, and the
- * addresses in them need not stay on disk: contract.md section 14). Returns how many; a missing directory is 0.
+ * addresses in them need not stay on disk: docs/privacy.md). Returns how many; a missing directory is 0.
  */
 export async function pruneOutbox(dir: string, before: Date): Promise<number> {
   let removed = 0;

@@ -168,7 +168,7 @@ const NOTICE: Record<NoticeKind, { subject: string; body: (appName: string, mask
 };
 
 /**
- * A notice after a password or email change (contract.md section 15): it carries no secret (no code,
+ * A notice after a password or email change (docs/account.md): it carries no secret (no code,
  * link, token or password), only what happened and what to do if it was not the reader.
  */
 export function noticeEmail(input: NoticeEmailInput): Mail {

@@ -18,7 +18,7 @@ function paramName(raw: string): string {
 
 /**
  * The URL with the value of every secret-carrying query parameter replaced by `[redacted]`, and any email
- * address in it masked (`GET /v1/users?email=...`: contract.md section 14).
+ * address in it masked (`GET /v1/users?email=...`: docs/privacy.md).
  */
 export function scrubUrl(url: string): string {
   return maskEmailsIn(redactSecretParams(url));

@@ -1,4 +1,4 @@
-// No email address reaches a log line in clear (contract.md section 14): a line names the user by id, or
+// No email address reaches a log line in clear (docs/privacy.md): a line names the user by id, or
 // shows the address masked to its first character and its domain (`a***@example.com`), enough to tell
 // addresses apart while debugging and no more.
 

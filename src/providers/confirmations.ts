@@ -1,6 +1,6 @@
 import { ApiError, notFound } from '../errors.js';
 
-// Client of the donation-confirmation provider (contract.md section 7): an outside HTTP service at
+// Client of the donation-confirmation provider (docs/bots.md): an outside HTTP service at
 // CONFIRMATIONS_URL. Bot sign-up reads a challenge's status; billing top-ups create and read them.
 
 export type DonationStatus = 'PENDING' | 'CONFIRMED' | 'EXPIRED';

@@ -8,7 +8,7 @@ import { authorize, configureApple, configureGoogle, newAccount, startOAuthEnv, 
 import { clientBundle } from './client-bundle.js';
 import { findChromium, skipReason } from './harness.js';
 
-// OAuth in a real Chromium (issue 35, finding 2; contract.md section 13): the sign-in an app's page
+// OAuth in a real Chromium (issue 35, finding 2; docs/oauth.md): the sign-in an app's page
 // starts completes in that browser, Google's by a GET redirect and Apple's by the form its page posts;
 // the callback an attacker stops before, opened in a browser profile that did not start the flow (a
 // link for Google, an auto-submitting form on another site for Apple), signs nobody in.

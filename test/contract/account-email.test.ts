@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeFor, startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
-// contract.md section 15: POST /v1/me/email and POST /v1/me/email/confirm. Nothing changes until the new
+// docs/account.md: POST /v1/me/email and POST /v1/me/email/confirm. Nothing changes until the new
 // address is proven; the unique index on the app's emails decides a race for one address.
 
 let env: AuthEnv;

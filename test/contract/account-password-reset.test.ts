@@ -6,7 +6,7 @@ import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import type { SmtpSink } from '../helpers/smtp-sink.js';
 
-// contract.md section 15: password reset. POST /v1/password_resets answers the same for every email;
+// docs/account.md: password reset. POST /v1/password_resets answers the same for every email;
 // POST /v1/password_resets/confirm follows the rules of codes (sections 4 and 8).
 
 let env: AuthEnv;
@@ -245,7 +245,7 @@ describe('15 reset codes follow the rules of codes', () => {
   });
 });
 
-describe('15 the reset windows (contract.md section 8)', () => {
+describe('15 the reset windows (docs/rate-limits.md)', () => {
   let limited: AuthEnv;
   let limitedApp: TestApp;
   beforeAll(async () => {

@@ -6,7 +6,7 @@ import { createLogger } from '../../src/observability/logger.js';
 import { startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
-// contract.md section 15: POST /v1/me/password, with the CSRF rule of section 5 and the sign-in windows
+// docs/account.md: POST /v1/me/password, with the CSRF rule of section 5 and the sign-in windows
 // of section 8.
 
 let env: AuthEnv;

@@ -4,7 +4,7 @@ import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// contract.md section 15: the user's own sessions. Revocation is effective at once on every node
+// docs/account.md: the user's own sessions. Revocation is effective at once on every node
 // (section 5); on PostgreSQL a second node on the same database checks that.
 
 let env: AuthEnv;

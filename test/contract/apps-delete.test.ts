@@ -9,7 +9,7 @@ import { createBucket, getObject, putObject, sessionUser, startObjectServer, typ
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, insertRow, makeTable, query } from '../helpers/tables.js';
 
-// contract.md sections 1 and 14: `app delete` and `tenant delete` mark at once (every route of every node
+// docs/operations.md and docs/privacy.md: `app delete` and `tenant delete` mark at once (every route of every node
 // refuses the app), then remove everything in batches that resume after a crash; nothing is left at rest.
 
 const SHARED = { PUBLIC_BASE_URL: 'https://auth.example.test', MASTER_KEY: randomBytes(32).toString('base64') };

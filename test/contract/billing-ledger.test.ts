@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// contract.md sections 1 and 12: the append-only ledger in integer cents, manual credits and debits
+// docs/operations.md and docs/billing.md: the append-only ledger in integer cents, manual credits and debits
 // (`gatehouse billing credit`), monthly active users and metering runs that charge each
 // (tenant, period, item) once. Prices: 0.37 USD per active user above 1 free.
 

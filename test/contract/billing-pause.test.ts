@@ -3,7 +3,7 @@ import { linkFor, signUp, startAuthServer, uniqueEmail, type AuthEnv } from '../
 import { api, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/server.js';
 
-// contract.md section 12: a balance below zero pauses every app of the tenant: every route but billing,
+// docs/billing.md: a balance below zero pauses every app of the tenant: every route but billing,
 // health and JWKS answers 402 {detail}; a credit that brings the balance to zero or above resumes them at once.
 
 const PASSWORD = 'correct horse battery';

@@ -4,7 +4,7 @@ import { queryDatabase } from '../helpers/db.js';
 import { api, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// contract.md sections 7 and 12: crypto top-ups through the donation-confirmation provider (the simulator,
+// docs/bots.md and docs/billing.md: crypto top-ups through the donation-confirmation provider (the simulator,
 // driven through its controls), credited to the tenant's ledger exactly once.
 
 let sim: ConfirmationsSim;

@@ -4,7 +4,7 @@ import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// contract.md section 12 at scale-out: a confirmed top-up is credited exactly once however many requests
+// docs/billing.md at scale-out: a confirmed top-up is credited exactly once however many requests
 // race on however many nodes; a pause made through one node is seen by the other on the next request.
 describe.skipIf(TEST_DB !== 'postgres')('12 billing on two nodes sharing one PostgreSQL database', () => {
   let sim: ConfirmationsSim;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// contract.md section 8: bot_signup_ip and bot_auth_bot. Failed requests count too, so no provider is needed.
+// docs/rate-limits.md: bot_signup_ip and bot_auth_bot. Failed requests count too, so no provider is needed.
 let server: TestServer;
 let app: TestApp;
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type TestApp } from '../helpers/fixtures.js';
 import { createApp, createBucket, getObject, objectPath, putObject, random, rawRequest, sessionUser, startObjectServer, storage, STORES, type ObjectEnv } from '../helpers/objects.js';
 
-// contract.md sections 0 and 11: who reaches which object (sessions their own, the secret key all, another
+// docs/api.md and docs/storage.md: who reaches which object (sessions their own, the secret key all, another
 // app nothing), and what an interrupted upload or a bucket deletion leaves behind. On both blob stores.
 
 describe.each(STORES)('contract 11 access and clean-up on the %s store', (kind) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cliJson, type TestApp } from '../helpers/fixtures.js';
 import { createApp, createBucket, getObject, putObject, random, rawRequest, sessionUser, startObjectServer, storage, STORES, type ObjectEnv } from '../helpers/objects.js';
 
-// contract.md section 11: the bucket total, per-user and per-app caps hold under concurrent uploads (usage
+// docs/storage.md: the bucket total, per-user and per-app caps hold under concurrent uploads (usage
 // is reserved by one conditional write), a refused write changes nothing, an overwrite counts only its
 // difference. On both blob stores.
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type TestApp } from '../helpers/fixtures.js';
 import { createApp, createBucket, getObject, md5Etag, putObject, random, rawRequest, startObjectServer, storage, STORES, type ObjectEnv } from '../helpers/objects.js';
 
-// interface.md 4.8, contract.md section 11: objects stored and read back byte for byte, with their
+// docs/storage.md: objects stored and read back byte for byte, with their
 // headers, on both blob stores (OBJECTS_MAX_BYTES at its 50 MiB default).
 
 const MiB = 1024 * 1024;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type TestApp } from '../helpers/fixtures.js';
 import { createApp, createBucket, putObject, random, startObjectServer, storage, STORES, type ObjectEnv } from '../helpers/objects.js';
 
-// interface.md 4.8, contract.md sections 0 and 11: bucket records, names, caps, listing and storage.
+// docs/storage.md and docs/api.md: bucket records, names, caps, listing and storage.
 
 describe('4.8 buckets', () => {
   let env: ObjectEnv;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cliJson, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// contract.md section 1 (2026-11-27): tenant list|show, app list|show with settings as stored, the
+// docs/operations.md (2026-11-27): tenant list|show, app list|show with settings as stored, the
 // allow-list edited one origin at a time, rotate-secret saying when the old key stops working.
 
 describe('1 listing and showing tenants and apps', () => {

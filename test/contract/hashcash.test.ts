@@ -5,8 +5,8 @@ import { api, cliJson, createApp, createTenant, type TestApp } from '../helpers/
 import { getChallenge, getProof, proofHash, solve, wrongNonce, zeroBits, type Proof } from '../helpers/hashcash.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// interface.md part 2 (Hashcash challenge) and 4.1 (POST /v1/challenges, hashcash on POST /v1/signups),
-// contract.md section 3. Apps use difficulty 0 or 8 (and one 6 for the defaults) so the file stays fast.
+// docs/api.md (Hashcash challenge) and 4.1 (POST /v1/challenges, hashcash on POST /v1/signups),
+// docs/hashcash.md. Apps use difficulty 0 or 8 (and one 6 for the defaults) so the file stays fast.
 
 let server: TestServer; // HASHCASH_ENABLED=true (default), RATE_LIMITS=off
 let shortTtl: TestServer; // HASHCASH_TTL_SECONDS=1, challenge_ip limited

@@ -5,7 +5,7 @@ import { queryDatabase } from '../helpers/db.js';
 import { configureApple, errorOf, me, newAccount, RETURN, signInWith, startOAuthEnv, type OAuthEnv } from '../helpers/oauth.js';
 import { newAppleKey } from '../helpers/oidc-provider.js';
 
-// interface.md 4.2 and contract.md section 13 with a real OpenID provider playing Apple: the response
+// docs/oauth.md with a real OpenID provider playing Apple: the response
 // comes back as a cross-site form_post, and the client authenticates with an ES256 client-secret JWT
 // signed by the app's .p8 key, which the provider verifies as Apple does.
 

@@ -5,7 +5,7 @@ import { queryDatabase } from '../helpers/db.js';
 import { OAuthBrowser } from '../helpers/oauth-browser.js';
 import { authorize, errorOf, me, newAccount, RETURN, startOAuthEnv, type OAuthEnv } from '../helpers/oauth.js';
 
-// Issue 35, finding 2 (contract.md section 13, 2026-11-27): the OAuth flow is bound to the browser that
+// Issue 35, finding 2 (docs/oauth.md and docs/api.md and docs/storage.md): the OAuth flow is bound to the browser that
 // started it. Authorize sets an HttpOnly cookie whose hash is kept with the state; a callback without it
 // (the attacker's callback link or auto-submitting form, opened by someone else) fails as an unknown
 // state would, and a form_post from a page other than the issuer's is refused the same way.

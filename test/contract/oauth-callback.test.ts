@@ -5,7 +5,7 @@ import { OAuthBrowser } from '../helpers/oauth-browser.js';
 import { claimsOf, codeAt, enrollTotp, verifyMfa } from '../helpers/mfa.js';
 import { authorize, errorOf, expireOAuthState, me, newAccount, RETURN, signInWith, startOAuthEnv, type OAuthEnv } from '../helpers/oauth.js';
 
-// contract.md section 13: the callback opens nothing unless the state is live and the ID token passes
+// docs/oauth.md: the callback opens nothing unless the state is live and the ID token passes
 // every check (signature by the issuer's JWKS, issuer, audience, nonce, expiry); app isolation; the
 // provider going away. Driven through a real provider playing Google.
 
@@ -198,7 +198,7 @@ describe('13 OAuth: app isolation', () => {
   });
 });
 
-describe('13 OAuth callback: a paused tenant (contract.md section 12)', () => {
+describe('13 OAuth callback: a paused tenant (docs/billing.md)', () => {
   const credit = async (amount: string) => {
     const result = await o.server.cli(['billing', 'credit', '--tenant', A().tenant_id, '--amount-usd', amount, '--note', 'oauth pause test', '--json']);
     expect(result.code, result.stderr).toBe(0);

@@ -4,7 +4,7 @@ import { execDatabase, queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { configureApple, configureGoogle, errorOf, me, newAccount, RETURN, SITE, signInWith, startOAuthEnv, type OAuthEnv } from '../helpers/oauth.js';
 
-// Issue 35, finding 1 (contract.md section 13, 2026-11-27): a provider identity whose ID token does not
+// Issue 35, finding 1 (docs/oauth.md and docs/api.md and docs/storage.md): a provider identity whose ID token does not
 // say the email is verified never makes or links a user; proving an account's email by code or link
 // removes every OAuth identity linked to it before the proof, so whoever linked a subject to an address
 // they did not own cannot sign in to the account once its owner has claimed it.

@@ -4,7 +4,7 @@ import { api } from '../helpers/fixtures.js';
 import { OAuthBrowser } from '../helpers/oauth-browser.js';
 import { authorize, errorOf, me, newAccount, RETURN, signInWith, startOAuthEnv, type OAuthEnv } from '../helpers/oauth.js';
 
-// interface.md 4.2 and contract.md sections 5, 6 and 13: the whole browser round trip against a real
+// docs/oauth.md and docs/auth.md and docs/sso.md: the whole browser round trip against a real
 // OpenID provider playing Google (query response mode, client_secret_basic), and who the user is.
 
 const PASSWORD = 'correct horse battery';
@@ -20,7 +20,7 @@ afterAll(async () => {
 const app = () => o.apps[0].app;
 const secret = (method: string, path: string, body?: unknown) => api(o.server, method, path, { bearer: app().secret_key, body });
 const usersWith = async (email: string) => (await secret('GET', `/v1/users?email=${encodeURIComponent(email)}`)).body.users as { id: string; email_verified: boolean }[];
-/** GET /v1/users' total: the app's kept user count (interface.md 4.5). */
+/** GET /v1/users' total: the app's kept user count (docs/users.md). */
 const usersTotal = async () => (await secret('GET', '/v1/users?limit=1')).body.total as number;
 const passwordSignIn = (email: string) =>
   api(o.server, 'POST', '/v1/signins', { publishableKey: app().publishable_key, body: { email, password: PASSWORD, strategy: 'password' } });
@@ -105,7 +105,7 @@ describe('4.2 OAuth with Google: concurrent first sign-ins', () => {
   });
 });
 
-describe('4.2 OAuth with Google: linking into an existing user (contract.md 6 and 13)', () => {
+describe('4.2 OAuth with Google: linking into an existing user (docs/sso.md and docs/oauth.md)', () => {
   it('the provider does not vouch for the email → ?error=email_not_verified, no session, the user unchanged', async () => {
     const email = uniqueEmail('held');
     const created = await secret('POST', '/v1/users', { email, password: PASSWORD });

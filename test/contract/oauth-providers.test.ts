@@ -7,7 +7,7 @@ import { RETURN, SITE } from '../helpers/oauth.js';
 import { newAppleKey } from '../helpers/oidc-provider.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// interface.md 4.2 and contract.md section 13: provider configuration (Secret), secrets redacted in every
+// docs/oauth.md: provider configuration (Secret), secrets redacted in every
 // answer and sealed at rest, app isolation, and authorize's checks before any provider is contacted.
 
 let server: TestServer;

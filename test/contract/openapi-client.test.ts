@@ -9,7 +9,7 @@ import { startAuthServer, type AuthEnv, uniqueEmail, codeFor } from '../helpers/
 import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
-// contract.md section 0: `GET /openapi.json` is a document generated clients can work from. A client made
+// docs/api.md: `GET /openapi.json` is a document generated clients can work from. A client made
 // from it by openapi-typescript (the checked-in types, kept current by `npm run openapi -- --check`) and
 // openapi-fetch drives the API here as a new user would, objects under their real keys.
 

@@ -10,7 +10,7 @@ import { runCli, startServer, type TestServer } from '../helpers/server.js';
 
 // Issue 35, findings 6 (the master-key check), 7 (migrations in one transaction, a newer database
 // refused) and 8 (only serve and migrate create a database; PUBLIC_BASE_URL with PostgreSQL).
-// contract.md section 1.
+// docs/operations.md.
 
 const MISMATCH = /MASTER_KEY does not match this database/;
 // Each test runs several CLI processes, each a few seconds on a loaded machine.

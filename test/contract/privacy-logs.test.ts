@@ -7,7 +7,7 @@ import { signUp, uniqueEmail } from '../helpers/accounts.js';
 import { api, cliJson, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// contract.md section 14: no email address in clear in a log line or a Redis key; the dev outbox's files
+// docs/privacy.md: no email address in clear in a log line or a Redis key; the dev outbox's files
 // go after the longest code or link lifetime.
 
 const REDIS_URL = process.env.TEST_REDIS_URL;

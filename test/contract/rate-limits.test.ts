@@ -4,7 +4,7 @@ import { uniqueEmail } from '../helpers/accounts.js';
 import { api, createApp, createTenant, type JsonResponse, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// interface.md part 8 and contract.md section 8, over HTTP. In the PostgreSQL run the harness sets
+// docs/rate-limits.md, over HTTP. In the PostgreSQL run the harness sets
 // REDIS_URL, so the same tests then exercise the Redis store. Every server gets fresh apps (and app ids
 // are part of every key), so runs sharing one Redis never meet.
 

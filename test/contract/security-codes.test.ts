@@ -5,7 +5,7 @@ import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 // Issue 7, findings 1-3: emailed codes under parallel guessing, pre-hijacking through sign-up, and claim
-// emails that must not retire a sign-up's own verification. contract.md sections 4 and 8.
+// emails that must not retire a sign-up's own verification. docs/auth.md and docs/rate-limits.md.
 
 let env: AuthEnv;
 let app: TestApp;

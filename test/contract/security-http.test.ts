@@ -6,7 +6,7 @@ import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 // Issue 7, findings 5 (numbers), 7 (CSRF), 8 (/metrics behind a proxy) and 9 (framework errors).
-// contract.md sections 0, 5 and 8.
+// docs/api.md and docs/auth.md and docs/rate-limits.md.
 
 let server: TestServer;
 let app: TestApp;

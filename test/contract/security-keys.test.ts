@@ -8,7 +8,7 @@ import { api, cliJson, createApp, type TestApp } from '../helpers/fixtures.js';
 import { runCli, startServer, type TestServer } from '../helpers/server.js';
 
 // Issue 7, findings 4 (retired signing keys), 6 (secret-key grace), 8 (SMTP_URL on PostgreSQL) and
-// 10 (master-key rotation). contract.md sections 1 and 2.
+// 10 (master-key rotation). docs/operations.md and docs/api.md.
 
 const MASTER_KEY = randomBytes(32).toString('base64');
 // Nodes behind one load balancer share the issuer and the master key.

@@ -8,7 +8,7 @@ import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { claimsOf, codeAt, enrollTotp, verifyMfa } from '../helpers/mfa.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// interface.md 4.3 and part 3 (SSO token states), contract.md section 6: single sign-on between two
+// docs/sso.md (SSO token states): single sign-on between two
 // apps of one tenant on different domains, driven the way a browser drives it (Host, cookies, redirects).
 
 const A = 'https://a.example.test';
@@ -250,7 +250,7 @@ describe('contract 6: users in the target app', () => {
     const squat = new Browser(server);
     expect((await squat.request('POST', `${B}/v1/signins`, { body: { email, password: PASSWORD, strategy: 'password' } })).status).toBe(200);
     expect((await squat.request('GET', `${B}/v1/me`)).status).toBe(200);
-    // ... and had linked a Google subject to it while the address was unproven (contract.md 13).
+    // ... and had linked a Google subject to it while the address was unproven (docs/oauth.md).
     const now = new Date().toISOString();
     await execDatabase(
       server.databaseUrl,
@@ -400,7 +400,7 @@ describe('issue 45 finding 5: a hop bound to the page that asked for it (nonce),
     expect(listed.body.users).toEqual([]);
   });
 
-  it('a hop without a nonce still works as interface.md 4.3 has it (bridge with return_to only, exchange with the token only)', async () => {
+  it('a hop without a nonce still works as docs/sso.md has it (bridge with return_to only, exchange with the token only)', async () => {
     const { browser, email } = await signedInOnC();
     const token = await hop(browser);
     const exchanged = await exchangeOnD(browser, { token });

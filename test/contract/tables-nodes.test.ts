@@ -5,7 +5,7 @@ import { createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, call, insertRow, makeTable, query, sessionUser, type Caller } from '../helpers/tables.js';
 
-// contract.md section 10 on two nodes sharing one database (one SQLite file, or one PostgreSQL database).
+// docs/tables.md on two nodes sharing one database (one SQLite file, or one PostgreSQL database).
 // A node keeps a table's metadata in memory once it has used the table; a change made through the other
 // node must still take effect at once on the next query and the next write there, and the copy must never
 // let another app reach the table.

@@ -5,7 +5,7 @@ import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, call, insertRow, makeTable, query, queryAll, sessionUser, type Caller } from '../helpers/tables.js';
 
-// contract.md section 10: POST .../rows/query (every op, both sort directions, AND-lists, cursors).
+// docs/tables.md: POST .../rows/query (every op, both sort directions, AND-lists, cursors).
 
 let server: TestServer;
 let app: TestApp;

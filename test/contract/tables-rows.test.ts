@@ -4,7 +4,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { api } from '../helpers/fixtures.js';
 import { asSecret, call, insertRow, makeTable, queryAll, sessionUser, tableName, type Caller } from '../helpers/tables.js';
 
-// contract.md section 10: rows validated against the columns, PATCH merges, user scoping.
+// docs/tables.md: rows validated against the columns, PATCH merges, user scoping.
 
 let server: TestServer;
 let app: TestApp;

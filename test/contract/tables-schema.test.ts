@@ -3,7 +3,7 @@ import { createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, call, insertRow, makeTable, sessionUser, tableName, type Caller } from '../helpers/tables.js';
 
-// interface.md 4.7 and contract.md section 10: tables and columns, their auth, names and limits.
+// docs/tables.md: tables and columns, their auth, names and limits.
 
 let server: TestServer;
 let app: TestApp;

@@ -7,7 +7,7 @@ import type { JsonResponse, TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, call, createApp, insertRow, makeTable, rowBytes, sessionUser, storage, tableBytes, type Caller } from '../helpers/tables.js';
 
-// Issue 35.3, contract.md section 10: used_bytes counts what rows cost the database, so that the
+// Issue 35.3, docs/tables.md: used_bytes counts what rows cost the database, so that the
 // database's growth from row writes stays within 2x of used_bytes whatever the table's shape; and a
 // session user's row writes are limited to 300 per 60 s (row_write_user).
 

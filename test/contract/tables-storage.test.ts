@@ -3,7 +3,7 @@ import { cliJson, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, call, insertRow, makeTable, queryAll, rowBytes, sessionUser, storage, tableBytes, tableName, type Caller } from '../helpers/tables.js';
 
-// contract.md section 10: storage (used_bytes counts what rows and tables cost by the documented formula,
+// docs/tables.md: storage (used_bytes counts what rows and tables cost by the documented formula,
 // per-app limit, 413 at the limit even for racing writers), row size, tables per app; deleting a table
 // gives its bytes back. That the formula follows the disk is tables-storage-cost.test.ts.
 

@@ -3,7 +3,7 @@ import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// Scale-out (ARCHITECTURE.md): two stateless nodes on one PostgreSQL database and one Redis. What one
+// Scale-out (docs/architecture.md, docs/operations.md): two stateless nodes on one PostgreSQL database and one Redis. What one
 // node does, the other sees on the next request.
 describe.skipIf(TEST_DB !== 'postgres' || !process.env.TEST_REDIS_URL)('two nodes on one PostgreSQL and one Redis', () => {
   let a: TestServer;

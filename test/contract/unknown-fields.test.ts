@@ -4,7 +4,7 @@ import { startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts
 import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
-// contract.md 0 (2026-12-01): a JSON body field that the route does not define is a 400 naming it, on
+// docs/api.md (2026-12-01): a JSON body field that the route does not define is a 400 naming it, on
 // every route; a misspelling is never dropped silently. The sweep reads the routes from the server's own
 // OpenAPI document, so a route added later is swept too. Validation is the same code on both databases:
 // SQLite only.
@@ -106,7 +106,7 @@ describe.skipIf(TEST_DB !== 'sqlite')('contract 0: unknown body fields', () => {
     expect(made.status).toBe(201);
     const row = await api(env.server, 'POST', `/v1/tables/${made.body.table_id}/rows`, { bearer: app.secret_key, body: { data: { n: 1 } } });
     expect(row.status).toBe(201);
-    // Unknown query parameters are ignored (contract.md 0).
+    // Unknown query parameters are ignored (docs/api.md).
     expect((await api(env.server, 'GET', '/v1/users?colour=red', { bearer: app.secret_key })).status).toBe(200);
   });
 });

@@ -10,7 +10,7 @@ import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, call, insertRow, makeTable, storage as tableStorage } from '../helpers/tables.js';
 import { agedAccessToken, rowsNaming } from '../helpers/user-data.js';
 
-// contract.md section 14: DELETE /v1/users/{id}, DELETE /v1/me and `gatehouse user delete`. What a deleted
+// docs/privacy.md: DELETE /v1/users/{id}, DELETE /v1/me and `gatehouse user delete`. What a deleted
 // user owned is checked at rest, in every table of the database that names a user.
 
 /** Tests that run the CLI: each command is a process of its own (seconds each on a busy machine). */
@@ -236,7 +236,7 @@ describe('14 deleting one’s own account, the CLI, and writes racing a deletion
     expect([Number(b!.used_bytes), Number(b!.object_count)]).toEqual([0, 0]);
     const [tables] = await queryDatabase(server.databaseUrl, `select used_bytes from custom_table_usage where app_id = '${app.app_id}'`);
     const [rows] = await queryDatabase(server.databaseUrl, `select coalesce(sum(size_bytes), 0) as n from t_${table.table_id.replace(/-/g, '')}`);
-    // What is left counted is the tables' own cost (contract.md 10), none of the deleted user's rows.
+    // What is left counted is the tables' own cost (docs/tables.md), none of the deleted user's rows.
     expect([Number(tables!.used_bytes), Number(rows!.n)]).toEqual([tableCost.used_bytes, 0]);
     // No blob outlives its object: the file store holds exactly the app's objects' blobs.
     expect(blobFiles(server, app.app_id)).toBe(await objectCount());

@@ -8,7 +8,7 @@ import { enrollTotp } from '../helpers/mfa.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { asSecret, insertRow, makeTable } from '../helpers/tables.js';
 
-// contract.md section 14: GET /v1/users/{id}/export and `gatehouse user export`: exactly the user's data,
+// docs/privacy.md: GET /v1/users/{id}/export and `gatehouse user export`: exactly the user's data,
 // streamed, and no secret.
 
 const hex = (id: string) => id.replace(/-/g, '');

@@ -4,7 +4,7 @@ import { confirmedChallenge, newBotKeys, startSim, type ConfirmationsSim } from 
 import { execDatabase, TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
-// interface.md 4.5: GET /v1/users answers {users, total}. `total` is the app's kept count (store/repos/
+// docs/users.md: GET /v1/users answers {users, total}. `total` is the app's kept count (store/repos/
 // user-counts.ts), changed in the transaction of every user insert and delete, so it stays exact under
 // concurrent creations and costs the same at a million users; with `email` it is 0 or 1.
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
-// interface.md 4.5 and part 3 (sessions, server-side creation), contract.md sections 0, 2 and 9.
+// docs/users.md (sessions, server-side creation) and docs/api.md.
 
 const MAX_LIFETIME = 600;
 let server: TestServer;

@@ -7,7 +7,7 @@ const ARGON2ID = 2 as Algorithm.Argon2id;
 /** Argon2 version 0x13, pinned rather than left to the library's default. */
 const V0X13 = 1 as Version.V0x13;
 
-// The reference hashcash client: contract.md section 3 written out on its own, without the server's
+// The reference hashcash client: docs/hashcash.md written out on its own, without the server's
 // code, so the tests check the published encoding rather than the implementation against itself.
 
 export interface ChallengeResponse {

@@ -79,7 +79,7 @@ export async function spawnServe(env: Record<string, string>, cwd: string, timeo
   for (let attempt = 1; ; attempt++) {
     const port = env.PORT ? Number(env.PORT) : await freePort();
     let text = '';
-    // PostgreSQL requires PUBLIC_BASE_URL (contract.md section 1): unless the test names one, the address it listens on.
+    // PostgreSQL requires PUBLIC_BASE_URL (docs/operations.md): unless the test names one, the address it listens on.
     const baseUrl = env.DATABASE_URL?.startsWith('postgres') && !env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: `http://${env.HOST ?? '127.0.0.1'}:${port}` } : {};
     const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: { ...cleanEnv(), ...env, ...baseUrl, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk) => (text += chunk));

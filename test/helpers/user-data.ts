@@ -5,7 +5,7 @@ import { openPrivateKey } from '../../src/crypto/signing-keys.js';
 import { queryDatabase } from './db.js';
 import type { TestServer } from './server.js';
 
-// At-rest views of one user's data, for the deletion and export tests (contract.md section 14).
+// At-rest views of one user's data, for the deletion and export tests (docs/privacy.md).
 
 /** Every table of the database with a column that names a user (`user_id`, or `owner` for objects). */
 export async function userColumns(server: TestServer): Promise<{ table: string; column: string }[]> {

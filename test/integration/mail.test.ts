@@ -167,7 +167,7 @@ describe('1 email without SMTP_URL: the dev outbox and the log', () => {
     expect(extractLink(parsed.text ?? '')).toBe(LINK);
     expect(parsed.html).toContain(`<a href="${LINK}">`);
 
-    // The log names the recipient masked (contract.md section 14); the code and link are there to copy.
+    // The log names the recipient masked (docs/privacy.md); the code and link are there to copy.
     const line = lines().find((l) => l.to === 'd***@example.com');
     expect(line).toMatchObject({ level: 30, subject: 'Verify your email for Acme <Shop>' });
     expect(lines().some((l) => JSON.stringify(l).includes('dev@example.com'))).toBe(false);

@@ -9,7 +9,7 @@ import { columnIdent, tableIdent } from '../../src/store/repos/custom-rows.js';
 import { executeCompiled } from '../../src/store/db.js';
 import { openInProcess } from '../helpers/in-process.js';
 
-// contract.md section 10, queries at scale (issue 38): a filter on one column sorted by another is read
+// docs/tables.md, queries at scale (issue 38): a filter on one column sorted by another is read
 // either by walking the sort's index or through the filter's index, each bounded, else QueryTooBroad
 // (400 with a hint at the route). The bounds are scaled down here so a table of 3,000 rows shows all three;
 // each answer is checked against the same query run unbounded.

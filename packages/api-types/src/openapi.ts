@@ -1265,7 +1265,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Hashcash challenge (interface.md part 2); the proof encoding is in docs/hashcash.md */
+            /** @description Hashcash challenge (docs/api.md); the proof encoding is in docs/hashcash.md */
             200: {
                 headers: {
                     [name: string]: unknown;

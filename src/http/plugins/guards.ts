@@ -23,7 +23,7 @@ export { refusePaused, type PresumedKey };
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * CSRF (contract.md section 5): a cookie rides along on cross-site requests, so an unsafe request
+ * CSRF (docs/auth.md): a cookie rides along on cross-site requests, so an unsafe request
  * authenticated by a cookie must carry an `Origin` on the resolved app's allow-list (its verified domain
  * included), whatever else it sends: the publishable key is public and proves nothing, and a preflight
  * cannot carry its value. Safe methods change nothing and pass.

@@ -13,7 +13,7 @@ const PROXY_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
  * ids) and status, latency (counted by `stats`, which the root's onResponse hook in app.ts feeds), and
  * the process's default metrics. With ADMIN_TOKEN set it needs
  * `Authorization: Bearer <ADMIN_TOKEN>`; without, only loopback clients whose request carries no proxy
- * header may read it (contract.md section 1).
+ * header may read it (docs/operations.md).
  */
 export function registerMetrics(app: Http, deps: Deps, stats: RequestStats): void {
   if (!deps.config.adminToken && deps.config.trustProxy !== false) {

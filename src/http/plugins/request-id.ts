@@ -40,7 +40,7 @@ export function newRequestUuid(): string {
   return batch.slice(start, start + 36);
 }
 
-/** Echoes a well-formed client X-Request-ID, otherwise makes a new UUID (contract.md section 0). */
+/** Echoes a well-formed client X-Request-ID, otherwise makes a new UUID (docs/api.md). */
 export function genReqId(request: IncomingMessage): string {
   const sent = request.headers['x-request-id'];
   return typeof sent === 'string' && VALID_REQUEST_ID.test(sent) ? sent : newRequestUuid();

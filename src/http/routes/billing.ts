@@ -7,7 +7,7 @@ import type { Guards } from '../plugins/guards.js';
 import { errors, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
-// interface.md 4.9 and contract.md section 12: tenant billing, reached with the secret key of any app of
+// docs/billing.md: tenant billing, reached with the secret key of any app of
 // the tenant, and still open while the tenant is paused (the guard `billing` does not refuse paused apps).
 
 const Usd = Type.Number({ description: 'USD, at most 2 decimals' });

@@ -6,7 +6,7 @@ import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 import { clientInfo, rateLimitIp } from '../client-ip.js';
 
-// interface.md 4.4 and contract.md section 7: bots sign up with a confirmed donation and sign in with Ed25519.
+// docs/bots.md: bots sign up with a confirmed donation and sign in with Ed25519.
 
 const SignupBody = Type.Object({
   // Starts with a letter or digit so it can never be "." or ".." in the provider's URL path.

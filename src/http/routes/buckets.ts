@@ -5,7 +5,7 @@ import type { Guards } from '../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
-// interface.md 4.8 with contract.md section 11: buckets. Create, patch, delete: Secret. Reads: Secret or
+// docs/storage.md: buckets. Create, patch, delete: Secret. Reads: Secret or
 // Publishable + Session.
 
 // Null first, so the union reads as "no cap, or a number of bytes" (bodies are validated without coercion).

@@ -38,7 +38,7 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   signinRoutes(app, deps, guards);
   verifyRoutes(app, deps, guards);
   sessionRoutes(app, deps, guards);
-  // Account self-service (contract.md section 15)
+  // Account self-service (docs/account.md)
   passwordResetRoutes(app, deps, guards);
   meAccountRoutes(app, deps, guards);
   meSessionRoutes(app, deps, guards);

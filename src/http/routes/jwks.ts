@@ -27,7 +27,7 @@ export function jwksRoutes(app: Http, deps: Deps): void {
     },
     async (request, reply) => {
       const appId = request.query.app_id;
-      // The app and its keys in one statement; a paused tenant's apps still publish theirs (contract.md 12).
+      // The app and its keys in one statement; a paused tenant's apps still publish theirs (docs/billing.md).
       const keys = await deps.keys.jwks(appId ? { appId } : { domain: request.hostname.toLowerCase() });
       if (!keys) throw notFound(appId ? `application ${appId} not found` : 'no application is verified for this host');
       reply.header('cache-control', 'public, max-age=300');

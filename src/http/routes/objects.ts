@@ -11,7 +11,7 @@ import type { Guards } from '../plugins/guards.js';
 import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
-// interface.md 4.8 with contract.md section 11: objects. Secret (any user_id) or Publishable + Session
+// docs/storage.md: objects. Secret (any user_id) or Publishable + Session
 // (own objects only: another user_id is 403). Bodies stream between the socket and the blob store.
 
 declare module 'fastify' {

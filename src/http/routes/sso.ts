@@ -10,7 +10,7 @@ import { errors, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 import { clientInfo, rateLimitIp } from '../client-ip.js';
 
-// interface.md 4.3 and contract.md section 6: single sign-on between apps of one tenant.
+// docs/sso.md: single sign-on between apps of one tenant.
 
 // A random value the destination page made and keeps (sessionStorage) to recognise its own hop.
 const nonce = (description: string) => Type.String({ minLength: 22, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$', description });

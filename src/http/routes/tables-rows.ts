@@ -9,7 +9,7 @@ import { NoOtherField } from './tables-schemas.js';
 import type { Http } from '../types.js';
 import { callerOf } from './tables-caller.js';
 
-// interface.md 4.7, contract.md section 10: rows and queries. Secret (every row, may set user_id) or
+// docs/tables.md: rows and queries. Secret (every row, may set user_id) or
 // Publishable + Session (only the session user's rows; another user's row is 404).
 
 const RowBody = Type.Object({
@@ -58,7 +58,7 @@ const pageJson = () => (body: unknown) => (body instanceof PageJson ? body.text 
 
 export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
   /**
-   * A session user's row write counts in its window (contract.md 10: 300 per 60 s per user), keyed by app
+   * A session user's row write counts in its window (docs/tables.md: 300 per 60 s per user), keyed by app
    * and user id, never an email. The secret key is the app's own server and is not limited.
    */
   const countWrite = async (appId: string, caller: Caller): Promise<Caller> => {

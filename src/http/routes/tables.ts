@@ -9,7 +9,7 @@ import { NoOtherField } from './tables-schemas.js';
 import type { Http } from '../types.js';
 import { tableRowRoutes } from './tables-rows.js';
 
-// interface.md 4.7, contract.md section 10: tables and columns. Create, list and read: Secret or
+// docs/tables.md: tables and columns. Create, list and read: Secret or
 // Publishable + Session; deleting a table and every column change: Secret.
 
 export const Name = Type.String({ pattern: NAME_PATTERN, description: 'lower-case letters, digits and _, starting with a letter, at most 63' });

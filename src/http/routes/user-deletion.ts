@@ -10,7 +10,7 @@ import type { Http } from '../types.js';
 import { Factor } from './mfa/schemas.js';
 import { UserBody } from './users.js';
 
-// contract.md section 14: deleting a user (Secret, or the user themselves) and exporting one (Secret).
+// docs/privacy.md: deleting a user (Secret, or the user themselves) and exporting one (Secret).
 
 const ExportBody = Type.Object(
   {

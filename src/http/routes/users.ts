@@ -8,7 +8,7 @@ import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
-// interface.md 4.5: server-side user management, session revocation and sign-in tokens (Secret).
+// docs/users.md: server-side user management, session revocation and sign-in tokens (Secret).
 
 export const UserBody = Type.Object(
   {

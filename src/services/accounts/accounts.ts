@@ -54,7 +54,7 @@ export async function signUp(
 }
 
 /**
- * Pre-hijacking by sign-up (contract.md section 4): a sign-up refused (409, or 429 from the per-email
+ * Pre-hijacking by sign-up (docs/auth.md): a sign-up refused (409, or 429 from the per-email
  * window) because an unverified self sign-up holds the email marks that account contested. Whoever then
  * proves the inbox gets the account without the password set before: an attacker who signed up first
  * with the victim's address cannot keep a password on it. A stranger can at worst make a pending user
@@ -132,7 +132,7 @@ export async function signInWithEmail(
  * claim_email challenge the prover may not be whoever created the account (pre-hijacking: someone
  * signed up first with this address and a password of their own), so the password is dropped and every
  * earlier session revoked before the prover's session is made. Either way, every OAuth identity linked
- * before the proof is removed in the same transaction (contract.md section 13): a subject linked to an
+ * before the proof is removed in the same transaction (docs/oauth.md): a subject linked to an
  * unproven address belongs to whoever held the account then, and must not sign in to the owner's.
  */
 async function completeEmailProof(deps: AccountDeps, app: Application, challenge: EmailChallengeRow): Promise<User> {

@@ -11,12 +11,12 @@ import { isUniqueViolation } from '../../store/dialect.js';
 import { inTransaction } from '../../store/transaction.js';
 import { startSession, type ClientInfo, type SessionTokens } from '../sessions/sessions.js';
 
-/** interface.md part 8: a bot-auth timestamp may be this far from server time, either way. */
+/** docs/rate-limits.md: a bot-auth timestamp may be this far from server time, either way. */
 export const BOT_AUTH_TOLERANCE_SECONDS = 5 * 60;
 
 type BotDeps = Pick<Deps, 'db' | 'clock' | 'keys' | 'confirmations' | 'secrets'>;
 
-/** The exact text a bot signs (interface.md 4.4); it begins with the literal word `service`. */
+/** The exact text a bot signs (docs/bots.md); it begins with the literal word `service`. */
 export const botAuthMessage = (appId: string, botId: string, timestamp: number) => `service:bot_auth:${appId}:${botId}:${timestamp}`;
 
 /**

@@ -12,7 +12,7 @@ import { enqueueMail } from '../mail/outbox.js';
 import { landingUrl, withQueryParam } from './password-reset.js';
 import { consumeUserCode, consumeUserLink, sendEmailChallenge } from './verification.js';
 
-// Change of email (contract.md section 15): nothing changes until the new address is proven; the
+// Change of email (docs/account.md): nothing changes until the new address is proven; the
 // unique index on (app_id, email_normalized) decides a race for one address.
 
 const emailTaken = () => conflict('another user of this application has this email', 'email_taken');

@@ -8,12 +8,12 @@ import type { Application } from '../../store/repos/applications.js';
 import * as spent from '../../store/repos/hashcash-spent.js';
 import { hashcashRequired } from '../apps/apps.js';
 
-// Hashcash proof-of-work for sign-up (interface.md 2 and 4.1, contract.md 3). Challenges are
+// Hashcash proof-of-work for sign-up (docs/api.md and docs/auth.md and docs/hashcash.md). Challenges are
 // self-verifying (MAC'd), so issuing one stores nothing; spending one inserts its hash once.
 
 export type HashcashDeps = Pick<Deps, 'config' | 'db' | 'clock' | 'secrets'>;
 
-/** The challenge object of interface.md part 2, as POST /v1/challenges answers it. */
+/** The challenge object of docs/api.md, as POST /v1/challenges answers it. */
 export interface ChallengeView {
   challenge: string;
   difficulty: number;
@@ -53,7 +53,7 @@ export function requireProof(app: Application, config: Pick<Config, 'hashcashEna
 }
 
 /**
- * Checks a proof and spends its challenge, in contract.md 3's order: shape and MAC (400), app (400),
+ * Checks a proof and spends its challenge, in docs/hashcash.md's order: shape and MAC (400), app (400),
  * expiry (410), already spent (410), then the one argon2 hash (400 when short; the challenge stays spent,
  * so a client cannot retry nonces against the server). Resolves when the proof is good.
  */

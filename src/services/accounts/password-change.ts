@@ -21,7 +21,7 @@ export interface SessionRef {
 }
 
 /**
- * `POST /v1/me/password` (contract.md section 15). A user with a password proves it (a wrong one is 403;
+ * `POST /v1/me/password` (docs/account.md). A user with a password proves it (a wrong one is 403;
  * the route counted the attempt in the sign-in windows first); a user without one (OAuth, codes, links)
  * may set one within RECENT_SIGN_IN_SECONDS of signing in. The new hash replaces the old one only if it
  * is still the one checked (one conditional write), every other session is revoked and a notice queued,

@@ -17,7 +17,7 @@ import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
 import { consumeCode, consumeLink, peekLink, prepareEmailChallenge, rehearseEmailChallenge, storeEmailChallenge } from './verification.js';
 
-// Password reset (contract.md section 15). Asking answers the same for every email; confirming follows
+// Password reset (docs/account.md). Asking answers the same for every email; confirming follows
 // the rules of codes (5 wrong guesses per code in one conditional write, single use).
 
 const PURPOSES = ['password_reset'] as const;
@@ -96,7 +96,7 @@ export async function confirmPasswordReset(
   await inTransaction(deps.db, async (trx) => {
     if (!(await users.resetPassword(trx, app.id, user.id, passwordHash, now))) throw invalid();
     await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
-    // The first proof of the address (contract.md 13): identities linked while it was unproven go with it.
+    // The first proof of the address (docs/oauth.md): identities linked while it was unproven go with it.
     if (!user.emailVerified || user.requiresVerification) await identities.deleteUserOAuthIdentities(trx, app.id, user.id);
     await enqueueMail({ ...deps, db: trx }, app.id, noticeEmail({ appName: app.name, to: user.email!, kind: 'password_changed' }));
   });

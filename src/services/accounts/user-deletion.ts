@@ -17,7 +17,7 @@ import { UPLOAD_TIMEOUT_SECONDS } from '../objects/upload-sweep.js';
 import { lockAppUsage } from '../objects/storage-quota.js';
 import { recipientHash } from '../mail/outbox.js';
 
-// Deleting a user (contract.md section 14): everything the user owns goes in one transaction, then the
+// Deleting a user (docs/privacy.md): everything the user owns goes in one transaction, then the
 // blobs of their objects. Every table that carries a user id is listed in docs/privacy.md.
 
 export type UserDeletionDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log'> & { store: Pick<Deps['store'], 'dialect'> };

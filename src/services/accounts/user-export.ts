@@ -10,7 +10,7 @@ import { isMissingTable } from '../../store/tables-dialect.js';
 import { toFactorView } from '../mfa/factors.js';
 import { rowRecords } from '../tables/records.js';
 
-// A user's export (contract.md section 14): one JSON document, written as it is read. Rows, sessions and
+// A user's export (docs/privacy.md): one JSON document, written as it is read. Rows, sessions and
 // objects come in keyset pages of PAGE, each turned into text and handed on before the next is read, so a
 // user with 100,000 rows is never in memory at once (bench/export-memory.mjs). No password hash, token hash
 // or secret is ever selected.

@@ -12,7 +12,7 @@ import { sumUserCount } from '../../store/repos/user-counts.js';
 import { inTransaction } from '../../store/transaction.js';
 import { startSession } from '../sessions/sessions.js';
 
-// Server-side user management (interface.md 4.5): the caller holds the app's secret key, so there is
+// Server-side user management (docs/users.md): the caller holds the app's secret key, so there is
 // no verification, no proof-of-work and no rate limit here.
 
 export type UserDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'secrets'>;

@@ -24,7 +24,7 @@ export const RESET_LINK_SECONDS = 60 * 60;
  * verify_email: sent at sign-up, to whoever chose the password. claim_email: a later verification
  * email for an unverified account (magic-link sign-in); whoever opens it proves the inbox but not that
  * they set the password, so it applies the pre-hijacking rule. magic_link: sign-in of a verified user.
- * password_reset and change_email (contract.md section 15) are no sign-in: their codes and links are
+ * password_reset and change_email (docs/account.md) are no sign-in: their codes and links are
  * refused by verify-code and /v1/email/verify, and theirs are refused everywhere else.
  */
 export type Purpose = ChallengePurpose;

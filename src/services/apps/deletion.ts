@@ -7,7 +7,7 @@ import * as tenants from '../../store/repos/tenants.js';
 import { inTransaction } from '../../store/transaction.js';
 import { purgeDeletedApps, type PurgeCounts, type PurgeDeps, type PurgeOptions } from './purge.js';
 
-// Deleting an app or a tenant (contract.md sections 1 and 14), first half: one short transaction marks it
+// Deleting an app or a tenant (docs/operations.md and docs/privacy.md), first half: one short transaction marks it
 // deleted. From that commit on, every route of every node answers 401 (its keys are gone, and no lookup by
 // Host or app id finds a marked app) and its JWKS 404. The data goes afterwards, in batches (purge.ts).
 // A tenant's row stays, marked, beside its billing ledger: a financial record (docs/privacy.md).

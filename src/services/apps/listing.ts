@@ -5,7 +5,7 @@ import * as applications from '../../store/repos/applications.js';
 import * as tenants from '../../store/repos/tenants.js';
 import { describeApp, type AppsDeps, type AppView, type TenantView } from './apps.js';
 
-// What the operator's `tenant list|show` and `app list|show` print (contract.md section 1): settings as
+// What the operator's `tenant list|show` and `app list|show` print (docs/operations.md): settings as
 // stored, where null means the server's default. Deleted tenants and apps are not listed.
 
 export interface TenantDetail extends TenantView {

@@ -9,7 +9,7 @@ import { inTransaction } from '../../store/transaction.js';
 import { deleteBlobsNow } from '../objects/blob-deletion.js';
 import { UPLOAD_TIMEOUT_SECONDS } from '../objects/upload-sweep.js';
 
-// The second half of deleting an app (contract.md sections 1 and 14): the app is already marked deleted
+// The second half of deleting an app (docs/operations.md and docs/privacy.md): the app is already marked deleted
 // (services/apps/deletion.ts), so nothing reaches its data; this removes that data in bounded batches, each
 // its own short transaction, so no statement or lock lasts long whatever the app's size. Every step is
 // idempotent and the app's row goes last: a purge cut by a crash simply runs again from the top, on the

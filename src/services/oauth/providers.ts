@@ -11,7 +11,7 @@ import type { OAuthProviderRow } from '../../store/types.js';
 
 export type { OAuthProviderName };
 
-// Each app's OAuth provider configuration (contract.md section 13). The Google client secret and the
+// Each app's OAuth provider configuration (docs/oauth.md). The Google client secret and the
 // Apple .p8 key are sealed with MASTER_KEY, bound to (app, provider): a database dump shows neither, and
 // a sealed value copied to another app's row does not open.
 

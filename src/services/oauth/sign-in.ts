@@ -22,7 +22,7 @@ import { checkRedirect } from '../apps/origins.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
 
-// OAuth sign-in with Google and Apple (interface.md 4.2, contract.md section 13). Authorize keeps the
+// OAuth sign-in with Google and Apple (docs/oauth.md). Authorize keeps the
 // PKCE verifier, nonce and redirect_url on the server under the hash of the state, for 10 minutes and
 // one use, with the hash of a random value it hands the browser as a cookie: the state alone would let
 // whoever stopped before their own callback send it to someone else and sign them in to the sender's
@@ -212,8 +212,7 @@ type Fail = (code: CallbackErrorCode, detail: string) => OAuthCallbackError;
 
 /**
  * The user for the provider's subject: the one already linked; else an existing user of the same email;
- * else a new user. An email the ID token does not say is verified opens nothing (contract.md section
- * 13): a provider account holding someone else's unproven address would otherwise make or link a user
+ * else a new user. An email the ID token does not say is verified opens nothing (docs/oauth.md): a provider account holding someone else's unproven address would otherwise make or link a user
  * of that address, and keep signing in to it after the owner claims it. Concurrent first sign-ins
  * cannot make two users: the unique constraints decide and the loser starts over, finding the winner.
  */
@@ -258,8 +257,8 @@ async function upsertUser(deps: OAuthDeps, app: Application, provider: OAuthProv
 
 /**
  * Links the subject into a user that already holds the email (the provider vouched for it: upsertUser
- * checked). Linking into an unverified account applies the pre-hijacking rule (contract.md sections 6
- * and 13): whoever made it before the owner loses its password, its sessions and any OAuth link it made,
+ * checked). Linking into an unverified account applies the pre-hijacking rule (docs/security.md,
+ * docs/oauth.md): whoever made it before the owner loses its password, its sessions and any OAuth link it made,
  * before the owner's session is made.
  */
 async function linkExisting(

@@ -15,7 +15,7 @@ import { allowedOriginsOf, checkRedirectAgainst } from '../apps/origins.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from './sessions.js';
 
-// Cross-domain single sign-on between apps of one tenant (interface.md 4.3, contract.md section 6).
+// Cross-domain single sign-on between apps of one tenant (docs/sso.md).
 // The bridge, on the source app's domain, turns the browser's session into a one-time token bound to
 // user, source app and the destination origin; the exchange, on the target app, turns it into a session.
 
@@ -65,7 +65,7 @@ export async function startSsoHop(deps: SsoDeps, source: Application, userId: st
  * Exchange: consumes the token for the target app and starts a session for the user of the same email
  * there (created when missing). A token of another tenant is refused with 403 and left unconsumed, so
  * a wrong app cannot burn it; every other failure is 401. The nonce must be the one the token was bound
- * to, or absent for both (a hop without a nonce, as interface.md 4.3 has it).
+ * to, or absent for both (a hop without a nonce, as docs/sso.md has it).
  */
 export async function exchangeSsoToken(deps: SsoDeps, target: Application, token: string, client?: ClientInfo, nonce?: string): Promise<SignInResult> {
   const tokenHash = sha256Hex(token);
@@ -139,7 +139,7 @@ async function linkExisting(deps: SsoDeps, target: Application, existing: User, 
   await inTransaction(deps.db, async (trx) => {
     if (await users.claimUnverifiedUser(trx, target.id, existing.id, now)) {
       await sessions.revokeUserSessions(trx, target.id, existing.id, now);
-      // OAuth links made before the email was proven go with the password (contract.md section 13).
+      // OAuth links made before the email was proven go with the password (docs/oauth.md).
       await identities.deleteUserOAuthIdentities(trx, target.id, existing.id);
     }
   });

@@ -4,7 +4,7 @@ import { columnIdent, type StoredRow } from '../../store/repos/custom-rows.js';
 import { decodeValue } from '../../store/tables-dialect.js';
 import { rowCost } from './values.js';
 
-// Records as the API shows them (contract.md section 10), and a stored row's data and size.
+// Records as the API shows them (docs/tables.md), and a stored row's data and size.
 
 export interface TableRecord {
   table_id: string;

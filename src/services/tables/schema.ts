@@ -12,7 +12,7 @@ import { inTransaction } from '../../store/transaction.js';
 import { storedSize, tableRecord, type TableRecord } from './records.js';
 import { checkValue, INDEXED_COLUMN_OVERHEAD_BYTES, INDEXED_VALUE_OVERHEAD_BYTES, tableCost } from './values.js';
 
-// Tables and columns (contract.md section 10). Every DDL statement runs in the same transaction as its
+// Tables and columns (docs/tables.md). Every DDL statement runs in the same transaction as its
 // metadata change: on PostgreSQL DDL is transactional, on SQLite the transaction holds the write lock
 // (BEGIN IMMEDIATE), so a failed step (a limit, a duplicate) leaves neither behind.
 

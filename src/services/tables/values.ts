@@ -88,7 +88,7 @@ export function tableCost(columns: readonly { type: ColumnType }[]): number {
 }
 
 /**
- * What storage counts for a row (contract.md 10): its data's UTF-8 JSON size, plus a per-row overhead,
+ * What storage counts for a row (docs/tables.md): its data's UTF-8 JSON size, plus a per-row overhead,
  * plus for every indexed column (every type but json) an index entry, null or not, and a text value's
  * bytes three times more. Keeps the database's growth within 2x of the count for any table shape.
  */

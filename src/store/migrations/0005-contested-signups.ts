@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Pre-hijacking by sign-up (contract.md section 4): a sign-up refused because an unverified self sign-up
+// Pre-hijacking by sign-up (docs/auth.md): a sign-up refused because an unverified self sign-up
 // holds the email marks that account contested; verifying it then drops the earlier password.
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// OAuth sign-in (interface.md 4.2, contract.md section 13): each app's provider configuration (secrets
+// OAuth sign-in (docs/oauth.md): each app's provider configuration (secrets
 // sealed with MASTER_KEY), the server-side state of authorizations in flight, and the links from a
 // provider's subject to a user.
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Custom tables (contract.md section 10): metadata of tables and columns, and the per-app usage row that
+// Custom tables (docs/tables.md): metadata of tables and columns, and the per-app usage row that
 // every row write changes with one conditional UPDATE. The rows themselves live in real tables `t_<id>`
 // made at run time (src/store/repos/custom-rows.ts), so nothing about them is here.
 

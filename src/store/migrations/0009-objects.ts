@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Buckets, objects and their usage counters (contract.md section 11). Byte counts are bigint (a bucket may
+// Buckets, objects and their usage counters (docs/storage.md). Byte counts are bigint (a bucket may
 // pass 2 GiB); blob names are generated ids, never object keys.
 
 export async function up(db: Kysely<any>): Promise<void> {

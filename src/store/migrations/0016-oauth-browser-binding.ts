@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// OAuth login CSRF (issue 35, contract.md section 13): each state row carries the SHA-256 of the random
+// OAuth login CSRF (issue 35, docs/oauth.md): each state row carries the SHA-256 of the random
 // value authorize put in the browser's cookie; the callback completes only in the browser holding it.
 // States in flight when this runs have none, and fail as an unknown state would (they live 10 minutes).
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-// Deleting and exporting a user (issue 36, contract.md section 14) as one scoped pass:
+// Deleting and exporting a user (issue 36, docs/privacy.md) as one scoped pass:
 // - applications.self_delete: whether DELETE /v1/me is open (app option --self-delete, default on).
 // - an index by owner under every table a user's deletion or export walks that had none (objects and
 //   uploads by (app, owner), per-bucket user usage, SSO tokens), and one on user_id alone under each table

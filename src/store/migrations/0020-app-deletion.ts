@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 
-// Deleting an app or a tenant (contract.md sections 1 and 14): `deleted_at` marks it gone in one short write
+// Deleting an app or a tenant (docs/operations.md and docs/privacy.md): `deleted_at` marks it gone in one short write
 // (every lookup that resolves an app skips it from then on, on every node), and the purge job then removes
 // its data in bounded batches (src/services/apps/purge.ts). The indexes let each batch find the app's rows
 // of a table by an index walk instead of a scan. A tenant row stays, marked, for its billing ledger.

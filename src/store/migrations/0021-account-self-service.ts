@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-// Account self-service (contract.md section 15).
+// Account self-service (docs/account.md).
 // - sessions keep the user agent and IP they were opened from ("where you're signed in"); a partial
 //   index over live sessions lists a user's sessions newest first without walking revoked ones.
 // - email_challenges keep the address as typed for an email change (email_normalized is the new

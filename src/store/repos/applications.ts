@@ -19,7 +19,7 @@ export interface Application {
   botMinUsdCents: number;
   /** Emailed links answer a one-button page that POSTs the token (scanners cannot consume it). */
   linkLanding: boolean;
-  /** Users may delete their own account (DELETE /v1/me; contract.md section 14). */
+  /** Users may delete their own account (DELETE /v1/me; docs/privacy.md). */
   selfDelete: boolean;
   /** Every user must have a second factor (docs/mfa.md): sessions without one may only enroll. */
   mfaRequired: boolean;

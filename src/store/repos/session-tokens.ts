@@ -19,7 +19,7 @@ import { userByIdQuery } from './users.js';
  * - PostgreSQL: one statement (a data-modifying CTE and the reads), one round trip;
  * - SQLite: the compiled statements in one synchronous transaction (sqliteTransaction in store/db.ts,
  *   which waits for Kysely's connection when Kysely holds it).
- * The transaction lives here rather than in the service (STYLE.md's rule) because its form is the
+ * The transaction lives here rather than in the service (services hold no SQL: docs/architecture.md) because its form is the
  * dialect's: services/sessions/sessions.ts sees one atomic call.
  */
 

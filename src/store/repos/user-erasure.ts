@@ -1,6 +1,6 @@
 import type { Db } from '../db.js';
 
-// What a user's deletion removes besides their rows and objects (contract.md section 14): sessions with
+// What a user's deletion removes besides their rows and objects (docs/privacy.md): sessions with
 // their refresh state, email codes and links, SSO tokens and OAuth identities. Each is one statement by
 // an index on the user (migrations 0002, 0007, 0019), scoped by the app.
 
@@ -35,7 +35,7 @@ export async function deleteUserIdentities(db: Db, appId: string, userId: string
 
 /**
  * The rows that made the user count once per month in billing (migration 0022). The per-month counts stay:
- * metering of past periods, and of this one so far, is a financial record (contract.md section 14).
+ * metering of past periods, and of this one so far, is a financial record (docs/privacy.md).
  */
 export async function deleteUserActivity(db: Db, appId: string, userId: string): Promise<void> {
   await db.deleteFrom('active_users').where('app_id', '=', appId).where('user_id', '=', userId).execute();

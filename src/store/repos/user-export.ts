@@ -1,7 +1,7 @@
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
 
-// Reads of a user's export (contract.md section 14) that are not rows or objects: each by an index on the
+// Reads of a user's export (docs/privacy.md) that are not rows or objects: each by an index on the
 // user, and never a hash or a secret (only the columns the document shows are selected).
 
 export interface ExportedIdentity {

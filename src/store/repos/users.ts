@@ -264,7 +264,7 @@ export async function deleteUserRow(db: Db, appId: string, userId: string): Prom
 }
 
 /**
- * A password reset (contract.md section 15): the new password, and the email counts as verified (the
+ * A password reset (docs/account.md): the new password, and the email counts as verified (the
  * reset proved the inbox). A contested sign-up stops being contested: the prover chose this password.
  */
 export async function resetPassword(db: Db, appId: string, userId: string, passwordHash: string, now: string): Promise<boolean> {

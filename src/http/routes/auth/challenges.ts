@@ -19,7 +19,7 @@ const Challenge = Type.Object(
     }),
     expires_in: Type.Integer({ description: 'seconds' }),
   },
-  { description: 'Hashcash challenge (interface.md part 2); the proof encoding is in docs/hashcash.md' },
+  { description: 'Hashcash challenge (docs/api.md); the proof encoding is in docs/hashcash.md' },
 );
 
 export function challengeRoutes(app: Http, deps: Deps, guards: Guards): void {

@@ -11,7 +11,7 @@ import { MeBody } from './schemas.js';
 import { rateLimitIp } from '../../client-ip.js';
 
 // A refresh by cookie renews both cookies and answers no refresh token: page scripts never see one
-// (contract.md section 5, refined 2026-12-01). A refresh token sent in the body comes back in the body.
+// (docs/auth.md, refined 2026-12-01). A refresh token sent in the body comes back in the body.
 const RefreshAnswer = Type.Object({
   access_token: Type.String(),
   refresh_token: Type.Optional(Type.String({ description: 'only when the refresh token came in the body' })),

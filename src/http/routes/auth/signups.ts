@@ -39,7 +39,7 @@ export function signupRoutes(app: Http, deps: Deps, guards: Guards): void {
     async (request) => {
       const application = request.application!;
       const { email, password, redirect_url, hashcash } = request.body;
-      // contract.md section 3: schema → rate limits → proof present → proof valid → the rest.
+      // docs/hashcash.md: schema → rate limits → proof present → proof valid → the rest.
       await deps.limiter.consume('signup_ip', `${application.id}:${rateLimitIp(request.ip)}`);
       await deps.limiter.consume('signup_email', emailWindowKey(application.id, email)).catch(async (error: unknown) => {
         // Refused by the per-email window: a pending sign-up holding the email is contested (contract 4).

@@ -13,7 +13,7 @@ import { errors } from '../../schemas.js';
 import { clientInfo } from '../../client-ip.js';
 import type { Http } from '../../types.js';
 
-// interface.md 4.2 and contract.md section 13: authorize (Publishable) and the two callbacks (GET for
+// docs/oauth.md: authorize (Publishable) and the two callbacks (GET for
 // Google's query response, POST for Apple's form_post). The callbacks carry no key: the state names the
 // app, and the binding cookie authorize set names the browser.
 

@@ -4,7 +4,7 @@ import type { Http } from '../../types.js';
 import { oauthFlowRoutes } from './flow.js';
 import { oauthProviderRoutes } from './providers.js';
 
-/** interface.md 4.2: OAuth provider configuration, authorize and callbacks. */
+/** docs/oauth.md: OAuth provider configuration, authorize and callbacks. */
 export function oauthRoutes(app: Http, deps: Deps, guards: Guards): void {
   oauthProviderRoutes(app, deps, guards);
   oauthFlowRoutes(app, deps, guards);

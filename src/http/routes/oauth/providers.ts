@@ -6,7 +6,7 @@ import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
 
-// interface.md 4.2 and contract.md section 13: each app's provider configuration (Secret). Secrets go
+// docs/oauth.md: each app's provider configuration (Secret). Secrets go
 // in, "****" comes out.
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 255, pattern: '^\\S+$', description });
