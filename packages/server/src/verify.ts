@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { InvalidTokenError } from './errors.js';
 
-/** The claims of a Gatehouse access token (contract.md section 2). */
+/** The claims of a Gatehouse access token (docs/api.md, keys and tokens). */
 export interface AccessClaims {
   /** The user id. */
   sub: string;
