@@ -128,6 +128,12 @@ async function migrate(config: Config, deps: Deps): Promise<string[]> {
   }
 }
 
+/** An example page origin on the API's own host name (a page on localhost calling 127.0.0.1 loses its cookies). */
+function pageOrigin(config: Config): string {
+  const host = new URL(config.publicBaseUrl).hostname;
+  return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:3000`;
+}
+
 function banner(config: Config, port: number): string {
   const db = config.database.kind === 'sqlite' ? `SQLite at ${config.database.path}` : 'PostgreSQL';
   return [
@@ -136,7 +142,8 @@ function banner(config: Config, port: number): string {
     '',
     'Create a tenant and an application (in another terminal, same directory):',
     '  npx gatehouse tenant create --name "My company"',
-    '  npx gatehouse app create --tenant <tenant_id> --name "My app" --allowed-origin http://localhost:3000',
+    `  npx gatehouse app create --tenant <tenant_id> --name "My app" --allowed-origin ${pageOrigin(config)}`,
+    '(serve your page from the same host name as the API, here on port 3000: docs/browser.md says why)',
     '',
     `API reference: http://${config.host}:${port}/docs`,
     '',

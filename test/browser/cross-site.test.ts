@@ -4,6 +4,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeFor, linkFor, signUp, uniqueEmail } from '../helpers/accounts.js';
 import { api, createApp } from '../helpers/fixtures.js';
+import { clientBundle } from './client-bundle.js';
 import { RESULTS_DIR, skipReason, startSites, type Sites } from './harness.js';
 
 // What a hostile page can and cannot do in a real Chromium, CORS as a page sees it, the link-landing
@@ -143,6 +144,27 @@ describe.skipIf(reason)(`browser: cross-site pages, CORS, link landing, /docs${r
     const session = (await context.cookies()).find((c) => c.name === '__session' && c.domain === '127.0.0.1')!;
     const me = await api(sites.env.server, 'GET', '/v1/me', { publishableKey: three.publishable_key, headers: { cookie: `__session=${session.value}` } });
     expect(me.body).toMatchObject({ email, email_verified: true });
+  });
+
+  it('48 a page whose origin is on no allow-list gets an error from @gatehouse/client naming that origin to add', async () => {
+    for (const [path, code] of await clientBundle()) sites.evilPage(path, code);
+    sites.evilPage(
+      '/sdk',
+      `<!doctype html><body><script type="module">
+        import { createClient } from '/client/index.js';
+        const gatehouse = createClient({ url: ${JSON.stringify(sites.oneApi)}, publishableKey: ${JSON.stringify(sites.one.publishable_key)} });
+        gatehouse.auth.signInWithPassword({ email: 'ada@example.com', password: 'a password' })
+          .then(() => { window.results = { status: 'signed in' }; }, (e) => { window.results = { status: e.status, code: e.code, detail: e.detail }; });
+      </script></body>`,
+    );
+    const page = await (await sites.context()).newPage();
+    await page.goto(`${sites.evilUrl}/sdk`);
+    await page.waitForFunction(() => (window as unknown as { results?: unknown }).results !== undefined);
+    const results = await page.evaluate(() => (window as unknown as { results: { status: unknown; code: unknown; detail: string } }).results);
+    expect(results).toMatchObject({ status: 0, code: 'network_error' });
+    // Both likely causes, and the exact command with the page's own origin.
+    expect(results.detail).toContain(`could not reach Gatehouse at ${sites.oneApi}`);
+    expect(results.detail).toContain(`--add-allowed-origin ${sites.evilUrl}`);
   });
 
   it('/docs renders the API reference (screenshot in test-results/docs.png)', async () => {

@@ -115,7 +115,8 @@ export async function startSites(): Promise<Sites> {
   const evilPages = new Map<string, string>();
   const evil: Server = createServer((request, response) => {
     const html = evilPages.get((request.url ?? '/').split('?')[0]);
-    response.writeHead(html ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+    const type = (request.url ?? '').split('?')[0]!.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8';
+    response.writeHead(html ? 200 : 404, { 'content-type': type });
     response.end(html ?? 'not found');
   });
   await new Promise<void>((done) => evil.listen(0, '127.0.0.1', done));

@@ -21,6 +21,12 @@ describe('contract 0: health, request ids and error shapes', () => {
     expect(res.body).toEqual({ status: 'ok', version: 'v0.1' });
   });
 
+  it("the start-up banner's example origin is on the API's own host name (issue 48: localhost beside 127.0.0.1 loses cookies)", () => {
+    const api = new URL(server.output().match(/Gatehouse is listening on (\S+)/)![1]!);
+    const origin = new URL(server.output().match(/--allowed-origin (\S+)/)![1]!);
+    expect(origin.hostname).toBe(api.hostname);
+  });
+
   it('every response carries a new UUID X-Request-ID', async () => {
     const a = await api(server, 'GET', '/v1/health');
     const b = await api(server, 'GET', '/nowhere');

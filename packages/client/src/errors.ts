@@ -35,8 +35,22 @@ export function isGatehouseError(error: unknown): error is GatehouseError {
   return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true;
 }
 
-/** Gatehouse could not be reached (status 0). */
-export const networkError = (message: string) => new GatehouseError(0, 'network_error', `could not reach Gatehouse: ${message}`);
+/**
+ * Gatehouse could not be reached (status 0). A page cannot tell a server that is down from a CORS refusal
+ * (the browser hides which), so in a browser the sentence names both, with the page's own origin: the
+ * one to put on the app's allow-list.
+ */
+export function networkError(message: string, url?: string): GatehouseError {
+  const at = url ? ` at ${url}` : '';
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  if (!origin || origin === 'null') return new GatehouseError(0, 'network_error', `could not reach Gatehouse${at}: ${message}`);
+  return new GatehouseError(
+    0,
+    'network_error',
+    `could not reach Gatehouse${at} (${message}): either it is not running there, or this page's origin ${origin} is not on the app's ` +
+      `allow-list (gatehouse app update APP_ID --add-allowed-origin ${origin}); the browser does not say which`,
+  );
+}
 
 /** The error for an answer, from its status, its `{detail, code}` body (when it has one) and its headers. */
 export function errorFrom(status: number, body: unknown, header: (name: string) => string | null): GatehouseError {

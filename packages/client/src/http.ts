@@ -88,7 +88,7 @@ export class Http {
     try {
       return await this.o.fetch(url, init);
     } catch (error) {
-      throw networkError((error as Error).message);
+      throw networkError((error as Error).message, this.o.url);
     }
   }
 }

@@ -11,7 +11,7 @@ export function sendUpload(request: UploadRequest): Promise<UploadAnswer> {
     const onProgress = request.onProgress;
     if (onProgress) xhr.upload.onprogress = (event) => onProgress({ loaded: event.loaded, total: event.lengthComputable ? event.total : event.loaded });
     xhr.onload = () => resolve({ status: xhr.status, text: xhr.responseText, header: (name) => xhr.getResponseHeader(name) });
-    xhr.onerror = () => reject(networkError('the upload failed'));
+    xhr.onerror = () => reject(networkError('the upload failed', new URL(request.url).origin));
     xhr.send(request.body as XMLHttpRequestBodyInit);
   });
 }
