@@ -33,8 +33,11 @@ export interface SessionContext {
   /** How the access token came: a cookie needs the CSRF rule on unsafe methods. */
   via: 'cookie' | 'bearer';
   token: string;
-  /** The access token's `iat` (seconds): rules that need a recent sign-in read it. */
-  issuedAt: number;
+  /**
+   * The access token's `auth_time` (Unix seconds): when the session's user signed in, kept by refreshes.
+   * Rules that need a recent sign-in read it (services/sessions/step-up.ts); undefined for a token without it.
+   */
+  authTime: number | undefined;
   /** How the session was opened and its assurance level (docs/mfa.md), from the access token. */
   amr: string[];
   aal: 'aal1' | 'aal2';
@@ -60,7 +63,7 @@ export function sessionContext(claims: VerifiedAccessToken, via: SessionContext[
     emailVerified: claims.email_verified,
     via,
     token,
-    issuedAt: claims.iat,
+    authTime: claims.auth_time,
     amr: claims.amr,
     aal: claims.aal,
   };

@@ -33,7 +33,8 @@ const masterKeyOf = (server: TestServer) =>
   Buffer.from(server.env.MASTER_KEY ?? readFileSync(join(server.dir, 'data/master.key'), 'utf8').trim(), 'base64');
 
 /**
- * An access token of the app for (user, session) issued `ageSeconds` ago and still valid for 5 minutes,
+ * An access token of the app for (user, session) issued, and signed in, `ageSeconds` ago (`iat` and
+ * `auth_time`) and still valid for 5 minutes,
  * signed with the app's current signing key as the server would have (a recent-sign-in rule's test: no
  * clock to move in a spawned server).
  */
@@ -55,6 +56,8 @@ export async function agedAccessToken(
     aud: appId,
     sub: claims.sub,
     iat: now - ageSeconds,
+    // Signed in when it was issued: the recent-sign-in rules read auth_time.
+    auth_time: now - ageSeconds,
     exp: now + 300,
   });
 }

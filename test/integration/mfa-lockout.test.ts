@@ -37,7 +37,7 @@ async function userWithTotp() {
   const email = `${userId}@example.com`;
   await insertUser(deps.db, { id: userId, app_id: app.id, email, email_normalized: email, email_verified: 1, password_hash: null, is_bot: 0, public_key: null, created_at: iso(now), updated_at: iso(now) });
   const user = (await findUserById(deps.db, app.id, userId))!;
-  const session = { userId, sessionId: crypto.randomUUID(), issuedAt: now.getTime() / 1000, amr: ['pwd'], aal: 'aal1' as const };
+  const session = { userId, sessionId: crypto.randomUUID(), authTime: Math.floor(now.getTime() / 1000), amr: ['pwd'], aal: 'aal1' as const };
   const enrolled = await enrollTotp(deps, app, session, null);
   await confirmTotp(deps, app, session, enrolled.factor_id, totpCode(enrolled.totp.secret, stepAt(now)));
   const challenge = async () => (await finishSignIn(deps, app, user, ['pwd'])).mfa!.mfa_token;

@@ -123,19 +123,20 @@ describe('40 @gatehouse/client: enrolling and managing second factors', () => {
     expect((await fresh.auth.mfa.listFactors()).recovery_codes_remaining).toBe(9);
   });
 
-  it("40 client mfa: a session signed in before the factor was added (aal1) is refused with the server's 403 detail: remove, new codes, another enrollment", async () => {
+  it("40 client mfa: a session signed in before the first factor was added is signed out by it: remove, new codes, another enrollment answer the server's 401 detail", async () => {
     const { gatehouse, email, password } = await signedIn();
     const older = client();
     await older.auth.signInWithPassword({ email, password }); // aal1: the account had no factor yet
     const { enrolled } = await withTotp(gatehouse);
 
+    // The first factor revokes every other session (docs/mfa.md): an aal1 session must not outlive it.
     const removal = await older.auth.mfa.removeFactor(enrolled.factor_id).catch((error: unknown) => error);
     expect(removal).toBeInstanceOf(GatehouseError);
-    expect(removal).toMatchObject({ status: 403, detail: 'sign in with a second factor to remove one' });
-    await expect(older.auth.mfa.renewRecoveryCodes()).rejects.toMatchObject({ status: 403, detail: 'sign in with a second factor to make new recovery codes' });
-    await expect(older.auth.mfa.enrollTotp()).rejects.toMatchObject({ status: 403, detail: 'this account has a second factor: sign in with it to change factors' });
-    // The aal1 session may still read the list; the factor is still there.
-    expect((await older.auth.mfa.listFactors()).factors).toEqual([expect.objectContaining({ factor_id: enrolled.factor_id, status: 'verified' })]);
+    expect(removal).toMatchObject({ status: 401, detail: 'session is revoked or expired' });
+    await expect(older.auth.mfa.renewRecoveryCodes()).rejects.toMatchObject({ status: 401 });
+    await expect(older.auth.mfa.enrollTotp()).rejects.toMatchObject({ status: 401 });
+    // The enrolling session keeps its factor.
+    expect((await gatehouse.auth.mfa.listFactors()).factors).toEqual([expect.objectContaining({ factor_id: enrolled.factor_id, status: 'verified' })]);
   });
 
   it('40 client mfa: confirmPasswordReset of an account with a second factor throws MfaRequiredError (the password is changed); verifyMfa signs in with the new one', async () => {

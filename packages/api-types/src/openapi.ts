@@ -115,8 +115,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete my account and everything it owns (needs an access token issued within the last 10 minutes)
-         * @description 403 when the app's --self-delete is off, or the access token is older than 10 minutes (sign in again). Clears the cookies.
+         * Delete my account and everything it owns (needs a sign-in within the last 10 minutes)
+         * @description 403 when the app's --self-delete is off, the session signed in more than 10 minutes ago (the token's auth_time, which a refresh keeps: sign in again), or the user has a second factor and the session is aal1 (aal2_required). Clears the cookies.
          */
         delete: operations["deleteMe"];
         options?: never;
@@ -212,7 +212,7 @@ export interface paths {
         put?: never;
         /**
          * Change (or set) the signed-in user's password; every other session is revoked
-         * @description current_password is required when the account has a password (a wrong one is 403 and counts in the sign-in windows). An account without one may set it without current_password within 10 minutes of signing in; later, 403.
+         * @description current_password is required when the account has a password (a wrong one is 403 and counts in the sign-in windows). An account without one may set it without current_password within 10 minutes of signing in (the token's auth_time); later, 403. A user with a second factor needs an aal2 session (403 aal2_required).
          */
         post: operations["changePassword"];
         delete?: never;
@@ -383,7 +383,7 @@ export interface paths {
         put?: never;
         /**
          * Start a TOTP enrollment: the secret, its otpauth:// URI and an SVG QR code (shown once)
-         * @description The factor stays unverified until POST /v1/me/factors/{factor_id}/verify gets a first code; a new enrollment replaces an unconfirmed one. A user who already has a verified factor needs an aal2 session (403 otherwise).
+         * @description The factor stays unverified until POST /v1/me/factors/{factor_id}/verify gets a first code; a new enrollment replaces an unconfirmed one. A user who already has a verified factor needs an aal2 session (403 otherwise); a user whose email is unverified cannot enroll (403). An enrollment not confirmed within 10 minutes is dead.
          */
         post: operations["enrollTotp"];
         delete?: never;
@@ -403,7 +403,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a TOTP enrollment with its first code: 10 recovery codes (shown once) and an aal2 access token
-         * @description A wrong code is 400 (5 and the enrollment is dead: start again). The earlier recovery codes, if any, stop working. The session becomes aal2: the answer carries a new access token (and renews the __session cookie when the session came by cookie); its refresh token keeps working and its next refresh is aal2 too. The user is sent a notice.
+         * @description A wrong code is 400 (5, or 10 minutes since the enrollment, and it is dead: start again). The earlier recovery codes, if any, stop working. A user with another verified factor confirms from an aal2 session only (403 aal2_required). A first factor signs out the user's other sessions. The session becomes aal2: the answer carries a new access token (and renews the __session cookie when the session came by cookie); its refresh token keeps working and its next refresh is aal2 too. The user is sent a notice.
          */
         post: operations["confirmTotp"];
         delete?: never;
@@ -423,8 +423,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove one of my factors (needs an access token issued within the last 10 minutes, and aal2 for a verified factor)
-         * @description 403 when the access token is older than 10 minutes (sign in again) or, for a verified factor, the session is aal1. The last verified factor takes the recovery codes with it. The user is sent a notice.
+         * Remove one of my factors (needs a sign-in within the last 10 minutes, and aal2 for a verified factor)
+         * @description 403 when the session signed in more than 10 minutes ago (auth_time; sign in again) or, for a verified factor, the session is aal1. The last verified factor takes the recovery codes with it. The user is sent a notice.
          */
         delete: operations["removeMyFactor"];
         options?: never;

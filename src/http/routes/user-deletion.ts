@@ -83,8 +83,10 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
       schema: {
         operationId: 'deleteMe',
         tags: ['sessions'],
-        summary: 'Delete my account and everything it owns (needs an access token issued within the last 10 minutes)',
-        description: "403 when the app's --self-delete is off, or the access token is older than 10 minutes (sign in again). Clears the cookies.",
+        summary: 'Delete my account and everything it owns (needs a sign-in within the last 10 minutes)',
+        description:
+          "403 when the app's --self-delete is off, the session signed in more than 10 minutes ago (the token's auth_time, which a refresh keeps: sign in again), " +
+          'or the user has a second factor and the session is aal1 (aal2_required). Clears the cookies.',
         security: [{ publishable: [], session: [] }],
         response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
       },

@@ -3,7 +3,6 @@ import { burnPasswordCheck, verifyPassword } from '../../crypto/passwords.js';
 import type { Deps } from '../../deps.js';
 import { ApiError, badRequest, unauthorized } from '../../errors.js';
 import type { Application } from '../../store/repos/applications.js';
-import * as identities from '../../store/repos/oauth-identities.js';
 import * as sessionsRepo from '../../store/repos/sessions.js';
 import * as users from '../../store/repos/users.js';
 import type { User } from '../../store/repos/users.js';
@@ -13,6 +12,7 @@ import { checkRedirect } from '../apps/origins.js';
 import type { AccountDeps } from './account-deps.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
+import { forgetEarlierHolder } from './first-proof.js';
 import { createUser } from './users.js';
 import { consumeCode, consumeLink, sendEmailChallenge } from './verification.js';
 
@@ -132,8 +132,9 @@ export async function signInWithEmail(
  * claim_email challenge the prover may not be whoever created the account (pre-hijacking: someone
  * signed up first with this address and a password of their own), so the password is dropped and every
  * earlier session revoked before the prover's session is made. Either way, every OAuth identity linked
- * before the proof is removed in the same transaction (docs/oauth.md): a subject linked to an
- * unproven address belongs to whoever held the account then, and must not sign in to the owner's.
+ * and every second factor (recovery codes and challenges in flight with them) added before the proof is
+ * removed in the same transaction (docs/oauth.md, forgetEarlierHolder): they belong to whoever
+ * held the account then, and must neither sign in to the owner's nor stand between the owner and it.
  */
 async function completeEmailProof(deps: AccountDeps, app: Application, challenge: EmailChallengeRow): Promise<User> {
   const user = await users.findUserById(deps.db, app.id, challenge.user_id);
@@ -144,7 +145,7 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
     await inTransaction(deps.db, async (trx) => {
       if (await users.claimUnverifiedUser(trx, app.id, user.id, now)) {
         await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
-        await identities.deleteUserOAuthIdentities(trx, app.id, user.id);
+        await forgetEarlierHolder(trx, app.id, user.id);
       }
     });
     return { ...user, emailVerified: true, requiresVerification: false, passwordHash: null };
@@ -152,7 +153,7 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
   // A sign-up's own verification: the claim rule applies only when the account was contested.
   const verified = await inTransaction(deps.db, async (trx) => {
     const result = await users.verifySignUpEmail(trx, app.id, user.id, now);
-    if (result) await identities.deleteUserOAuthIdentities(trx, app.id, user.id);
+    if (result) await forgetEarlierHolder(trx, app.id, user.id);
     if (result?.contested) await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
     return result;
   });

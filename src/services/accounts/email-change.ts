@@ -10,6 +10,7 @@ import { inTransaction } from '../../store/transaction.js';
 import type { AccountDeps } from './account-deps.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { landingUrl, withQueryParam } from './password-reset.js';
+import { requireAal2WhenEnrolled, type StepUpSession } from '../sessions/step-up.js';
 import { consumeUserCode, consumeUserLink, sendEmailChallenge } from './verification.js';
 
 // Change of email (docs/account.md): nothing changes until the new address is proven; the
@@ -26,17 +27,19 @@ async function emailUser(deps: AccountDeps, app: Application, userId: string): P
 
 /**
  * `POST /v1/me/email`: emails a code and/or link (the app's verification_method) to the new address.
- * 409 when another user of the app holds it (the confirm checks again: the index decides then).
+ * 409 when another user of the app holds it (the confirm checks again: the index decides then). A user
+ * with a second factor needs an aal2 session: the address is how the account is recovered.
  */
 export async function requestEmailChange(
   deps: AccountDeps,
   app: Application,
-  userId: string,
+  session: Pick<StepUpSession, 'userId' | 'aal'>,
   newEmail: string,
   redirectUrl?: string | null,
 ): Promise<{ status: 'verification_sent' }> {
   const target = landingUrl(deps, app, redirectUrl);
-  const user = await emailUser(deps, app, userId);
+  const user = await emailUser(deps, app, session.userId);
+  await requireAal2WhenEnrolled(deps, app.id, session, 'change the email');
   if (users.normalizeEmail(newEmail) === users.normalizeEmail(user.email)) throw badRequest('new_email is already the email of this account');
   if (await users.findUserByEmail(deps.db, app.id, newEmail)) throw emailTaken();
   await sendEmailChallenge(deps, app, user, 'change_email', target, {
@@ -52,9 +55,11 @@ export type EmailChangeProof = { code: string } | { token: string };
  * `POST /v1/me/email/confirm`: the user's own live code or token (at most 5 guesses per code, counted
  * in the write that reads it) → the new address, verified; the user's other codes and links die (they
  * went to the old address) and the old address gets a notice, in one transaction. Answers the user.
+ * aal2 again for a user with a factor (one may have been added since the change was asked for).
  */
-export async function confirmEmailChange(deps: AccountDeps, app: Application, userId: string, proof: EmailChangeProof): Promise<User> {
-  const user = await emailUser(deps, app, userId);
+export async function confirmEmailChange(deps: AccountDeps, app: Application, session: Pick<StepUpSession, 'userId' | 'aal'>, proof: EmailChangeProof): Promise<User> {
+  const user = await emailUser(deps, app, session.userId);
+  await requireAal2WhenEnrolled(deps, app.id, session, 'change the email');
   const challenge =
     'code' in proof
       ? await consumeUserCode(deps, app.id, user.id, 'change_email', proof.code)

@@ -8,22 +8,18 @@ import * as users from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { AccountDeps } from './account-deps.js';
 import { enqueueMail } from '../mail/outbox.js';
-
-/** How recent a sign-in must be for a user without a password to set one without proving anything else. */
-export const RECENT_SIGN_IN_SECONDS = 10 * 60;
+import { requireAal2WhenEnrolled, signedInRecently, type StepUpSession } from '../sessions/step-up.js';
 
 /** The signed-in session a change is made from. */
-export interface SessionRef {
-  userId: string;
+export interface SessionRef extends StepUpSession {
   sessionId: string;
-  /** The access token's `iat`, in seconds. */
-  issuedAt: number;
 }
 
 /**
  * `POST /v1/me/password` (docs/account.md). A user with a password proves it (a wrong one is 403;
  * the route counted the attempt in the sign-in windows first); a user without one (OAuth, codes, links)
- * may set one within RECENT_SIGN_IN_SECONDS of signing in. The new hash replaces the old one only if it
+ * may set one within RECENT_SIGN_IN_SECONDS of signing in (the session's auth_time). A user with a second
+ * factor changes it only from an aal2 session. The new hash replaces the old one only if it
  * is still the one checked (one conditional write), every other session is revoked and a notice queued,
  * in one transaction; argon2 runs before it.
  */
@@ -37,10 +33,11 @@ export async function changePassword(
   const user = await users.findUserById(deps.db, app.id, session.userId);
   if (!user) throw unauthorized('not authenticated');
   if (user.isBot || user.email === null) throw badRequest('bots sign in with their key and have no password');
+  await requireAal2WhenEnrolled(deps, app.id, session, 'change the password');
   if (user.passwordHash !== null) {
     if (input.currentPassword == null || input.currentPassword === '') throw badRequest('current_password is required');
     if (!(await verifyPassword(user.passwordHash, input.currentPassword))) throw forbidden('current password is wrong', 'invalid_credentials');
-  } else if (deps.clock.now().getTime() / 1000 - session.issuedAt > RECENT_SIGN_IN_SECONDS) {
+  } else if (!signedInRecently(deps.clock, session)) {
     throw forbidden('sign in again to set a password (a recent sign-in is needed when the account has none)');
   }
   const passwordHash = await hashPassword(input.newPassword);

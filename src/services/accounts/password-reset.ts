@@ -4,12 +4,12 @@ import { hashPassword } from '../../crypto/passwords.js';
 import { badRequest } from '../../errors.js';
 import { noticeEmail } from '../../mail/templates.js';
 import type { Application } from '../../store/repos/applications.js';
-import * as identities from '../../store/repos/oauth-identities.js';
 import * as sessionsRepo from '../../store/repos/sessions.js';
 import * as users from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { EmailChallengeRow } from '../../store/types.js';
 import type { AccountDeps } from './account-deps.js';
+import { forgetEarlierHolder } from './first-proof.js';
 import { appFallbackUrl } from './link-landing.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { checkRedirect } from '../apps/origins.js';
@@ -73,7 +73,8 @@ export async function resetProofEmail(deps: AccountDeps, app: Application, proof
 
 /**
  * `POST /v1/password_resets/confirm`: a live reset code or token → the new password, the email counted
- * as verified (OAuth identities linked before a first proof removed), every session of the user revoked, and a new session (as verify-code answers). argon2
+ * as verified (OAuth identities and second factors added before a first proof removed), every session of
+ * the user revoked, and a new session (as verify-code answers). argon2
  * runs after the proof is consumed (a wrong guess costs no hash) and outside the transaction.
  */
 export async function confirmPasswordReset(
@@ -96,8 +97,8 @@ export async function confirmPasswordReset(
   await inTransaction(deps.db, async (trx) => {
     if (!(await users.resetPassword(trx, app.id, user.id, passwordHash, now))) throw invalid();
     await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
-    // The first proof of the address (docs/oauth.md): identities linked while it was unproven go with it.
-    if (!user.emailVerified || user.requiresVerification) await identities.deleteUserOAuthIdentities(trx, app.id, user.id);
+    // The first proof of the address (docs/oauth.md, docs/mfa.md): identities and factors added while it was unproven go with it.
+    if (!user.emailVerified || user.requiresVerification) await forgetEarlierHolder(trx, app.id, user.id);
     await enqueueMail({ ...deps, db: trx }, app.id, noticeEmail({ appName: app.name, to: user.email!, kind: 'password_changed' }));
   });
   deps.mailSignal.wake();

@@ -16,14 +16,12 @@ import { deleteBlobsNow } from '../objects/blob-deletion.js';
 import { UPLOAD_TIMEOUT_SECONDS } from '../objects/upload-sweep.js';
 import { lockAppUsage } from '../objects/storage-quota.js';
 import { recipientHash } from '../mail/outbox.js';
+import { requireAal2WhenEnrolled, signedInRecently, type StepUpSession } from '../sessions/step-up.js';
 
 // Deleting a user (docs/privacy.md): everything the user owns goes in one transaction, then the
 // blobs of their objects. Every table that carries a user id is listed in docs/privacy.md.
 
 export type UserDeletionDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log'> & { store: Pick<Deps['store'], 'dialect'> };
-
-/** An access token older than this cannot delete its own account (DELETE /v1/me): sign in again. */
-export const RECENT_SIGN_IN_SECONDS = 10 * 60;
 
 /**
  * Deletes the app's user and everything they own, in one transaction: sessions (their access tokens are
@@ -101,16 +99,13 @@ async function deleteUserStorage(deps: UserDeletionDeps, trx: Db, appId: string,
 }
 
 /**
- * A user's own deletion (DELETE /v1/me): the app must allow it (`--self-delete`), and the access token
- * must be fresh, so a token lifted from a device left signed in cannot erase the account.
+ * A user's own deletion (DELETE /v1/me): the app must allow it (`--self-delete`), the session's sign-in
+ * must be recent (its auth_time, which a refresh keeps), so a token lifted from a device left signed in
+ * cannot erase the account, and a user with a second factor must have used it (aal2).
  */
-export async function deleteOwnAccount(
-  deps: UserDeletionDeps,
-  app: { id: string; selfDelete: boolean },
-  session: { userId: string; issuedAt: number },
-): Promise<void> {
+export async function deleteOwnAccount(deps: UserDeletionDeps, app: { id: string; selfDelete: boolean }, session: StepUpSession): Promise<void> {
   if (!app.selfDelete) throw forbidden('this application does not let users delete their own account; ask its operator', 'self_delete_disabled');
-  const age = deps.clock.now().getTime() / 1000 - session.issuedAt;
-  if (age > RECENT_SIGN_IN_SECONDS) throw forbidden('sign in again to delete your account', 'reauthentication_required');
+  if (!signedInRecently(deps.clock, session)) throw forbidden('sign in again to delete your account', 'reauthentication_required');
+  await requireAal2WhenEnrolled(deps, app.id, session, 'delete the account');
   await deleteUser(deps, app.id, session.userId);
 }

@@ -21,6 +21,11 @@ export interface AccessClaims {
   /** How the session was opened (RFC 8176 values; docs/mfa.md), and its assurance level. */
   amr?: string[];
   aal?: 'aal1' | 'aal2';
+  /**
+   * When the user proved who they are in this session (Unix seconds, OpenID Connect's `auth_time`): the
+   * session's sign-in, kept by every refresh. Rules that need a recent sign-in read it, never `iat`.
+   */
+  auth_time?: number;
 }
 
 export interface VerifiedAccessToken extends AccessClaims {
@@ -100,6 +105,7 @@ export class KeyRing {
       email_verified: claims.email_verified,
       amr: claims.amr ?? [],
       aal: claims.aal ?? 'aal1',
+      ...(claims.auth_time === undefined ? {} : { auth_time: claims.auth_time }),
       iss: this.issuer,
       aud: appId,
       sub: claims.sub,
@@ -208,6 +214,8 @@ function toVerified(payload: JWTPayload): VerifiedAccessToken | undefined {
     // Tokens signed before second factors carry neither: no method known, aal1.
     amr: Array.isArray(payload.amr) ? payload.amr.filter((v): v is string => typeof v === 'string') : [],
     aal: payload.aal === 'aal2' ? 'aal2' : 'aal1',
+    // Tokens signed before auth_time carry none: no recent sign-in is known for them.
+    auth_time: typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time) ? payload.auth_time : undefined,
     exp: payload.exp as number,
     iat: payload.iat as number,
   };

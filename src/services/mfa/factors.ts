@@ -1,4 +1,4 @@
-import { iso } from '../../clock.js';
+import { addSeconds, iso } from '../../clock.js';
 import { open, seal } from '../../crypto/envelope.js';
 import { newUuid } from '../../crypto/ids.js';
 import { newRecoveryCodes, recoveryCodeHash } from '../../crypto/recovery-codes.js';
@@ -17,7 +17,7 @@ import type { MfaFactorRow } from '../../store/types.js';
 import { joinAmr, type Aal } from './assurance.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { reissueAccess } from '../sessions/sessions.js';
-import { RECENT_SIGN_IN_SECONDS } from '../accounts/password-change.js';
+import { requireAal2WhenEnrolled, signedInRecently } from '../sessions/step-up.js';
 
 // A user's own second factors (docs/mfa.md): TOTP enrollment and confirmation, the list, renaming,
 // removal, recovery codes. Every change emails the user a notice through the outbox.
@@ -28,13 +28,17 @@ export type FactorDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'keys' | 'secret
 export interface FactorSession {
   userId: string;
   sessionId: string;
-  issuedAt: number;
+  /** The access token's `auth_time` (services/sessions/step-up.ts). */
+  authTime: number | undefined;
   amr: string[];
   aal: Aal;
 }
 
 /** A user may hold at most this many factors (verified or pending). */
 export const MAX_FACTORS = 10;
+
+/** A TOTP enrollment not confirmed within this long is dead (enroll again): a pending secret does not wait for ever. */
+export const TOTP_ENROLLMENT_SECONDS = 10 * 60;
 
 /** What the seal of a TOTP secret is bound to: a secret copied to another factor row will not open. */
 export const totpSecretBinding = (factorId: string) => `mfa_factor:${factorId}`;
@@ -74,10 +78,26 @@ async function requireUser(deps: FactorDeps, app: Application, userId: string) {
  * a session opened before the first enrollment, or a stolen first factor, cannot add an attacker's.
  */
 export async function requireAal2IfEnrolled(deps: FactorDeps, app: Application, session: FactorSession): Promise<void> {
-  if (session.aal === 'aal2') return;
-  if (await factors.hasVerifiedFactor(deps.db, app.id, session.userId)) {
-    throw forbidden('this account has a second factor: sign in with it to change factors', 'aal2_required');
+  await requireAal2WhenEnrolled(deps, app.id, session, 'change factors');
+}
+
+/**
+ * No factor for an unproven address: whoever holds an unverified account may not be its owner (a user
+ * made by POST /v1/users, an SSO source's unverified email), and a factor they added would outlive the
+ * owner's claim of the address. The claim removes any factor made before it too (services/accounts.ts).
+ */
+export function requireVerifiedEmail(user: { email: string | null; emailVerified: boolean }): void {
+  if (user.email !== null && !user.emailVerified) {
+    throw forbidden('verify your email address before adding a second factor (sign in with a code or link sent to it)', 'email_not_verified');
   }
+}
+
+/** Drops the user's pending TOTP enrollments and, when `firstFactor`, revokes every session but the caller's: in the write that verifies a factor. */
+export async function onFactorVerified(db: Db, app: Application, session: FactorSession, firstFactor: boolean, now: string): Promise<void> {
+  // A pending enrollment started before (perhaps from a session that was aal1 then) must not be confirmed after.
+  await factors.deleteUnverifiedTotp(db, app.id, session.userId);
+  // Sessions opened before the first factor stay aal1: signed out, as a password change signs them out.
+  if (firstFactor) await sessionsRepo.revokeOtherUserSessions(db, app.id, session.userId, session.sessionId, now);
 }
 
 /** Enough factors already: refuse before adding one. */
@@ -91,6 +111,7 @@ export async function checkFactorRoom(deps: FactorDeps, app: Application, userId
 export async function enrollTotp(deps: FactorDeps, app: Application, session: FactorSession, friendlyName: string | null) {
   await requireAal2IfEnrolled(deps, app, session);
   const user = await requireUser(deps, app, session.userId);
+  requireVerifiedEmail(user);
   await factors.deleteUnverifiedTotp(deps.db, app.id, user.id);
   await checkFactorRoom(deps, app, user.id);
   const id = newUuid();
@@ -121,16 +142,21 @@ export async function enrollTotp(deps: FactorDeps, app: Application, session: Fa
 }
 
 /**
- * `POST /v1/me/factors/{factor_id}/verify`: the first code confirms the factor (5 wrong codes and it is
- * dead: enroll again). The user gets a new set of recovery codes (shown once; any earlier set dies), the
- * session becomes aal2 (a new access token; its refreshes keep it) and a notice is sent.
+ * `POST /v1/me/factors/{factor_id}/verify`: the first code confirms the factor (5 wrong codes, or
+ * TOTP_ENROLLMENT_SECONDS gone by, and it is dead: enroll again). A user who has another verified factor
+ * confirms only from an aal2 session. The user gets a new set of recovery codes (shown once; any earlier
+ * set dies), the session becomes aal2 (a new access token; its refreshes keep it), other pending
+ * enrollments are dropped, a first factor signs out every other session, and a notice is sent.
  */
 export async function confirmTotp(deps: FactorDeps, app: Application, session: FactorSession, factorId: string, code: string) {
   const factor = await factors.findFactor(deps.db, app.id, session.userId, factorId);
   if (!factor || factor.type !== 'totp') throw notFound('factor not found');
   if (factor.status === 'verified') throw badRequest('this factor is already verified');
+  await requireAal2IfEnrolled(deps, app, session);
   const user = await requireUser(deps, app, session.userId);
   const now = iso(deps.clock.now());
+  const startedAfter = iso(addSeconds(deps.clock.now(), -TOTP_ENROLLMENT_SECONDS));
+  if (factor.created_at <= startedAfter) throw badRequest('this enrollment expired: enroll the factor again');
   const secret = open(deps.masterKeys, factor.secret_sealed!, totpSecretBinding(factor.id));
   const step = matchingStep(secret, code, deps.clock.now());
   if (step === undefined) {
@@ -140,14 +166,18 @@ export async function confirmTotp(deps: FactorDeps, app: Application, session: F
   const codes = newRecoveryCodes();
   const amr = [...new Set([...session.amr, 'otp'])];
   await inTransaction(deps.db, async (trx) => {
-    if (!(await factors.confirmTotpFactor(trx, app.id, factor.id, step, now))) throw badRequest('too many wrong codes: enroll the factor again', 'invalid_code');
+    const firstFactor = !(await factors.hasVerifiedFactor(trx, app.id, user.id));
+    if (!(await factors.confirmTotpFactor(trx, app.id, factor.id, step, now, startedAfter))) {
+      throw badRequest('too many wrong codes, or the enrollment expired: enroll the factor again', 'invalid_code');
+    }
+    await onFactorVerified(trx, app, session, firstFactor, now);
     await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
     await sessionsRepo.setSessionAmr(trx, app.id, session.sessionId, joinAmr(amr), now);
     await queueFactorNotice(deps, trx, app, user.email, 'factor_added');
   });
   deps.mailSignal.wake();
   const confirmed = (await factors.findFactor(deps.db, app.id, user.id, factor.id))!;
-  const access = await reissueAccess(deps, app.id, user, session.sessionId, amr);
+  const access = await reissueAccess(deps, app.id, user, session.sessionId, amr, session.authTime);
   return { factor: toFactorView(confirmed), recovery_codes: codes, ...access };
 }
 
@@ -164,13 +194,12 @@ export async function renameMyFactor(deps: FactorDeps, app: Application, userId:
 }
 
 /**
- * `DELETE /v1/me/factors/{factor_id}`: needs a recent sign-in (an access token issued within 10
+ * `DELETE /v1/me/factors/{factor_id}`: needs a recent sign-in (the session's auth_time within 10
  * minutes, as DELETE /v1/me) and, for a verified factor, an aal2 session. The last verified factor takes
  * the recovery codes with it. A notice is sent.
  */
 export async function removeMyFactor(deps: FactorDeps, app: Application, session: FactorSession, factorId: string): Promise<{ status: 'deleted' }> {
-  const age = deps.clock.now().getTime() / 1000 - session.issuedAt;
-  if (age > RECENT_SIGN_IN_SECONDS) throw forbidden('sign in again to remove a factor', 'reauthentication_required');
+  if (!signedInRecently(deps.clock, session)) throw forbidden('sign in again to remove a factor', 'reauthentication_required');
   const factor = await factors.findFactor(deps.db, app.id, session.userId, factorId);
   if (!factor) throw notFound('factor not found');
   if (factor.status === 'verified' && session.aal !== 'aal2') throw forbidden('sign in with a second factor to remove one', 'aal2_required');

@@ -13,7 +13,16 @@ import * as webauthn from '../../store/repos/webauthn-challenges.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { MfaFactorRow } from '../../store/types.js';
 import { joinAmr } from './assurance.js';
-import { checkFactorRoom, queueFactorNotice, requireAal2IfEnrolled, toFactorView, type FactorDeps, type FactorSession } from './factors.js';
+import {
+  checkFactorRoom,
+  onFactorVerified,
+  queueFactorNotice,
+  requireAal2IfEnrolled,
+  requireVerifiedEmail,
+  toFactorView,
+  type FactorDeps,
+  type FactorSession,
+} from './factors.js';
 import type { LiveChallenge } from './sign-in.js';
 import * as challenges from '../../store/repos/mfa-challenges.js';
 import { allowedOriginsOf } from '../apps/origins.js';
@@ -58,6 +67,7 @@ export async function passkeyRegistrationOptions(deps: FactorDeps, app: Applicat
   await requireAal2IfEnrolled(deps, app, session);
   const user = await users.findUserById(deps.db, app.id, session.userId);
   if (!user) throw unauthorized('not authenticated');
+  requireVerifiedEmail(user);
   await checkFactorRoom(deps, app, user.id);
   const existing = (await factors.listFactors(deps.db, app.id, user.id)).filter((f) => f.type === 'webauthn');
   const options = await (await simpleWebAuthn()).generateRegistrationOptions({
@@ -94,6 +104,7 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
   await requireAal2IfEnrolled(deps, app, session);
   const user = await users.findUserById(deps.db, app.id, session.userId);
   if (!user) throw unauthorized('not authenticated');
+  requireVerifiedEmail(user);
   const now = iso(deps.clock.now());
   const challenge = await webauthn.consumeWebauthnChallenge(deps.db, app.id, challengeId, 'register', user.id, now);
   if (!challenge) throw badRequest('unknown, used or expired challenge_id: ask for new options', 'invalid_passkey');
@@ -129,13 +140,14 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
       updated_at: now,
       last_used_at: null,
     });
+    await onFactorVerified(trx, app, session, firstFactor, now);
     if (firstFactor) await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
     await sessionsRepo.setSessionAmr(trx, app.id, session.sessionId, joinAmr(amr), now);
     await queueFactorNotice(deps, trx, app, user.email, 'factor_added');
   }));
   deps.mailSignal.wake();
   const row = (await factors.findFactor(deps.db, app.id, user.id, id))!;
-  return { factor: toFactorView(row), recovery_codes: codes, ...(await reissueAccess(deps, app.id, user, session.sessionId, amr)) };
+  return { factor: toFactorView(row), recovery_codes: codes, ...(await reissueAccess(deps, app.id, user, session.sessionId, amr, session.authTime)) };
 }
 
 /** Verifies an assertion by a stored passkey against `challenge` and records its counter; false when it does not verify. */

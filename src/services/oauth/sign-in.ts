@@ -19,6 +19,7 @@ import { isUniqueViolation } from '../../store/dialect.js';
 import { inTransaction } from '../../store/transaction.js';
 import { clientSettings, DEFAULT_SCOPES } from './providers.js';
 import { checkRedirect } from '../apps/origins.js';
+import { forgetEarlierHolder } from '../accounts/first-proof.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
 
@@ -258,8 +259,8 @@ async function upsertUser(deps: OAuthDeps, app: Application, provider: OAuthProv
 /**
  * Links the subject into a user that already holds the email (the provider vouched for it: upsertUser
  * checked). Linking into an unverified account applies the pre-hijacking rule (docs/security.md,
- * docs/oauth.md): whoever made it before the owner loses its password, its sessions and any OAuth link it made,
- * before the owner's session is made.
+ * docs/oauth.md): whoever made it before the owner loses its password, its sessions, any OAuth link and any
+ * second factor it made, before the owner's session is made.
  */
 async function linkExisting(
   deps: OAuthDeps,
@@ -270,7 +271,7 @@ async function linkExisting(
   await inTransaction(deps.db, async (trx) => {
     if (!existing.emailVerified && (await users.claimUnverifiedUser(trx, app.id, existing.id, identity.created_at))) {
       await sessions.revokeUserSessions(trx, app.id, existing.id, identity.created_at);
-      await identities.deleteUserOAuthIdentities(trx, app.id, existing.id);
+      await forgetEarlierHolder(trx, app.id, existing.id);
     }
     await identities.insertOAuthIdentity(trx, { ...identity, user_id: existing.id });
   });

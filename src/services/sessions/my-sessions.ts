@@ -2,6 +2,10 @@ import { iso } from '../../clock.js';
 import { notFound } from '../../errors.js';
 import * as sessionsRepo from '../../store/repos/sessions.js';
 import type { SessionDeps } from './sessions.js';
+import { requireAal2WhenEnrolled, type StepUpSession } from './step-up.js';
+
+/** The caller's session as these routes read it. */
+export type MySessionCaller = Pick<StepUpSession, 'userId' | 'aal'> & { sessionId: string };
 
 /** Most sessions a user's list shows (newest first): enough for every device, bounded whatever piles up. */
 export const MY_SESSIONS_MAX = 100;
@@ -32,13 +36,17 @@ export async function listMySessions(deps: SessionDeps, appId: string, userId: s
 /**
  * `DELETE /v1/me/sessions/{id}`: revokes one of the user's own live sessions; any other id (another
  * user's, another app's, revoked, unknown) is 404. The session row is what every node's guard reads,
- * so its access tokens are refused at once everywhere.
+ * so its access tokens are refused at once everywhere. Signing out another device needs aal2 once the
+ * user has a second factor (an aal1 intruder must not sign the owner out); the caller's own session is
+ * a logout, always allowed.
  */
-export async function revokeMySession(deps: SessionDeps, appId: string, userId: string, sessionId: string): Promise<void> {
-  if (!(await sessionsRepo.revokeUserSession(deps.db, appId, userId, sessionId, iso(deps.clock.now())))) throw notFound('session not found');
+export async function revokeMySession(deps: SessionDeps, appId: string, caller: MySessionCaller, sessionId: string): Promise<void> {
+  if (sessionId !== caller.sessionId) await requireAal2WhenEnrolled(deps, appId, caller, 'sign out other sessions');
+  if (!(await sessionsRepo.revokeUserSession(deps.db, appId, caller.userId, sessionId, iso(deps.clock.now())))) throw notFound('session not found');
 }
 
-/** `POST /v1/me/sessions/revoke_others`: revokes every live session of the user but the caller's; answers how many. */
-export async function revokeMyOtherSessions(deps: SessionDeps, appId: string, userId: string, currentSessionId: string): Promise<number> {
-  return sessionsRepo.revokeOtherUserSessions(deps.db, appId, userId, currentSessionId, iso(deps.clock.now()));
+/** `POST /v1/me/sessions/revoke_others`: revokes every live session of the user but the caller's (aal2 once the user has a factor); answers how many. */
+export async function revokeMyOtherSessions(deps: SessionDeps, appId: string, caller: MySessionCaller): Promise<number> {
+  await requireAal2WhenEnrolled(deps, appId, caller, 'sign out other sessions');
+  return sessionsRepo.revokeOtherUserSessions(deps.db, appId, caller.userId, caller.sessionId, iso(deps.clock.now()));
 }

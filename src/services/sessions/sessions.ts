@@ -56,8 +56,11 @@ export async function startSession(
     ip: options.client?.ip ?? null,
     amr: joinAmr(options.amr ?? []),
   });
-  return issueAccess(deps, appId, kid, user, sessionId, refreshToken, [...(options.amr ?? [])], options.accessExpiresAt);
+  return issueAccess(deps, appId, kid, user, sessionId, refreshToken, [...(options.amr ?? [])], unixSeconds(now), options.accessExpiresAt);
 }
+
+/** An ISO time or a Date as JWT NumericDate (whole seconds). */
+export const unixSeconds = (time: Date | string) => Math.floor(new Date(time).getTime() / 1000);
 
 async function issueAccess(
   deps: SessionDeps,
@@ -67,12 +70,13 @@ async function issueAccess(
   sessionId: string,
   refreshToken: string,
   amr: string[],
+  authTime: number,
   expiresAt?: Date,
 ): Promise<SessionTokens> {
   const exp = expiresAt ?? addSeconds(deps.clock.now(), 15 * 60);
   const accessToken = await deps.keys.signAccessToken(
     appId,
-    { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr) },
+    { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr), auth_time: authTime },
     exp,
     kid,
   );
@@ -129,7 +133,8 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
     }
     throw invalidRefreshToken();
   }
-  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), token.sessionId, newToken, splitAmr(rotated.amr));
+  // The session's sign-in time, not the refresh's: a refresh proves holding a token, not who the user is.
+  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), token.sessionId, newToken, splitAmr(rotated.amr), unixSeconds(rotated.authenticatedAt));
 }
 
 /**
@@ -169,7 +174,7 @@ async function refreshEarlierToken(deps: SessionDeps, appId: string, presented: 
     }
     throw invalidRefreshToken();
   }
-  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), row.session_id, newToken, splitAmr(rotated.amr));
+  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), row.session_id, newToken, splitAmr(rotated.amr), unixSeconds(rotated.authenticatedAt));
 }
 
 const invalidRefreshToken = () => unauthorized('invalid or expired refresh token', 'invalid_token');
@@ -181,10 +186,19 @@ export async function revokeSession(deps: SessionDeps, appId: string, sessionId:
 
 /**
  * A new access token for a live session whose amr just grew (a second factor enrolled from it): the
- * session row already holds the new amr, so its later refreshes answer the same.
+ * session row already holds the new amr, so its later refreshes answer the same. `authTime` is the
+ * session's, unchanged: enrolling a factor proves the new factor, not again who the user is.
  */
-export async function reissueAccess(deps: SessionDeps, appId: string, user: User, sessionId: string, amr: string[]): Promise<{ access_token: string; expires_at: string }> {
+export async function reissueAccess(
+  deps: SessionDeps,
+  appId: string,
+  user: User,
+  sessionId: string,
+  amr: string[],
+  authTime: number | undefined,
+): Promise<{ access_token: string; expires_at: string }> {
   const exp = addSeconds(deps.clock.now(), 15 * 60);
-  const accessToken = await deps.keys.signAccessToken(appId, { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr) }, exp);
+  const claims = { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr), auth_time: authTime };
+  const accessToken = await deps.keys.signAccessToken(appId, claims, exp);
   return { access_token: accessToken, expires_at: iso(exp) };
 }

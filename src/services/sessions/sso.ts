@@ -4,7 +4,6 @@ import type { Deps } from '../../deps.js';
 import { badRequest, forbidden, unauthorized } from '../../errors.js';
 import * as applications from '../../store/repos/applications.js';
 import type { Application } from '../../store/repos/applications.js';
-import * as identities from '../../store/repos/oauth-identities.js';
 import * as sessions from '../../store/repos/sessions.js';
 import * as ssoTokens from '../../store/repos/sso-tokens.js';
 import * as users from '../../store/repos/users.js';
@@ -12,6 +11,7 @@ import type { User } from '../../store/repos/users.js';
 import { isUniqueViolation } from '../../store/dialect.js';
 import { inTransaction } from '../../store/transaction.js';
 import { allowedOriginsOf, checkRedirectAgainst } from '../apps/origins.js';
+import { forgetEarlierHolder } from '../accounts/first-proof.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from './sessions.js';
 
@@ -128,7 +128,7 @@ async function linkUser(deps: SsoDeps, target: Application, source: User & { ema
  * Links into a user that already exists in the target app. Only a verified source email may do so: an
  * unproven address must not open someone else's account. Linking a verified email into an unverified
  * user applies the pre-hijacking rule: whoever created that account before the owner (and set its
- * password) loses it, password and sessions, before the owner's session is made.
+ * password) loses it, password, sessions, OAuth links and second factors, before the owner's session is made.
  */
 async function linkExisting(deps: SsoDeps, target: Application, existing: User, source: User): Promise<User> {
   if (!source.emailVerified) {
@@ -139,8 +139,8 @@ async function linkExisting(deps: SsoDeps, target: Application, existing: User, 
   await inTransaction(deps.db, async (trx) => {
     if (await users.claimUnverifiedUser(trx, target.id, existing.id, now)) {
       await sessions.revokeUserSessions(trx, target.id, existing.id, now);
-      // OAuth links made before the email was proven go with the password (docs/oauth.md).
-      await identities.deleteUserOAuthIdentities(trx, target.id, existing.id);
+      // OAuth links and factors made before the email was proven go with the password (docs/oauth.md, docs/mfa.md).
+      await forgetEarlierHolder(trx, target.id, existing.id);
     }
   });
   return (await users.findUserById(deps.db, target.id, existing.id)) ?? existing;

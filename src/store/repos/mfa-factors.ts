@@ -43,8 +43,11 @@ export async function countEnrollAttempt(db: Db, appId: string, factorId: string
   return row !== undefined;
 }
 
-/** Confirms an unverified TOTP factor with the step its first code was for; false when another request did, or it is dead. */
-export async function confirmTotpFactor(db: Db, appId: string, factorId: string, step: number, now: string): Promise<boolean> {
+/**
+ * Confirms an unverified TOTP factor with the step its first code was for, if it was enrolled after
+ * `startedAfter`; false when another request did, or it is dead (wrong codes, expired, dropped).
+ */
+export async function confirmTotpFactor(db: Db, appId: string, factorId: string, step: number, now: string, startedAfter: string): Promise<boolean> {
   const row = await db
     .updateTable('mfa_factors')
     .set({ status: 'verified', last_step: step, updated_at: now, last_used_at: now })
@@ -52,6 +55,7 @@ export async function confirmTotpFactor(db: Db, appId: string, factorId: string,
     .where('app_id', '=', appId)
     .where('status', '=', 'unverified')
     .where('attempts', '<', ENROLL_ATTEMPTS)
+    .where('created_at', '>', startedAfter)
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;

@@ -42,6 +42,8 @@ export interface Rotated {
   user: UserRow;
   /** The session's amr as stored (null: opened before migration 0024). */
   amr: string | null;
+  /** When the user last proved who they are in the session (created_at for a session older than migration 0029). */
+  authenticatedAt: string;
   /** The app's current signing kid; undefined if it has none. */
   kid: string | undefined;
 }
@@ -75,7 +77,7 @@ function rotationStatement(q: QueryCreator<Database>, v: Record<keyof RotationVa
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', v.now as string)
     .where((eb) => liveKeyGate(eb, v as unknown as KeyGate, 'publishable'))
-    .returning(['app_id', 'user_id', 'prior_rotated_at', 'created_at', 'amr']);
+    .returning(['app_id', 'user_id', 'prior_rotated_at', 'created_at', 'amr', 'authenticated_at']);
 }
 
 /**
@@ -115,6 +117,8 @@ const rotateOnPostgres = compiledQuery(ROTATION_NAMES, (db, v) =>
     .innerJoin('users', 'users.id', 'session.user_id')
     .select(qualified('users', USER_COLUMNS))
     .select('session.amr as session_amr')
+    .select('session.authenticated_at as session_authenticated_at')
+    .select('session.created_at as session_created_at')
     .select(() => activeKidStatement(db, v.appId).as('kid'))
     .where('users.app_id', '=', v.appId),
 );
@@ -128,8 +132,8 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
   if (!isSqlite(db)) {
     const [row] = await rotateOnPostgres(db, values);
     if (!row) return undefined;
-    const { kid, session_amr, ...user } = row;
-    return { user, amr: session_amr ?? null, kid: kid ?? undefined };
+    const { kid, session_amr, session_authenticated_at, session_created_at, ...user } = row;
+    return { user, amr: session_amr ?? null, authenticatedAt: session_authenticated_at ?? session_created_at, kid: kid ?? undefined };
   }
   return sqliteTransaction(db, (run) => {
     const [session] = run(rotateQuery.statement(db, values));
@@ -137,7 +141,12 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
     if (firstActivityOfMonth(session, values.month)) markActiveNow(run, db, values.appId, session.user_id, values.month);
     const [user] = run(userByIdQuery.statement(db, { appId: values.appId, userId: session.user_id }));
     if (!user) return undefined;
-    return { user, amr: session.amr ?? null, kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
+    return {
+      user,
+      amr: session.amr ?? null,
+      authenticatedAt: session.authenticated_at ?? session.created_at,
+      kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid,
+    };
   });
 }
 
@@ -162,14 +171,14 @@ export async function rotateEarlierRefreshToken(db: Db, values: Omit<RotationVal
         .where('refresh_hash', 'is', null)
         .where('revoked_at', 'is', null)
         .where('expires_at', '>', values.now)
-        .returning('user_id')
+        .returning(['user_id', 'created_at', 'authenticated_at'])
         .executeTakeFirst();
       if (!moved) throw rolledBack;
       await markActiveUser(trx, { appId: values.appId, userId: moved.user_id, period: values.month });
       const [user] = await userByIdQuery(trx, { appId: values.appId, userId: moved.user_id });
       if (!user) throw rolledBack;
       const [signing] = await activeKidQuery(trx, { appId: values.appId });
-      return { user, amr: null, kid: signing?.kid };
+      return { user, amr: null, authenticatedAt: moved.authenticated_at ?? moved.created_at, kid: signing?.kid };
     });
   } catch (error) {
     if (error === rolledBack) return undefined;
@@ -220,6 +229,7 @@ const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash
           user_agent: v.userAgent,
           ip: v.ip,
           amr: v.amr,
+          authenticated_at: v.now,
         })
         .returning('id'),
     )

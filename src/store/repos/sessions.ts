@@ -3,7 +3,8 @@ import { compiledQuery } from '../compiled.js';
 import type { SessionRow } from '../types.js';
 
 export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at', 'refresh_hash', 'user_agent', 'ip', 'amr'], (db, v) =>
-  db.insertInto('sessions').values({ ...v, sweep_after: v.expires_at, revoked_at: null }),
+  // A session opens at a sign-in: the user proved who they are now (authenticated_at, migration 0025).
+  db.insertInto('sessions').values({ ...v, sweep_after: v.expires_at, revoked_at: null, authenticated_at: v.created_at }),
 );
 
 /** The session if it belongs to the app, is not revoked and has not expired; else undefined. */

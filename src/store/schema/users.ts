@@ -47,6 +47,8 @@ export interface SessionsTable {
   ip: string | null;
   /** How the session was opened, comma-separated amr values (migration 0024; null before it). */
   amr?: string | null;
+  /** When the user last proved who they are in this session (migration 0029; null before it: created_at). */
+  authenticated_at?: string | null;
 }
 
 /** A user active (a session started or refreshed) in an app in a month 'YYYY-MM' (migration 0022). */

@@ -31,7 +31,8 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'Change (or set) the signed-in user\'s password; every other session is revoked',
         description:
           'current_password is required when the account has a password (a wrong one is 403 and counts in the sign-in windows). ' +
-          'An account without one may set it without current_password within 10 minutes of signing in; later, 403.',
+          'An account without one may set it without current_password within 10 minutes of signing in (the token\'s auth_time); later, 403. ' +
+          'A user with a second factor needs an aal2 session (403 aal2_required).',
         security: session,
         body: Type.Object({
           current_password: Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()])),
@@ -73,7 +74,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
     async (request) => {
       const application = request.application!;
       await deps.limiter.consume('email_change_user', `${application.id}:${request.session!.userId}`);
-      return requestEmailChange(deps, application, request.session!.userId, request.body.new_email, request.body.redirect_url);
+      return requestEmailChange(deps, application, request.session!, request.body.new_email, request.body.redirect_url);
     },
   );
 
@@ -102,7 +103,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
         await deps.limiter.consume('verify_code_email_any', emailWindowKey(application.id, email));
       }
       const proof = 'code' in body ? { code: body.code } : { token: body.token };
-      const user = await confirmEmailChange(deps, application, request.session!.userId, proof);
+      const user = await confirmEmailChange(deps, application, request.session!, proof);
       return { user_id: user.id, email: user.email, email_verified: user.emailVerified, is_bot: user.isBot };
     },
   );

@@ -51,9 +51,8 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request, reply) => {
-      const { userId, sessionId } = request.session!;
-      await revokeMySession(deps, request.application!.id, userId, request.params.session_id);
-      if (request.params.session_id === sessionId) clearAuthCookies(reply, deps.config);
+      await revokeMySession(deps, request.application!.id, request.session!, request.params.session_id);
+      if (request.params.session_id === request.session!.sessionId) clearAuthCookies(reply, deps.config);
       return { status: 'revoked' as const };
     },
   );
@@ -71,8 +70,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => {
-      const { userId, sessionId } = request.session!;
-      return { revoked: await revokeMyOtherSessions(deps, request.application!.id, userId, sessionId) };
+      return { revoked: await revokeMyOtherSessions(deps, request.application!.id, request.session!) };
     },
   );
 }

@@ -14,7 +14,7 @@ const FactorParams = Type.Object({ factor_id: Uuid });
 /** The caller's session as the factor services take it. */
 const factorSession = (request: FastifyRequest) => {
   const s = request.session!;
-  return { userId: s.userId, sessionId: s.sessionId, issuedAt: s.issuedAt, amr: s.amr, aal: s.aal };
+  return { userId: s.userId, sessionId: s.sessionId, authTime: s.authTime, amr: s.amr, aal: s.aal };
 };
 
 /** A session that came by cookie gets the new (aal2) access token in its cookie too. */
@@ -50,7 +50,8 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'Start a TOTP enrollment: the secret, its otpauth:// URI and an SVG QR code (shown once)',
         description:
           'The factor stays unverified until POST /v1/me/factors/{factor_id}/verify gets a first code; a new enrollment replaces an unconfirmed one. ' +
-          'A user who already has a verified factor needs an aal2 session (403 otherwise).',
+          'A user who already has a verified factor needs an aal2 session (403 otherwise); a user whose email is unverified cannot enroll (403). ' +
+          'An enrollment not confirmed within 10 minutes is dead.',
         security: session,
         body: Type.Object({ friendly_name: Type.Optional(FriendlyName) }),
         response: {
@@ -86,7 +87,8 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
         tags: ['second factors'],
         summary: 'Confirm a TOTP enrollment with its first code: 10 recovery codes (shown once) and an aal2 access token',
         description:
-          'A wrong code is 400 (5 and the enrollment is dead: start again). The earlier recovery codes, if any, stop working. ' +
+          'A wrong code is 400 (5, or 10 minutes since the enrollment, and it is dead: start again). The earlier recovery codes, if any, stop working. ' +
+          'A user with another verified factor confirms from an aal2 session only (403 aal2_required). A first factor signs out the user\'s other sessions. ' +
           'The session becomes aal2: the answer carries a new access token (and renews the __session cookie when the session came by cookie); ' +
           'its refresh token keeps working and its next refresh is aal2 too. The user is sent a notice.',
         security: session,
@@ -130,8 +132,8 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
       schema: {
         operationId: 'removeMyFactor',
         tags: ['second factors'],
-        summary: 'Remove one of my factors (needs an access token issued within the last 10 minutes, and aal2 for a verified factor)',
-        description: '403 when the access token is older than 10 minutes (sign in again) or, for a verified factor, the session is aal1. The last verified factor takes the recovery codes with it. The user is sent a notice.',
+        summary: 'Remove one of my factors (needs a sign-in within the last 10 minutes, and aal2 for a verified factor)',
+        description: '403 when the session signed in more than 10 minutes ago (auth_time; sign in again) or, for a verified factor, the session is aal1. The last verified factor takes the recovery codes with it. The user is sent a notice.',
         security: session,
         params: FactorParams,
         response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },

@@ -17,7 +17,7 @@ const session = [{ publishable: [], session: [] }];
 
 const factorSession = (request: FastifyRequest) => {
   const s = request.session!;
-  return { userId: s.userId, sessionId: s.sessionId, issuedAt: s.issuedAt, amr: s.amr, aal: s.aal };
+  return { userId: s.userId, sessionId: s.sessionId, authTime: s.authTime, amr: s.amr, aal: s.aal };
 };
 
 export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
