@@ -69,6 +69,17 @@ export function timestamptzText(fallback: (text: string) => Date): (text: string
 export const nullsSortHigh = (dialect: DialectName): boolean => dialect === 'postgres';
 
 /**
+ * The segments a keyset page reads, in order. Nulls come after the values ascending and before them
+ * descending, each segment an index range; from the start, a database that orders nulls that way itself
+ * reads both in one scan.
+ */
+export function sortSegments(dialect: DialectName, nullable: boolean, fromStart: boolean, dir: 'asc' | 'desc'): Array<'values' | 'nulls' | 'all'> {
+  if (!nullable) return ['values'];
+  if (fromStart && nullsSortHigh(dialect)) return ['all'];
+  return dir === 'asc' ? ['values', 'nulls'] : ['nulls', 'values'];
+}
+
+/**
  * True where a query keeps the table's metadata in memory and checks its schema version in the page's own
  * statement (PostgreSQL: saves a round trip). On SQLite the metadata read is an in-process call of about
  * 25 us, cheaper than the check (the joined statement's materialised page and re-sort cost about 50 us per

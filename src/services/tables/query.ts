@@ -4,7 +4,7 @@ import type { StoredRow } from '../../store/repos/custom-rows.js';
 import * as rowsRepo from '../../store/repos/custom-rows-query.js';
 import type { Condition, FieldRef, SchemaCheck, Segment } from '../../store/repos/custom-rows-query.js';
 import type { CustomTable } from '../../store/repos/custom-tables.js';
-import { cachesTableMetadata, encodeValue, isMissingTable, nullsSortHigh, type ColumnType } from '../../store/tables-dialect.js';
+import { cachesTableMetadata, encodeValue, isMissingTable, sortSegments, type ColumnType } from '../../store/tables-dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { STALE, withCachedTable } from './metadata-cache.js';
 import { fieldValue, rowRecords, type RowRecord } from './records.js';
@@ -118,6 +118,20 @@ export async function queryRows(deps: TablesDeps, appId: string, tableId: string
   }
 }
 
+/** Runs a bounded read; a query past both bounds is a 400 with a hint (store/repos/custom-rows-query.ts). */
+async function boundedRead<T>(input: QueryInput, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof rowsRepo.QueryTooBroad)) throw error;
+    const sort = input.sort?.field ?? 'created_at';
+    throw badRequest(
+      `query too broad: the filter keeps fewer than 1 row in ${rowsRepo.QUERY_BOUNDS.walkPerRow} in ${sort} order and more than ${rowsRepo.QUERY_BOUNDS.filteredSortRows} rows in all;` +
+        ` sort by a field the filter narrows (eq, in or a range), or narrow the filter`,
+    );
+  }
+}
+
 /**
  * The page; with `check`, each statement checks the table's schema version: STALE when it has moved on;
  * undefined when a statement that confirms a presumed key (check.secretKey) finds nothing.
@@ -132,10 +146,8 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
   const binding = { app: appId, table: table.id, sort: sortField.key, dir };
   const position = input.cursor ? decodeCursor(deps.secrets.tablesCursor, input.cursor, binding) : undefined;
 
-  // Nulls come after the values ascending and before them descending, each segment an index range; from
-  // the start, a database that orders nulls that way itself reads both in one scan.
   const dialect = deps.store.dialect;
-  const parts: Segment['part'][] = !sortField.nullable ? ['values'] : !position && nullsSortHigh(dialect) ? ['all'] : dir === 'asc' ? ['values', 'nulls'] : ['nulls', 'values'];
+  const parts = sortSegments(dialect, sortField.nullable, !position, dir);
   const start = position ? parts.indexOf(position.nulls ? 'nulls' : 'values') : 0;
   if (start < 0) throw badRequest('cursor is invalid, or belongs to another query');
   /** The page's rows so far, each a RowRecord as JSON. */
@@ -144,19 +156,7 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
   const asJson = (rows: StoredRow[]) => {
     for (const record of rowRecords(dialect, table.columns, rows)) found.push(JSON.stringify(record));
   };
-  /** Runs a bounded read; a query past both bounds is a 400 with a hint (store/repos/custom-rows-query.ts). */
-  const bounded = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof rowsRepo.QueryTooBroad)) throw error;
-      const sort = input.sort?.field ?? 'created_at';
-      throw badRequest(
-        `query too broad: the filter keeps fewer than 1 row in ${rowsRepo.QUERY_BOUNDS.walkPerRow} in ${sort} order and more than ${rowsRepo.QUERY_BOUNDS.filteredSortRows} rows in all;` +
-          ` sort by a field the filter narrows (eq, in or a range), or narrow the filter`,
-      );
-    }
-  };
+  const bounded = <T>(work: () => Promise<T>) => boundedRead(input, work);
   /** A segment's rows read with a bound on the rows examined (SQLite). */
   const boundedRows = (segment: Segment) => bounded(() => rowsRepo.queryRows(deps.db, dialect, table.id, conditions, userId, segment));
   /** Reads a segment into `found`; with `check`, answers STALE or undefined as queryPage does. */
@@ -165,34 +165,10 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
       asJson(await boundedRows(segment));
       return true;
     }
-    // Rows from the gated statement are rows read under the checked version; none, and the checked
-    // statement says why (or finds the rows written since).
-    if (segment.limit > 0) {
-      // A page whose plan depends on its values gets SQLite's bound too: first the walk of the sort's index
-      // (filled: the page); else the planner's page only when the segment ended within the walk or the filter
-      // matches few enough rows to sort. The planner alone may walk the whole index when a filter's rows all
-      // sit at the far end of the sort (bench/README.md, "Data scale": 3 s at 250,000 rows).
-      if (!rowsRepo.planIgnoresValues(conditions, userId, segment.sort)) {
-        const walked = await rowsRepo.queryGatedWalkJson(deps.db, table.id, check, table.columns, conditions, userId, segment);
-        if (walked.length >= segment.limit) {
-          for (const text of walked) found.push(text);
-          return true;
-        }
-        try {
-          // Rows from the walk are rows read under the checked version (and key); none, and the gate is asked
-          // on its own first, so that a stale version or a key no longer live is answered as such below.
-          const gateHeld = walked.length > 0 || (await rowsRepo.queryCheckedRows(deps.db, table.id, check, conditions, userId, { ...segment, limit: 0 })).schemaVersion === check.schemaVersion;
-          if (gateHeld) await bounded(() => rowsRepo.walkNotFilledBecause(deps.db, dialect, table.id, conditions, userId, segment));
-        } catch (error) {
-          // A table or column gone since the metadata was read: the checked read below says so.
-          if (!isMissingTable(error) && (error as { code?: string }).code !== '42703') throw error;
-        }
-      }
-      const texts = await rowsRepo.queryGatedJson(deps.db, table.id, check, table.columns, conditions, userId, segment);
-      if (texts.length > 0) {
-        for (const text of texts) found.push(text);
-        return true;
-      }
+    const gated = await readGated({ deps, table, check, conditions, userId, input }, segment);
+    if (gated) {
+      for (const text of gated) found.push(text);
+      return true;
     }
     const { schemaVersion, rows } = await rowsRepo.queryCheckedRows(deps.db, table.id, check, conditions, userId, segment);
     if (schemaVersion === undefined && check.secretKey) return undefined;
@@ -224,4 +200,45 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
     next = encodeCursor(deps.secrets.tablesCursor, { ...binding, nulls: value === null, value, rowId: last.row_id });
   }
   return new PageJson(`{"rows":[${page.join(',')}],"next_cursor":${JSON.stringify(next)}}`);
+}
+
+/** What a checked read of a segment works with. */
+interface CheckedRead {
+  deps: TablesDeps;
+  table: CustomTable;
+  check: SchemaCheck;
+  conditions: Condition[];
+  userId: string | undefined;
+  input: QueryInput;
+}
+
+/**
+ * A segment's rows (as JSON) from the statements gated by `check`, or undefined when they found none: then
+ * the checked statement tells why (a stale version, a key no longer live) or finds the rows written since.
+ */
+async function readGated({ deps, table, check, conditions, userId, input }: CheckedRead, segment: Segment): Promise<string[] | undefined> {
+  // Rows from the gated statement are rows read under the checked version; none, and the checked
+  // statement says why (or finds the rows written since).
+  if (segment.limit > 0) {
+    // A page whose plan depends on its values gets SQLite's bound too: first the walk of the sort's index
+    // (filled: the page); else the planner's page only when the segment ended within the walk or the filter
+    // matches few enough rows to sort. The planner alone may walk the whole index when a filter's rows all
+    // sit at the far end of the sort (bench/README.md, "Data scale": 3 s at 250,000 rows).
+    if (!rowsRepo.planIgnoresValues(conditions, userId, segment.sort)) {
+      const walked = await rowsRepo.queryGatedWalkJson(deps.db, table.id, check, table.columns, conditions, userId, segment);
+      if (walked.length >= segment.limit) return walked;
+      try {
+        // Rows from the walk are rows read under the checked version (and key); none, and the gate is asked
+        // on its own first, so that a stale version or a key no longer live is answered as such below.
+        const gateHeld = walked.length > 0 || (await rowsRepo.queryCheckedRows(deps.db, table.id, check, conditions, userId, { ...segment, limit: 0 })).schemaVersion === check.schemaVersion;
+        if (gateHeld) await boundedRead(input, () => rowsRepo.walkNotFilledBecause(deps.db, deps.store.dialect, table.id, conditions, userId, segment));
+      } catch (error) {
+        // A table or column gone since the metadata was read: the checked read below says so.
+        if (!isMissingTable(error) && (error as { code?: string }).code !== '42703') throw error;
+      }
+    }
+    const texts = await rowsRepo.queryGatedJson(deps.db, table.id, check, table.columns, conditions, userId, segment);
+    if (texts.length > 0) return texts;
+  }
+  return undefined;
 }
