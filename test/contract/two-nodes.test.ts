@@ -49,6 +49,24 @@ describe.skipIf(TEST_DB !== 'postgres' || !process.env.TEST_REDIS_URL)('two node
     expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401, 401]);
   });
 
+  it("an app created, or an origin added, by the CLI is on the other node's CORS allow-list at once (issue 48)", async () => {
+    const preflight = (origin: string) =>
+      api(b, 'OPTIONS', '/v1/signins', { headers: { origin, 'access-control-request-method': 'POST' } });
+    const page = `https://new-app-${Date.now()}.example.test`;
+    // Node B has read the union of every allow-list (it refused the page), then the app is made.
+    expect((await preflight(page)).status).toBe(403);
+    const created = await createApp(a, { args: ['--allowed-origin', page] });
+    const allowed = await preflight(page);
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(page);
+
+    const second = `https://second-page-${Date.now()}.example.test`;
+    expect((await preflight(second)).status).toBe(403);
+    const updated = await a.cli(['app', 'update', created.app_id, '--add-allowed-origin', second]);
+    expect(updated.code).toBe(0);
+    expect((await preflight(second)).status).toBe(204);
+  });
+
   it('a revocation through one node is seen by the other', async () => {
     const tokens = await signedIn(`nodes-revoke-${Date.now()}@example.com`);
     const revoked = await api(b, 'POST', `/v1/sessions/revoke?session_id=${tokens.session_id}`, { bearer: app.secret_key });

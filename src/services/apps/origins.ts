@@ -67,3 +67,6 @@ export function parseDomain(value: string): string {
 
 /** Every origin some live app allows (the CORS plugin answers a preflight from it before it knows the app). */
 export const listAllOrigins = (deps: Pick<Deps, 'db'>): Promise<string[]> => applications.listAllOrigins(deps.db);
+
+/** A value that differs after any write that may change listAllOrigins' answer, on any node or the CLI. */
+export const originsVersion = (deps: Pick<Deps, 'db'>): Promise<string> => applications.originsVersion(deps.db);

@@ -148,6 +148,18 @@ export async function updateApplication(db: Db, appId: string, changes: Applicat
   await db.updateTable('applications').set(changes).where('id', '=', appId).execute();
 }
 
+/**
+ * What changes whenever an app's origins may have: every create, update and deletion mark sets updated_at,
+ * and a purge changes the count. One row of three aggregates, so a node can ask at every CORS miss.
+ */
+export async function originsVersion(db: Db): Promise<string> {
+  const row = await db
+    .selectFrom('applications')
+    .select((eb) => [eb.fn.countAll<number | string>().as('rows'), eb.fn.count<number | string>('deleted_at').as('deleted'), eb.fn.max('updated_at').as('latest')])
+    .executeTakeFirstOrThrow();
+  return `${row.rows}:${row.deleted}:${row.latest ?? ''}`;
+}
+
 /** Every app's configured origins and verified domain: the CORS preflight check across apps. */
 export async function listAllOrigins(db: Db): Promise<string[]> {
   const rows = await db.selectFrom('applications').select(['allowed_origins', 'domain']).where('deleted_at', 'is', null).execute();
