@@ -7,7 +7,7 @@ import type { Deps } from './deps.js';
 import { ApiError } from './errors.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/plugins/errors.js';
 import { corsHook } from './http/plugins/cors.js';
-import { createGuards } from './http/plugins/guards.js';
+import { createGuards, type Guards } from './http/plugins/guards.js';
 import { registerMetrics, RequestStats } from './http/plugins/metrics.js';
 import { outageReporter } from './http/plugins/unavailable.js';
 import { genReqId } from './http/plugins/request-id.js';
@@ -103,7 +103,30 @@ function first<H>(hook: H, hooks: H | H[] | undefined): H[] {
 }
 
 export async function buildApp(deps: Deps): Promise<Http> {
-  const app = Fastify({
+  const app = createFastify(deps);
+  const guards = createGuards(deps);
+  const requests = addRequestHooks(app, deps, guards);
+  const outages = outageReporter(deps);
+  registerErrorHandling(app, { onUnavailable: outages.database, onOutage: outages.outage });
+  parseJsonBodies(app);
+  app.addSchema(ErrorBody);
+
+  // Cookies are parsed and set by the routes that use them (http/cookies.ts), with the plugin's parser and
+  // serializer: registered in a scope without routes, its parsing hook and Set-Cookie writer run on no request.
+  await app.register(async (noRoutes) => {
+    await noRoutes.register(cookie, { hook: false });
+  });
+  await registerOpenApi(app, deps);
+  // The reference UI at /docs loads on its first request (src/http/routes/docs-ui.ts).
+  docsUiRoutes(app);
+
+  registerMetrics(app, deps, requests);
+  registerRoutes(app, deps, guards);
+  return app;
+}
+
+function createFastify(deps: Deps): Http {
+  return Fastify({
     loggerInstance: deps.log,
     // One line per request, written when it completes (below), instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -121,12 +144,14 @@ export async function buildApp(deps: Deps): Promise<Http> {
     ajv: { customOptions: AJV_OPTIONS },
     schemaController: { compilersFactory: { buildValidator: strictBodyValidator() } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as Http;
+}
 
+/** The hooks of every request and of every route; answers the request counters that /metrics reads. */
+function addRequestHooks(app: Http, deps: Deps, guards: Guards): RequestStats {
   // Every request runs these two hooks, both callback-style (an async
   // hook costs a promise and a microtask hop). Each hook phase Fastify runs costs every request (seven
   // no-op hooks in five phases: about 2.5 µs on a bare Fastify hello, bench/README.md), so what only some
   // routes need is attached to those routes (onRoute below).
-  const guards = createGuards(deps);
   const cors = corsHook(deps, guards);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -146,8 +171,10 @@ export async function buildApp(deps: Deps): Promise<Http> {
     else if (methods.some((method) => method !== 'GET' && method !== 'HEAD')) route.preValidation = [...[route.preValidation ?? []].flat(), refuseBodyFields];
     if (takesInput(route, methods)) route.preHandler = first(refuseUnsafeInput, route.preHandler);
   });
-  const outages = outageReporter(deps);
-  registerErrorHandling(app, { onUnavailable: outages.database, onOutage: outages.outage });
+  return requests;
+}
+
+function parseJsonBodies(app: Http): void {
   // An empty JSON body is no body (clients send the header on body-less POSTs such as logout); the rest
   // of the rules (depth, NUL, prototype keys) are parseJsonBody's.
   app.removeContentTypeParser('application/json');
@@ -160,13 +187,9 @@ export async function buildApp(deps: Deps): Promise<Http> {
       done(new ApiError(400, 'validation_failed', detail), undefined);
     }
   });
-  app.addSchema(ErrorBody);
+}
 
-  // Cookies are parsed and set by the routes that use them (http/cookies.ts), with the plugin's parser and
-  // serializer: registered in a scope without routes, its parsing hook and Set-Cookie writer run on no request.
-  await app.register(async (noRoutes) => {
-    await noRoutes.register(cookie, { hook: false });
-  });
+async function registerOpenApi(app: Http, deps: Deps): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -184,10 +207,4 @@ export async function buildApp(deps: Deps): Promise<Http> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (documentObject) => finishOpenApi((documentObject as { openapiObject: Record<string, unknown> }).openapiObject, deps.config.publicBaseUrl),
   });
-  // The reference UI at /docs loads on its first request (src/http/routes/docs-ui.ts).
-  docsUiRoutes(app);
-
-  registerMetrics(app, deps, requests);
-  registerRoutes(app, deps, guards);
-  return app;
 }
