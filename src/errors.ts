@@ -57,6 +57,8 @@ export const ERROR_CODES = [
   'origin_not_allowed',
   'mfa_required',
   'unknown_field',
+  'metadata_too_large',
+  'user_banned',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -125,6 +125,11 @@ describe('39 @gatehouse/server: the admin client', () => {
     expect(user.email).toBe(email);
     expect((await admin.users.list({ email })).users.map((u) => u.id)).toEqual([user.id]);
     expect((await admin.users.get(user.id)).email).toBe(email);
+    // Issue 49: the metadata typed as JSON objects, written whole.
+    const updated = await admin.users.update(user.id, { public_metadata: { role: 'admin' }, private_metadata: { plan: 'pro' } });
+    const role: unknown = updated.public_metadata.role;
+    expect(role).toBe('admin');
+    expect((await admin.users.get(user.id)).private_metadata).toEqual({ plan: 'pro' });
     const { token } = await admin.signInTokens.create({ user_id: user.id });
     const claims = await createVerifier({ baseUrl: server.url, appId: app.app_id }).verify(token);
     expect(await admin.sessions.revoke(claims.sid)).toEqual({ status: 'revoked' });

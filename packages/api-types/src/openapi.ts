@@ -121,7 +121,8 @@ export interface paths {
         delete: operations["deleteMe"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change my unsafe_metadata (replaced whole); any other field is 400 */
+        patch: operations["updateMe"];
         trace?: never;
     };
     "/v1/sessions/logout": {
@@ -669,7 +670,8 @@ export interface paths {
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change a user: email, email_verified, metadata (each replaced whole), banned */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/v1/sessions/revoke": {
@@ -1160,7 +1162,7 @@ export interface components {
              * @description a stable snake_case code (docs/api.md)
              * @enum {string}
              */
-            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field";
+            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned";
         };
     };
     responses: never;
@@ -1608,6 +1610,14 @@ export interface operations {
                         email: string | null;
                         email_verified: boolean;
                         is_bot: boolean;
+                        /** @description written by the server */
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description written by the user (PATCH /v1/me) */
+                        unsafe_metadata: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -1672,6 +1682,76 @@ export interface operations {
             };
             /** @description Every error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description at most 8 KiB as JSON */
+                    unsafe_metadata: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        user_id: string;
+                        email: string | null;
+                        email_verified: boolean;
+                        is_bot: boolean;
+                        /** @description written by the server */
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description written by the user (PATCH /v1/me) */
+                        unsafe_metadata: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2120,6 +2200,14 @@ export interface operations {
                         email: string | null;
                         email_verified: boolean;
                         is_bot: boolean;
+                        /** @description written by the server */
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description written by the user (PATCH /v1/me) */
+                        unsafe_metadata: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -3627,6 +3715,20 @@ export interface operations {
                             email: string | null;
                             email_verified: boolean;
                             is_bot: boolean;
+                            /** @description written by the server, read by the user too (GET /v1/me) */
+                            public_metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description written and read by the server only */
+                            private_metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description written by the user (PATCH /v1/me): never trust it */
+                            unsafe_metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description every sign-in and refresh is refused while true */
+                            banned: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -3698,6 +3800,20 @@ export interface operations {
                         email: string | null;
                         email_verified: boolean;
                         is_bot: boolean;
+                        /** @description written by the server, read by the user too (GET /v1/me) */
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description written and read by the server only */
+                        private_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description written by the user (PATCH /v1/me): never trust it */
+                        unsafe_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description every sign-in and refresh is refused while true */
+                        banned: boolean;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -3767,6 +3883,20 @@ export interface operations {
                         email: string | null;
                         email_verified: boolean;
                         is_bot: boolean;
+                        /** @description written by the server, read by the user too (GET /v1/me) */
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description written and read by the server only */
+                        private_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description written by the user (PATCH /v1/me): never trust it */
+                        unsafe_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description every sign-in and refresh is refused while true */
+                        banned: boolean;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -3864,6 +3994,123 @@ export interface operations {
             };
             /** @description Every error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description unverified unless email_verified is given; 409 when another user has it
+                     */
+                    email?: string;
+                    email_verified?: boolean;
+                    /** @description written by the server, read by the user too (GET /v1/me) */
+                    public_metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description written and read by the server only */
+                    private_metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description written by the user (PATCH /v1/me): never trust it */
+                    unsafe_metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description true ends the user's sessions at once and refuses every sign-in (403 user_banned); false lets them sign in again */
+                    banned?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description A user of the application */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @description null for bots */
+                        email: string | null;
+                        email_verified: boolean;
+                        is_bot: boolean;
+                        /** @description written by the server, read by the user too (GET /v1/me) */
+                        public_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description written and read by the server only */
+                        private_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description written by the user (PATCH /v1/me): never trust it */
+                        unsafe_metadata: {
+                            [key: string]: unknown;
+                        };
+                        /** @description every sign-in and refresh is refused while true */
+                        banned: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4038,6 +4285,20 @@ export interface operations {
                             email: string | null;
                             email_verified: boolean;
                             is_bot: boolean;
+                            /** @description written by the server, read by the user too (GET /v1/me) */
+                            public_metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description written and read by the server only */
+                            private_metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description written by the user (PATCH /v1/me): never trust it */
+                            unsafe_metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description every sign-in and refresh is refused while true */
+                            banned: boolean;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */

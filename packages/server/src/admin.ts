@@ -2,6 +2,11 @@ import type { Body, ErrorCode, Ok, paths, Query } from '@gatehouse/api-types';
 import createClient, { type Client } from 'openapi-fetch';
 import { GatehouseError } from './errors.js';
 
+/** A user as the secret-key routes answer it, its metadata typed as JSON objects (docs/users.md). */
+export type User = Ok<'getUser'>;
+/** A metadata object: any JSON object of at most 8 KiB. */
+export type UserMetadata = User['public_metadata'];
+
 export interface AdminOptions {
   /** Gatehouse's base URL (its PUBLIC_BASE_URL). */
   baseUrl: string;
@@ -51,6 +56,9 @@ export function createAdminClient(options: AdminOptions) {
       list: (query: Query<'listUsers'> = {}) => unwrap<Ok<'listUsers'>>(api.GET('/v1/users', { params: { query } })),
       get: (userId: string) => unwrap<Ok<'getUser'>>(api.GET('/v1/users/{user_id}', { params: { path: { user_id: userId } } })),
       create: (body: Body<'createUser'>) => unwrap<Ok<'createUser'>>(api.POST('/v1/users', { body })),
+      /** email, email_verified, the three metadata objects (each replaced whole), banned (docs/users.md). */
+      update: (userId: string, body: Body<'updateUser'>) =>
+        unwrap<Ok<'updateUser'>>(api.PATCH('/v1/users/{user_id}', { params: { path: { user_id: userId } }, body })),
     },
     sessions: {
       revoke: (sessionId: string) => unwrap<Ok<'revokeSession'>>(api.POST('/v1/sessions/revoke', { params: { query: { session_id: sessionId } } })),

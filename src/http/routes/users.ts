@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import { revokeSession } from '../../services/sessions/sessions.js';
 import { createUser, getUser, issueSignInToken, listUsers } from '../../services/accounts/users.js';
+import { updateUserByServer } from '../../services/accounts/user-updates.js';
 import type { User } from '../../services/credentials.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, StatusBody, Timestamp, Uuid } from '../schemas.js';
@@ -10,12 +11,23 @@ import type { Http } from '../types.js';
 
 // docs/users.md: server-side user management, session revocation and sign-in tokens (Secret).
 
+/** A metadata object (any JSON object, at most 8 KiB as JSON text; docs/users.md). */
+export const Metadata = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
+
+export const PublicMetadata = Metadata('written by the server, read by the user too (GET /v1/me)');
+export const PrivateMetadata = Metadata('written and read by the server only');
+export const UnsafeMetadata = Metadata('written by the user (PATCH /v1/me): never trust it');
+
 export const UserBody = Type.Object(
   {
     id: Uuid,
     email: Type.Union([Type.String(), Type.Null()], { description: 'null for bots' }),
     email_verified: Type.Boolean(),
     is_bot: Type.Boolean(),
+    public_metadata: PublicMetadata,
+    private_metadata: PrivateMetadata,
+    unsafe_metadata: UnsafeMetadata,
+    banned: Type.Boolean({ description: 'every sign-in and refresh is refused while true' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -27,9 +39,25 @@ export const userBody = (user: User) => ({
   email: user.email,
   email_verified: user.emailVerified,
   is_bot: user.isBot,
+  public_metadata: user.publicMetadata,
+  private_metadata: user.privateMetadata,
+  unsafe_metadata: user.unsafeMetadata,
+  banned: user.banned,
   created_at: user.createdAt,
   updated_at: user.updatedAt,
 });
+
+const UpdateBody = Type.Object(
+  {
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'unverified unless email_verified is given; 409 when another user has it' })),
+    email_verified: Type.Optional(Type.Boolean()),
+    public_metadata: Type.Optional(PublicMetadata),
+    private_metadata: Type.Optional(PrivateMetadata),
+    unsafe_metadata: Type.Optional(UnsafeMetadata),
+    banned: Type.Optional(Type.Boolean({ description: "true ends the user's sessions at once and refuses every sign-in (403 user_banned); false lets them sign in again" })),
+  },
+  { minProperties: 1 },
+);
 
 const ListQuery = Type.Object({
   limit: SafeInteger({ minimum: 1, maximum: 200, default: 50 }),
@@ -116,6 +144,22 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => userBody(await getUser(deps, request.application!.id, request.params.user_id)),
+  );
+
+  app.patch(
+    '/v1/users/:user_id',
+    {
+      preHandler: guards.secret,
+      schema: {
+        operationId: 'updateUser',
+        ...secretRoute,
+        summary: 'Change a user: email, email_verified, metadata (each replaced whole), banned',
+        params: Type.Object({ user_id: Uuid }),
+        body: UpdateBody,
+        response: { 200: UserBody, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => userBody(await updateUserByServer(deps, request.application!.id, request.params.user_id, request.body)),
   );
 
   app.post(

@@ -25,6 +25,10 @@ export const exportedUser = (user: User) => ({
   email: user.email,
   email_verified: user.emailVerified,
   is_bot: user.isBot,
+  public_metadata: user.publicMetadata,
+  private_metadata: user.privateMetadata,
+  unsafe_metadata: user.unsafeMetadata,
+  banned: user.banned,
   created_at: user.createdAt,
   updated_at: user.updatedAt,
 });

@@ -17,7 +17,7 @@ import type { AccountDeps } from '../accounts/account-deps.js';
 import { joinAmr, splitAmr, type Amr } from './assurance.js';
 import { queueFactorNotice, totpSecretBinding } from './factors.js';
 import { FAILED_CODES_BEFORE_LOCK, factorLocked, isLocked, lockSchedule } from './lockout.js';
-import { startSession, type ClientInfo, type SessionDeps, type SessionTokens } from '../sessions/sessions.js';
+import { refuseBanned, startSession, type ClientInfo, type SessionDeps, type SessionTokens } from '../sessions/sessions.js';
 
 // Sign-in with a second factor (docs/mfa.md). A first factor that succeeds for a user with a verified
 // factor answers an MFA challenge instead of a session: a short-lived, single-use token that, with a
@@ -42,6 +42,8 @@ export type SignInResult = { tokens: SessionTokens; mfa?: undefined } | { mfa: M
  * verified factor. `amr` names the first factor. Bots and server-issued sign-in tokens never come here.
  */
 export async function finishSignIn(deps: SessionDeps, app: Pick<Application, 'id'>, user: User, amr: Amr[], client?: ClientInfo): Promise<SignInResult> {
+  // Before any second factor is asked for: a banned user gets no MFA challenge either.
+  refuseBanned(user);
   const verified = user.isBot ? [] : await factors.listFactors(deps.db, app.id, user.id, { verifiedOnly: true });
   if (verified.length === 0) return { tokens: await startSession(deps, app.id, user, { amr, client }) };
   const token = newOpaqueToken('mfa_');

@@ -2,7 +2,7 @@ import { addSeconds, iso } from '../../clock.js';
 import { newUuid, sha256Hex } from '../../crypto/ids.js';
 import { isEarlierRefreshToken, MAX_GENERATION, mintRefreshToken, readRefreshToken, wasIssued } from '../../crypto/refresh-tokens.js';
 import type { Deps } from '../../deps.js';
-import { unauthorized } from '../../errors.js';
+import { forbidden, unauthorized } from '../../errors.js';
 import * as refreshTokens from '../../store/repos/refresh-tokens.js';
 import * as sessions from '../../store/repos/sessions.js';
 import * as sessionTokens from '../../store/repos/session-tokens.js';
@@ -42,6 +42,7 @@ export async function startSession(
   user: User,
   options: { amr?: readonly Amr[]; accessExpiresAt?: Date; client?: ClientInfo } = {},
 ): Promise<SessionTokens> {
+  refuseBanned(user);
   const now = deps.clock.now();
   const sessionId = newUuid();
   const refreshToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, sessionId, 0);
@@ -61,6 +62,11 @@ export async function startSession(
 
 /** An ISO time or a Date as JWT NumericDate (whole seconds). */
 export const unixSeconds = (time: Date | string) => Math.floor(new Date(time).getTime() / 1000);
+
+/** A banned user (PATCH /v1/users/{id} {banned: true}) opens no session: 403 `user_banned`, whichever way they sign in. */
+export function refuseBanned(user: Pick<User, 'banned'>): void {
+  if (user.banned) throw forbidden('this user is banned from the application', 'user_banned');
+}
 
 async function issueAccess(
   deps: SessionDeps,
@@ -131,10 +137,18 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
     if (state && token.generation < state.refresh_generation && wasIssued(deps.secrets.refreshTokens, token) && isTheft(state, token.generation, now)) {
       await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
     }
+    // The ban revoked the session: its refresh token says why (a forged token naming the session learns nothing).
+    if (state?.banned === 1 && wasIssued(deps.secrets.refreshTokens, token)) refuseBanned({ banned: true });
     throw invalidRefreshToken();
   }
   // The session's sign-in time, not the refresh's: a refresh proves holding a token, not who the user is.
-  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), token.sessionId, newToken, splitAmr(rotated.amr), unixSeconds(rotated.authenticatedAt));
+  const user = toUser(rotated.user);
+  if (user.banned) {
+    // Banned while this rotation ran: the session ends here, and the new token is never handed out.
+    await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
+    refuseBanned(user);
+  }
+  return issueAccess(deps, appId, rotated.kid, user, token.sessionId, newToken, splitAmr(rotated.amr), unixSeconds(rotated.authenticatedAt));
 }
 
 /**

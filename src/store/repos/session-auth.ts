@@ -2,7 +2,7 @@ import { compiledQuery } from '../compiled.js';
 import { APPLICATION_COLUMNS, qualified } from '../columns.js';
 import { rowLimit } from '../limit.js';
 import { toApplication, type Application } from './applications.js';
-import { toUser, type User, type UserFields } from './users.js';
+import { parseMetadata, toUser, type Metadata, type User, type UserFields } from './users.js';
 
 /** What GET /v1/me answers about the signed-in user. */
 export interface SessionUser {
@@ -10,6 +10,8 @@ export interface SessionUser {
   email: string | null;
   emailVerified: boolean;
   isBot: boolean;
+  publicMetadata: Metadata;
+  unsafeMetadata: Metadata;
 }
 
 const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId', 'now'], (db, v) =>
@@ -22,7 +24,14 @@ const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId
     .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
     .select(qualified('applications', APPLICATION_COLUMNS))
     .select('billing_accounts.paused as tenant_paused')
-    .select(['users.email as user_email', 'users.email_verified as user_email_verified', 'users.is_bot as user_is_bot'])
+    // The metadata GET /v1/me shows rides on the row already read (never the private one).
+    .select([
+      'users.email as user_email',
+      'users.email_verified as user_email_verified',
+      'users.is_bot as user_is_bot',
+      'users.public_metadata as user_public_metadata',
+      'users.unsafe_metadata as user_unsafe_metadata',
+    ])
     .where('api_keys.key_hash', '=', v.keyHash)
     .where('api_keys.kind', '=', 'publishable')
     .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', v.now)]))
@@ -46,10 +55,17 @@ export async function findSessionAuth(
 ): Promise<{ app: Application; user: SessionUser } | undefined> {
   const [row] = await sessionAuthQuery(db, input);
   if (!row) return undefined;
-  const { user_email, user_email_verified, user_is_bot, ...app } = row;
+  const { user_email, user_email_verified, user_is_bot, user_public_metadata, user_unsafe_metadata, ...app } = row;
   return {
     app: toApplication(app),
-    user: { id: input.userId, email: user_email, emailVerified: user_email_verified === 1, isBot: user_is_bot === 1 },
+    user: {
+      id: input.userId,
+      email: user_email,
+      emailVerified: user_email_verified === 1,
+      isBot: user_is_bot === 1,
+      publicMetadata: parseMetadata(user_public_metadata),
+      unsafeMetadata: parseMetadata(user_unsafe_metadata),
+    },
   };
 }
 
@@ -71,6 +87,10 @@ const keyAppAndEmailUserQuery = compiledQuery(['keyHash', 'emailNormalized', 'no
       'users.requires_verification as user_requires_verification',
       'users.created_at as user_created_at',
       'users.updated_at as user_updated_at',
+      'users.public_metadata as user_public_metadata',
+      'users.private_metadata as user_private_metadata',
+      'users.unsafe_metadata as user_unsafe_metadata',
+      'users.banned as user_banned',
     ])
     .where('api_keys.key_hash', '=', v.keyHash)
     .where('api_keys.kind', '=', 'publishable')
@@ -91,6 +111,7 @@ export async function findKeyAppAndEmailUser(
   if (!row) return undefined;
   const {
     user_id, user_email, user_email_verified, user_password_hash, user_is_bot, user_public_key, user_requires_verification, user_created_at, user_updated_at,
+    user_public_metadata, user_private_metadata, user_unsafe_metadata, user_banned,
     ...app
   } = row;
   const application = toApplication(app);
@@ -107,6 +128,10 @@ export async function findKeyAppAndEmailUser(
     requires_verification: user_requires_verification,
     created_at: user_created_at,
     updated_at: user_updated_at,
+    public_metadata: user_public_metadata,
+    private_metadata: user_private_metadata,
+    unsafe_metadata: user_unsafe_metadata,
+    banned: user_banned,
   } as UserFields;
   return { app: application, user: toUser(user) };
 }

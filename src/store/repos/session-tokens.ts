@@ -186,13 +186,14 @@ export async function rotateEarlierRefreshToken(db: Db, values: Omit<RotationVal
   }
 }
 
-/** What a refused rotation looks at: the session's generation and the times of its last two rotations. */
+/** What a refused rotation looks at: the session's generation, the times of its last two rotations, and whether its user is banned. */
 export async function findRefreshState(db: Db, appId: string, sessionId: string) {
   return db
     .selectFrom('sessions')
-    .select(['refresh_generation', 'rotated_at', 'prior_rotated_at'])
-    .where('id', '=', sessionId)
-    .where('app_id', '=', appId)
+    .leftJoin('users', (join) => join.onRef('users.id', '=', 'sessions.user_id').onRef('users.app_id', '=', 'sessions.app_id'))
+    .select(['sessions.refresh_generation', 'sessions.rotated_at', 'sessions.prior_rotated_at', 'users.banned'])
+    .where('sessions.id', '=', sessionId)
+    .where('sessions.app_id', '=', appId)
     .executeTakeFirst();
 }
 

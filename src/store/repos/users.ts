@@ -21,10 +21,28 @@ export interface User {
   requiresVerification: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Written by the server, read by the user too (GET /v1/me). */
+  publicMetadata: Metadata;
+  /** Written and read by the server only. */
+  privateMetadata: Metadata;
+  /** Written and read by the user (PATCH /v1/me) and the server. */
+  unsafeMetadata: Metadata;
+  /** Banned by the server: every sign-in and refresh is refused. */
+  banned: boolean;
 }
 
+/** A metadata object, as stored (JSON text) and answered. */
+export type Metadata = Record<string, unknown>;
+
 /** The columns toUser reads (a joined query may select only these). */
-export type UserFields = Pick<UserRow, 'id' | 'app_id' | 'email' | 'email_verified' | 'password_hash' | 'is_bot' | 'public_key' | 'requires_verification' | 'created_at' | 'updated_at'>;
+export type UserFields = Pick<
+  UserRow,
+  | 'id' | 'app_id' | 'email' | 'email_verified' | 'password_hash' | 'is_bot' | 'public_key' | 'requires_verification' | 'created_at' | 'updated_at'
+  | 'public_metadata' | 'private_metadata' | 'unsafe_metadata' | 'banned'
+>;
+
+/** A stored metadata column: always an object ('{}' when none; the service writes only objects). */
+export const parseMetadata = (text: string): Metadata => JSON.parse(text) as Metadata;
 
 export function toUser(row: UserFields): User {
   return {
@@ -38,6 +56,10 @@ export function toUser(row: UserFields): User {
     requiresVerification: row.requires_verification === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    publicMetadata: parseMetadata(row.public_metadata),
+    privateMetadata: parseMetadata(row.private_metadata),
+    unsafeMetadata: parseMetadata(row.unsafe_metadata),
+    banned: row.banned === 1,
   };
 }
 
@@ -68,6 +90,10 @@ export function emailUserRow(input: {
     contested: 0,
     created_at: input.now,
     updated_at: input.now,
+    public_metadata: '{}',
+    private_metadata: '{}',
+    unsafe_metadata: '{}',
+    banned: 0,
   };
 }
 
@@ -307,4 +333,39 @@ export async function changeEmail(db: Db, appId: string, userId: string, email: 
     .returning('id')
     .execute();
   return rows.length === 1;
+}
+
+/** What a server update (PATCH /v1/users/{id}) changes; metadata as JSON text, checked by the service. */
+export interface UserChanges {
+  email?: string;
+  emailVerified?: boolean;
+  publicMetadata?: string;
+  privateMetadata?: string;
+  unsafeMetadata?: string;
+  banned?: boolean;
+}
+
+/**
+ * Applies the changes to the app's user in one statement and answers the user as it now is; undefined when
+ * the app has no such user. A new email taken in the app fails with a unique violation (the caller's 409).
+ */
+export async function updateUser(db: Db, appId: string, userId: string, changes: UserChanges, now: string): Promise<User | undefined> {
+  const row = await db
+    .updateTable('users')
+    .set({
+      ...(changes.email !== undefined && { email: changes.email.trim(), email_normalized: normalizeEmail(changes.email) }),
+      ...(changes.emailVerified !== undefined && { email_verified: changes.emailVerified ? 1 : 0 }),
+      // A verified address no longer waits for its sign-up's proof.
+      ...(changes.emailVerified === true && { requires_verification: 0, contested: 0 }),
+      ...(changes.publicMetadata !== undefined && { public_metadata: changes.publicMetadata }),
+      ...(changes.privateMetadata !== undefined && { private_metadata: changes.privateMetadata }),
+      ...(changes.unsafeMetadata !== undefined && { unsafe_metadata: changes.unsafeMetadata }),
+      ...(changes.banned !== undefined && { banned: changes.banned ? 1 : 0 }),
+      updated_at: now,
+    })
+    .where('app_id', '=', appId)
+    .where('id', '=', userId)
+    .returning(USER_COLUMNS)
+    .executeTakeFirst();
+  return row && toUser(row);
 }

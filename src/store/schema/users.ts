@@ -16,6 +16,11 @@ export interface UsersTable {
   contested: Generated<number>; // 1 once a sign-up was refused because this unverified sign-up held the email
   created_at: string;
   updated_at: string;
+  /** JSON objects as text, '{}' when none (migration 0030): the server writes public and private, the user unsafe. */
+  public_metadata: Generated<string>;
+  private_metadata: Generated<string>;
+  unsafe_metadata: Generated<string>;
+  banned: Generated<number>; // 1 while banned: sign-in and refresh refused
 }
 
 /** How many users an app has, in 16 slots by the user id's first character (migration 0027). */

@@ -7,7 +7,7 @@ import type { Guards } from '../../plugins/guards.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
 import { errors, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { Email, MeBody, Password, RedirectUrl } from '../auth/schemas.js';
+import { Email, MeBody, meBody, Password, RedirectUrl } from '../auth/schemas.js';
 
 const session = [{ publishable: [], session: [] }];
 
@@ -104,7 +104,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
       }
       const proof = 'code' in body ? { code: body.code } : { token: body.token };
       const user = await confirmEmailChange(deps, application, request.session!, proof);
-      return { user_id: user.id, email: user.email, email_verified: user.emailVerified, is_bot: user.isBot };
+      return meBody(user);
     },
   );
 }

@@ -14,6 +14,25 @@ export const MeBody = Type.Object({
   email: Type.Union([Type.String(), Type.Null()]),
   email_verified: Type.Boolean(),
   is_bot: Type.Boolean(),
+  public_metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'written by the server' }),
+  unsafe_metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'written by the user (PATCH /v1/me)' }),
+});
+
+/** GET /v1/me's answer: never the private metadata. */
+export const meBody = (user: {
+  id: string;
+  email: string | null;
+  emailVerified: boolean;
+  isBot: boolean;
+  publicMetadata: Record<string, unknown>;
+  unsafeMetadata: Record<string, unknown>;
+}) => ({
+  user_id: user.id,
+  email: user.email,
+  email_verified: user.emailVerified,
+  is_bot: user.isBot,
+  public_metadata: user.publicMetadata,
+  unsafe_metadata: user.unsafeMetadata,
 });
 
 export const SessionTokensBody = Type.Object({

@@ -3,11 +3,12 @@ import type { Deps } from '../../../deps.js';
 import { unauthorized } from '../../../errors.js';
 import { currentUser, logout } from '../../../services/accounts/accounts.js';
 import { refreshSession } from '../../../services/sessions/sessions.js';
+import { updateMe } from '../../../services/accounts/user-updates.js';
 import { clearAuthCookies, REFRESH_COOKIE, requestCookie, setAuthCookies } from '../../cookies.js';
 import { checkCookieOrigin, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { MeBody } from './schemas.js';
+import { MeBody, meBody } from './schemas.js';
 import { rateLimitIp } from '../../client-ip.js';
 
 // A refresh by cookie renews both cookies and answers no refresh token: page scripts never see one
@@ -35,8 +36,24 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
     },
     async (request) => {
       const user = request.sessionUser ?? (await currentUser(deps, request.application!.id, request.session!.userId));
-      return { user_id: user.id, email: user.email, email_verified: user.emailVerified, is_bot: user.isBot };
+      return meBody(user);
     },
+  );
+
+  app.patch(
+    '/v1/me',
+    {
+      preHandler: guards.publishableSession,
+      schema: {
+        operationId: 'updateMe',
+        tags: ['sessions'],
+        summary: 'Change my unsafe_metadata (replaced whole); any other field is 400',
+        security: [{ publishable: [], session: [] }],
+        body: Type.Object({ unsafe_metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'at most 8 KiB as JSON' }) }),
+        response: { 200: MeBody, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => meBody(await updateMe(deps, request.application!.id, request.session!.userId, request.body)),
   );
 
   app.post(
