@@ -55,6 +55,29 @@ function optionalDefaults(requestBody: unknown): void {
 }
 
 /**
+ * An object's bytes come back under the type they were stored with, not JSON: a generated client reads them
+ * as binary (openapi-fetch: `parseAs: 'arrayBuffer'`, 'blob' or 'text') instead of failing to parse JSON.
+ */
+function declareBinaryAnswers(operation: Operation): void {
+  const responses = (operation as { responses?: Record<string, Json> }).responses ?? {};
+  for (const status of ['200', '206']) {
+    const answer = responses[status];
+    if (!answer) continue;
+    answer.content = { '*/*': { schema: { type: 'string', format: 'binary', description: answer.description } } };
+  }
+}
+
+/** A redirect's answer is its Location: named as a header, so a client knows where the browser goes. */
+function declareRedirects(operation: Operation): void {
+  const responses = (operation as { responses?: Record<string, Json> }).responses ?? {};
+  for (const [status, answer] of Object.entries(responses)) {
+    if (!['301', '302', '303', '307', '308'].includes(status)) continue;
+    delete answer.content;
+    answer.headers = { Location: { description: 'where the browser goes next', schema: { type: 'string', format: 'uri' } } };
+  }
+}
+
+/**
  * The completed document. It works on a copy: the generated document may share objects with the routes'
  * own schemas, which must stay as the routes declared them.
  */
@@ -84,6 +107,8 @@ export function finishOpenApi(generated: Json, publicBaseUrl: string): Json {
         if (parameter.in !== 'path' && parameter.schema && 'default' in parameter.schema) parameter.required = false;
       }
       optionalDefaults(operation.requestBody);
+      declareRedirects(operation);
+      if (method === 'get' && named !== path) declareBinaryAnswers(operation);
       if (method === 'put' && named !== path && operation.requestBody === undefined) {
         operation.requestBody = {
           required: true,

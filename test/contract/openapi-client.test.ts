@@ -78,6 +78,28 @@ describe('0 openapi: the document', () => {
       expect(operation.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name).sort()).toEqual(['bucket_id', 'key']);
     }
     expect(objectPath.put.requestBody.content['*/*'].schema).toEqual({ type: 'string', format: 'binary' });
+    // Downloads are the stored bytes, not JSON (issue 48): binary under any type, for 200 and a range's 206.
+    for (const status of ['200', '206']) {
+      expect(Object.keys(objectPath.get.responses[status].content)).toEqual(['*/*']);
+      expect(objectPath.get.responses[status].content['*/*'].schema).toMatchObject({ type: 'string', format: 'binary' });
+    }
+  });
+
+  it('0 openapi: redirect-only routes document their redirect and its Location (issue 48)', () => {
+    const redirects = [
+      ['/v1/sso/bridge', 'get', '302'],
+      ['/v1/oauth/{provider}/callback', 'get', '302'],
+      ['/v1/oauth/{provider}/callback', 'post', '302'],
+      ['/v1/email/verify', 'post', '303'],
+    ] as const;
+    for (const [path, method, status] of redirects) {
+      const answer = document.paths[path][method].responses[status];
+      expect(answer.description, `${method} ${path}`).toMatch(/^Location: /);
+      expect(answer.headers.Location.schema).toEqual({ type: 'string', format: 'uri' });
+      expect(answer.content).toBeUndefined();
+    }
+    expect(document.components.schemas.Error.properties).toHaveProperty('detail');
+    expect(document.components.schemas.Error.properties).toHaveProperty('code');
   });
 
   it('0 openapi: parameters the server defaults are optional', () => {
@@ -191,10 +213,26 @@ describe('0 openapi: a generated client (openapi-typescript + openapi-fetch) rou
       });
       expect(got.data).toBe(`bytes of ${key}`);
     }
+    // Bytes that are no UTF-8 text come back as they went, read as binary the document declares.
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0x80]);
+    const stored = await c.PUT('/v1/buckets/{bucket_id}/objects/{key}', {
+      headers: { ...secret(), 'content-type': 'image/png' },
+      params: { path: { bucket_id: bucketId, key: 'photos/pixel.png' } },
+      body: png as unknown as string,
+      bodySerializer: (body: unknown) => body as BodyInit,
+    });
+    expect(stored.response.status, JSON.stringify(stored.error)).toBe(200);
+    const downloaded = await c.GET('/v1/buckets/{bucket_id}/objects/{key}', {
+      headers: secret(),
+      params: { path: { bucket_id: bucketId, key: 'photos/pixel.png' } },
+      parseAs: 'arrayBuffer',
+    });
+    expect(downloaded.response.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(downloaded.data as ArrayBuffer)).toEqual(png);
     const removed = await c.DELETE('/v1/buckets/{bucket_id}/objects/{key}', { headers: secret(), params: { path: { bucket_id: bucketId, key: keys[0]! } } });
     expect(removed.data).toEqual({ status: 'deleted' });
     const storage = await c.GET('/v1/buckets/storage', { headers: secret() });
-    expect(storage.data?.buckets.find((b) => b.bucket_id === bucketId)?.object_count).toBe(2);
+    expect(storage.data?.buckets.find((b) => b.bucket_id === bucketId)?.object_count).toBe(3);
   });
 
   it('0 openapi client: billing and OAuth provider settings read with the secret key', async () => {

@@ -3414,6 +3414,8 @@ export interface operations {
             /** @description Location: return_to plus __sso_token */
             302: {
                 headers: {
+                    /** @description where the browser goes next */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5026,6 +5028,8 @@ export interface operations {
             /** @description Location: redirect_url, with ?error=CODE on failure */
             302: {
                 headers: {
+                    /** @description where the browser goes next */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5077,6 +5081,8 @@ export interface operations {
             /** @description Location: redirect_url, with ?error=CODE on failure */
             302: {
                 headers: {
+                    /** @description where the browser goes next */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5124,6 +5130,8 @@ export interface operations {
             /** @description Default Response */
             302: {
                 headers: {
+                    /** @description where the browser goes next */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5172,9 +5180,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Location: the link's redirect_url (with ?mfa_token= when a second factor is due), the cookies set */
             303: {
                 headers: {
+                    /** @description where the browser goes next */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6677,7 +6687,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "*/*": string;
                 };
             };
             /** @description the requested range, with Content-Range */
@@ -6686,7 +6696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "*/*": string;
                 };
             };
             /** @description If-None-Match named the current ETag */

@@ -110,7 +110,7 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
           summary: 'Consume an emailed link token (the link-landing page button): session cookie and 303',
           description: 'Form (application/x-www-form-urlencoded) or JSON body `{token}`. An Origin other than this host or the app allow-list → 403.',
           body: TokenInput,
-          response: { 303: Type.Null(), ...errors(400, 401, 402, 403) },
+          response: { 303: Type.Null({ description: "Location: the link's redirect_url (with ?mfa_token= when a second factor is due), the cookies set" }), ...errors(400, 401, 402, 403) },
         },
       },
       async (request, reply) => {
