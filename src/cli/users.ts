@@ -1,24 +1,103 @@
 import { once } from 'node:events';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { deleteUser } from '../services/accounts/user-deletion.js';
-import { exportUser } from '../services/accounts/user-export.js';
+import { exportedUser, exportUser } from '../services/accounts/user-export.js';
+import { updateUserByServer, type ServerUserChanges } from '../services/accounts/user-updates.js';
+import { getUser, listUsers } from '../services/accounts/users.js';
 import { notFound } from '../errors.js';
 import { listUserFactors, resetUserFactors } from '../services/mfa/admin.js';
 import { findApplication } from '../store/repos/applications.js';
 import type { Deps } from '../deps.js';
-import { print, withDeps } from './shared.js';
+import { onOff, print, UsageError, wholeNumber, withDeps } from './shared.js';
 
-// `gatehouse user ...` (docs/operations.md and docs/privacy.md): the same services as DELETE /v1/users/{id} and
-// GET /v1/users/{id}/export. An unknown app or user (or a user of another app) exits 1 with "user not found".
+// `gatehouse user ...` (docs/cli.md, docs/users.md and docs/privacy.md): the same services as GET /v1/users,
+// GET and PATCH /v1/users/{id}, DELETE /v1/users/{id} and GET /v1/users/{id}/export. An unknown app or user (or a user of another app) exits 1 with "user not found".
+
+/** A metadata flag's value: a JSON object (the service checks its size). */
+function jsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('expected a JSON object');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+interface UpdateFlags {
+  email?: string;
+  emailVerified?: boolean;
+  publicMetadata?: Record<string, unknown>;
+  privateMetadata?: Record<string, unknown>;
+  unsafeMetadata?: Record<string, unknown>;
+  banned?: boolean;
+  json?: boolean;
+}
+
+/** The flags as PATCH /v1/users/{id}'s body; at least one is needed. */
+function changesOf(flags: UpdateFlags): ServerUserChanges {
+  const changes: ServerUserChanges = {
+    email: flags.email,
+    email_verified: flags.emailVerified,
+    public_metadata: flags.publicMetadata,
+    private_metadata: flags.privateMetadata,
+    unsafe_metadata: flags.unsafeMetadata,
+    banned: flags.banned,
+  };
+  if (Object.values(changes).every((value) => value === undefined)) throw new UsageError('nothing to change: give at least one of the flags');
+  return changes;
+}
 
 export function registerUserCommands(program: Command): void {
-  const user = program.command('user').description("delete or export one of an application's users, or see and reset their second factors");
+  const user = program.command('user').description("list, show, change, delete or export an application's users, or see and reset their second factors");
   /** The app, live; an unknown one answers as an unknown user does. */
   const appOf = async (deps: Deps, appId: string) => {
     const app = await findApplication(deps.db, appId);
     if (!app) throw notFound('user not found');
     return app;
   };
+  user
+    .command('list')
+    .argument('<app_id>')
+    .description("a page of the app's users, newest first, as GET /v1/users → {users, total, next_cursor}")
+    .option('--email <email>', 'exact match, case-insensitive')
+    .option('--limit <n>', 'users per page, 1 to 200', wholeNumber, 50)
+    .option('--cursor <cursor>', 'next_cursor of the previous page')
+    .option('--json', 'print JSON')
+    .action(async (appId: string, flags: { email?: string; limit: number; cursor?: string; json?: boolean }) => {
+      if (flags.limit < 1 || flags.limit > 200) throw new UsageError('--limit must be 1 to 200');
+      const page = await withDeps(async (deps) => {
+        await appOf(deps, appId);
+        return listUsers(deps, appId, { limit: flags.limit, offset: 0, email: flags.email, cursor: flags.cursor });
+      });
+      print({ users: page.users.map(exportedUser), total: page.total, next_cursor: page.nextCursor }, flags.json);
+    });
+  user
+    .command('show')
+    .argument('<app_id>')
+    .argument('<user_id>')
+    .description('one user, as GET /v1/users/{id} (the three metadata objects and banned included)')
+    .option('--json', 'print JSON')
+    .action(async (appId: string, userId: string, flags: { json?: boolean }) => {
+      print(exportedUser(await withDeps(async (deps) => getUser(deps, (await appOf(deps, appId)).id, userId))), flags.json);
+    });
+  user
+    .command('update')
+    .argument('<app_id>')
+    .argument('<user_id>')
+    .description('change the user as PATCH /v1/users/{id}, in one transaction; --banned on ends their sessions at once')
+    .option('--email <email>', 'the new address (unverified unless --email-verified on)')
+    .option('--email-verified <on|off>', 'whether the email counts as verified', onOff)
+    .option('--public-metadata <json>', 'replace public_metadata (a JSON object, at most 8 KiB)', jsonObject)
+    .option('--private-metadata <json>', 'replace private_metadata (a JSON object, at most 8 KiB)', jsonObject)
+    .option('--unsafe-metadata <json>', 'replace unsafe_metadata (a JSON object, at most 8 KiB)', jsonObject)
+    .option('--banned <on|off>', 'on: sessions end and every sign-in is refused (user_banned); off: sign-in works again', onOff)
+    .option('--json', 'print JSON')
+    .action(async (appId: string, userId: string, flags: UpdateFlags) => {
+      const changes = changesOf(flags);
+      print(exportedUser(await withDeps(async (deps) => updateUserByServer(deps, (await appOf(deps, appId)).id, userId, changes))), flags.json);
+    });
   user
     .command('factors')
     .argument('<app_id>')
