@@ -27,16 +27,23 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Folds SQLite's WAL into the file (the server keeps it open; a checkpoint is retried while busy). */
+/**
+ * Folds SQLite's WAL into the file (the server keeps it open; a checkpoint is retried while busy). SQLite
+ * answers busy at once, without waiting out busy_timeout, while another connection checkpoints: the
+ * server's checkpoint thread does every 200 ms, and on a loaded machine it can hold the checkpoint for
+ * seconds (its TRUNCATE waits for the writer, then copies and syncs). So tries are spaced, up to 60 s.
+ */
 async function checkpointSqlite(file: string): Promise<void> {
   const { default: SQLite } = await import('better-sqlite3');
   const db = new SQLite(file);
   try {
     db.pragma('busy_timeout = 15000');
-    for (let i = 0; i < 100; i++) {
+    const deadline = Date.now() + 60_000;
+    do {
       const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
       if (result!.busy === 0) return;
-    }
+      await new Promise((r) => setTimeout(r, 50));
+    } while (Date.now() < deadline);
     throw new Error('the WAL checkpoint stayed busy');
   } finally {
     db.close();
