@@ -241,6 +241,53 @@ describe('39 @gatehouse/client: typed errors', () => {
   });
 });
 
+/** fetch with one cookie jar and a page's Origin, as a browser on an allow-listed page sends them. */
+function browserLikeFetch(origin: string): typeof fetch {
+  const jar = new Map<string, string>();
+  return async (input, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set('origin', origin);
+    if (jar.size) headers.set('cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '));
+    const response = await fetch(input, { ...init, headers });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair!.indexOf('=');
+      const value = pair!.slice(at + 1);
+      if (/max-age=0|expires=thu, 01 jan 1970/i.test(line) || value === '') jar.delete(pair!.slice(0, at));
+      else jar.set(pair!.slice(0, at), value);
+    }
+    return response;
+  };
+}
+
+describe('48 @gatehouse/client: auth.getToken() for your own API', () => {
+  it('48 getToken answers a fresh access token in memory and cookie storage; /v1/me accepts it as Bearer; null when signed out', async () => {
+    const { gatehouse } = await signedIn();
+    const bearer = await gatehouse.auth.getToken();
+    expect(bearer).toMatch(/^ey/);
+    const me = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: bearer! });
+    expect(me.status).toBe(200);
+
+    // Cookie mode: the session lives in the API's cookies; the token comes from a refresh by cookie.
+    const page = 'https://sibling.example.test';
+    const cookies = createClient({ url: env.server.url, publishableKey: sibling.publishable_key, storage: 'cookies', fetch: browserLikeFetch(page) });
+    clients.push(cookies);
+    const email = uniqueEmail('token');
+    const made = await api(env.server, 'POST', '/v1/users', { bearer: sibling.secret_key, body: { email, password: 'correct horse battery' } });
+    expect(made.status).toBe(201);
+    const session = await cookies.auth.signInWithPassword({ email, password: 'correct horse battery' });
+    expect(session).not.toHaveProperty('access_token');
+    expect((await cookies.auth.getSession())?.access_token).toBeUndefined();
+    const token = await cookies.auth.getToken();
+    expect(token).toMatch(/^ey/);
+    const mine = await api(env.server, 'GET', '/v1/me', { publishableKey: sibling.publishable_key, bearer: token! });
+    expect(mine.status).toBe(200);
+    expect(mine.body).toMatchObject({ email });
+    await cookies.auth.signOut();
+    expect(await cookies.auth.getToken()).toBeNull();
+  });
+});
+
 describe('39 @gatehouse/client: the account', () => {
   it('39 client sdk: sessions listed and revoked, email changed by code, password reset by code, account deleted', async () => {
     const { gatehouse, email, password, session } = await signedIn();

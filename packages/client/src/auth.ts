@@ -199,6 +199,16 @@ export class AuthApi extends AccountApi {
     return this.store.fresh();
   }
 
+  /**
+   * A fresh access token to send to your own API (`Authorization: Bearer ...`), or null when signed out,
+   * in every storage mode. With cookies it comes from Gatehouse (a refresh by cookie, whose answer holds
+   * no refresh token) and is kept in memory only.
+   */
+  async getToken(): Promise<string | null> {
+    await this.ready;
+    return this.store.token();
+  }
+
   /** Refreshes now (once across tabs); answers the new session, or null when it was over. */
   async refreshSession(): Promise<Session | null> {
     await this.ready;

@@ -26,6 +26,8 @@ export interface SessionOptions {
 }
 
 export class SessionStore {
+  /** Cookie mode: the last access token Gatehouse answered, in memory only (token()). */
+  private cookieToken: { value: string; sessionId: string; expiresAt: number } | undefined;
   private session: Session | null = null;
   private readonly listeners = new Set<AuthListener>();
   private inflight: Promise<Session | null> | undefined;
@@ -83,6 +85,7 @@ export class SessionStore {
 
   /** The session is over (sign-out, deletion, a refused refresh): SIGNED_OUT here and in the other tabs. */
   async signedOut(): Promise<void> {
+    this.cookieToken = undefined;
     if (this.session === null && !this.o.tabs.readMarker()) return;
     await this.set(null, 'SIGNED_OUT', true);
   }
@@ -188,6 +191,22 @@ export class SessionStore {
     return undefined;
   }
 
+  /**
+   * A fresh access token for the caller's own API, or null when signed out. Bearer modes answer the kept
+   * one (refreshed first when about to expire). With cookies the page keeps no token anywhere a script or
+   * another tab could read it: the last one Gatehouse answered stays in this object's memory only, and when
+   * it is gone or about to expire a refresh by cookie gets a new one (its answer carries no refresh token).
+   */
+  async token(): Promise<string | null> {
+    const session = await this.fresh();
+    if (!session) return null;
+    if (!this.o.cookies) return session.access_token ?? null;
+    const kept = this.cookieToken;
+    if (kept && kept.sessionId === session.session_id && kept.expiresAt - REFRESH_MARGIN_MS > this.o.now()) return kept.value;
+    const renewed = await this.refresh(true);
+    return renewed && this.cookieToken?.sessionId === renewed.session_id ? this.cookieToken.value : null;
+  }
+
   /** When an access token just received expires, in ms on this machine's clock. */
   private expiry(accessToken: string): number {
     const times = tokenTimes(accessToken);
@@ -201,6 +220,8 @@ export class SessionStore {
     if (!this.o.cookies) {
       session.access_token = tokens.access_token;
       session.refresh_token = tokens.refresh_token;
+    } else {
+      this.cookieToken = { value: tokens.access_token, sessionId: tokens.session_id, expiresAt: session.expires_at };
     }
     return session;
   }
