@@ -19,7 +19,8 @@ import { registerRoutes } from './http/routes/index.js';
 import { closeBodySchema, unknownBodyField } from './http/unknown-fields.js';
 import { ErrorBody } from './http/schemas.js';
 import type { Http } from './http/types.js';
-import { accessLine, requestLoggerFactory } from './observability/logger.js';
+import { accessLine } from './observability/access-line.js';
+import { requestLoggerFactory } from './observability/logger.js';
 
 const AJV_OPTIONS = { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false, strictNumbers: true } as const;
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { createLogger, OWN_BATCH_BYTES, SHARED_BATCH_BYTES } from '../observability/logger.js';
+import { OWN_BATCH_BYTES, SHARED_BATCH_BYTES } from '../observability/batched-stdout.js';
+import { createLogger } from '../observability/logger.js';
 import { pruneExpiredRows } from '../services/maintenance.js';
 import { rotateMasterKey } from '../services/apps/master-key.js';
 import { print, readConfig, UsageError, withDeps } from './shared.js';
