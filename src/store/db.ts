@@ -6,7 +6,7 @@ import type { DatabaseConfig } from '../config/index.js';
 import type { DialectName } from './dialect.js';
 import { openPostgresPool, prepareOnPostgres } from './pg-pool.js';
 import { cachingStatements } from './statement-cache.js';
-import { checkpointInBackground, WAL_LIMIT_MB, walKeepBytes, type CheckpointEvents } from './sqlite-checkpoints.js';
+import { checkpointInBackground, logGuard, WAL_LIMIT_MB, walKeepBytes, type CheckpointEvents } from './sqlite-checkpoints.js';
 import type { StoreTimeouts } from './timeouts.js';
 import type { Database } from './types.js';
 
@@ -26,6 +26,8 @@ interface SqliteConnectionState {
   statements: ReturnType<typeof cachingStatements>;
   /** Kysely holds the connection (a transaction, or a query in flight through the driver). */
   held: boolean;
+  /** Runs before each write transaction and each write outside one: holds the log under its cap (sqlite-checkpoints.ts, logGuard). */
+  beforeWrite?: () => void;
 }
 const sqliteConnections = new WeakMap<object, SqliteConnectionState>();
 
@@ -54,6 +56,7 @@ function sqliteDriver(dialect: SqliteDialect, state: SqliteConnectionState): Sql
       await release(connection);
     };
     driver.beginTransaction = async (connection: DatabaseConnection) => {
+      state.beforeWrite?.();
       await connection.executeQuery(CompiledQuery.raw('begin immediate'));
     };
     return driver;
@@ -85,6 +88,7 @@ function runNowOnSqlite<R>(db: Db, query: CompiledQuery<R>): R[] | undefined {
 function runOnSqlite<R>(state: SqliteConnectionState, query: CompiledQuery<R>): R[] {
   const statement = state.statements.prepare(query.sql) as unknown as { reader: boolean; all(p: readonly unknown[]): R[]; run(p: readonly unknown[]): unknown };
   if (statement.reader) return statement.all(query.parameters);
+  if (!state.database.inTransaction) state.beforeWrite?.();
   statement.run(query.parameters);
   return [];
 }
@@ -111,6 +115,7 @@ export async function sqliteTransaction<T>(db: Db, work: (run: RunNow) => T): Pr
 
 function transactionNow<T>(state: SqliteConnectionState, work: (run: RunNow) => T, run: RunNow): T {
   if (state.database.inTransaction) throw new Error('sqliteTransaction: the connection is already in a transaction');
+  state.beforeWrite?.();
   state.statements.prepare('begin immediate').run([]);
   try {
     const value = work(run);
@@ -172,6 +177,7 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
     const probe = database.prepare('select 1');
     const ping = async () => void probe.get();
     const stopCheckpoints = timeouts.backgroundCheckpoints && config.path !== ':memory:' ? checkpointInBackground(database, config.path, timeouts.backgroundCheckpoints, walLimitBytes) : undefined;
+    if (stopCheckpoints) state.beforeWrite = logGuard(database, config.path, walLimitBytes);
     const close = async () => {
       await stopCheckpoints?.();
       await db.destroy();

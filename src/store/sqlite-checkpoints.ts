@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
@@ -16,9 +17,9 @@ import type { Database as SqliteDatabase } from 'better-sqlite3';
 // 100-column table left a 3.3 GB log beside a 41 MB database; issue 45). Three things now bound it by
 // SQLITE_WAL_LIMIT_MB (docs/operations.md, "The write-ahead log has one cap"): once the file is past a quarter of the
 // limit, the thread runs a TRUNCATE checkpoint, which empties it (waiting at most TRUNCATE_WAIT_MS for the
-// writer in progress, so the event loop's next commit waits at most for the last frames' copy); a commit
-// that finds half the limit in the log checkpoints itself, as SQLite's default does at 1,000 pages, so the
-// next write starts the log over whatever the thread manages; and `journal_size_limit` (a quarter) cuts
+// writer in progress, so the event loop's next commit waits at most for the last frames' copy); a write
+// that finds half the limit in the log checkpoints it first on the server's connection (logGuard, below), so
+// it starts the log over whatever the thread manages; and `journal_size_limit` (a quarter) cuts
 // the file back whenever the log starts over.
 
 /** How often the thread checkpoints (a checkpoint with nothing to copy costs microseconds). */
@@ -88,6 +89,43 @@ parentPort.on('message', () => {
   parentPort.close();
 });
 `;
+
+/** How long a write waits, at most, for the log past half the limit to be checkpointed (the event loop with it). */
+const GUARD_WAIT_MS = 5_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * The commit-side bound, called before every write on the server's connection: when the log is past half of
+ * `limitBytes`, checkpoints it on the connection itself until everything is copied, so that the write starts
+ * the log over (and journal_size_limit cuts the file back at its commit). SQLite's own checkpoint on commit
+ * is not enough: it gives up at once, busy, while another connection checkpoints, and the thread's
+ * checkpoint (its TRUNCATE waiting for the writer, the copy and the sync) can hold that for seconds when
+ * the machine is loaded, while commits keep appending (the log reached 10 MB under an 8 MiB cap). So this
+ * waits, 2 ms at a time, at most GUARD_WAIT_MS: a log that has filled half the cap holds back the writes
+ * until it is copied, rather than grow. A file-size check (a stat) costs microseconds.
+ */
+export function logGuard(database: SqliteDatabase, path: string, limitBytes: number): () => void {
+  const halfBytes = limitBytes / 2;
+  return () => {
+    if (walFileBytes(path) <= halfBytes) return;
+    const deadline = Date.now() + GUARD_WAIT_MS;
+    for (;;) {
+      const [result] = database.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+      if (result!.busy === 0 && result!.checkpointed >= result!.log) return;
+      // Another connection's reader or checkpoint holds the log: the write goes ahead past the deadline.
+      if (Date.now() >= deadline) return;
+      Atomics.wait(pause, 0, 0, 2);
+    }
+  };
+}
+
+function walFileBytes(path: string): number {
+  try {
+    return statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
 
 /**
  * Leaves checkpoints on commit for `database` (the server's connection to the SQLite file at `path`) only
