@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { ApiError, badRequest, unauthorized } from '../../errors.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as sessionsRepo from '../../store/repos/sessions.js';
+import * as signUps from '../../store/repos/user-sign-ups.js';
 import * as users from '../../store/repos/users.js';
 import type { User } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
@@ -61,7 +62,7 @@ export async function signUp(
  * sign in by code or link instead.
  */
 export async function contestSignUp(deps: Pick<Deps, 'db'>, app: Application, email: string): Promise<void> {
-  await users.markSignUpContested(deps.db, app.id, email);
+  await signUps.markSignUpContested(deps.db, app.id, email);
 }
 
 /**
@@ -143,7 +144,7 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
   const now = iso(deps.clock.now());
   if (challenge.purpose === 'claim_email') {
     await inTransaction(deps.db, async (trx) => {
-      if (await users.claimUnverifiedUser(trx, app.id, user.id, now)) {
+      if (await signUps.claimUnverifiedUser(trx, app.id, user.id, now)) {
         await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
         await forgetEarlierHolder(trx, app.id, user.id);
       }
@@ -152,7 +153,7 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
   }
   // A sign-up's own verification: the claim rule applies only when the account was contested.
   const verified = await inTransaction(deps.db, async (trx) => {
-    const result = await users.verifySignUpEmail(trx, app.id, user.id, now);
+    const result = await signUps.verifySignUpEmail(trx, app.id, user.id, now);
     if (result) await forgetEarlierHolder(trx, app.id, user.id);
     if (result?.contested) await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
     return result;

@@ -4,6 +4,7 @@ import { hashPassword } from '../../crypto/passwords.js';
 import type { Deps } from '../../deps.js';
 import { badRequest, conflict, notFound } from '../../errors.js';
 import type { Application } from '../../store/repos/applications.js';
+import * as listing from '../../store/repos/user-listing.js';
 import * as users from '../../store/repos/users.js';
 import type { User } from '../../store/repos/users.js';
 import type { Db } from '../../store/db.js';
@@ -38,15 +39,15 @@ export interface UserPage {
 export async function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string; cursor?: string }): Promise<UserPage> {
   let after = query.cursor === undefined ? undefined : decodeUserCursor(query.cursor);
   let offset = query.offset;
-  const total = query.email === undefined ? await sumUserCount(deps.db, appId) : await users.countUsersWithEmail(deps.db, appId, query.email);
+  const total = query.email === undefined ? await sumUserCount(deps.db, appId) : await listing.countUsersWithEmail(deps.db, appId, query.email);
   while (offset > OFFSET_STEP) {
-    after = await users.findUserPosition(deps.db, appId, { email: query.email, after, skip: OFFSET_STEP });
+    after = await listing.findUserPosition(deps.db, appId, { email: query.email, after, skip: OFFSET_STEP });
     if (!after) return { users: [], total, nextCursor: null };
     offset -= OFFSET_STEP;
     // better-sqlite3 runs each statement on the event loop: let waiting requests in between steps.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  const found = await users.listUsersPage(deps.db, appId, { email: query.email, after, offset, limit: query.limit + 1 });
+  const found = await listing.listUsersPage(deps.db, appId, { email: query.email, after, offset, limit: query.limit + 1 });
   const page = found.slice(0, query.limit);
   const last = page.at(-1);
   const nextCursor = found.length > query.limit && last ? encodeUserCursor({ createdAt: last.createdAt, id: last.id }) : null;
@@ -55,12 +56,12 @@ export async function listUsers(deps: UserDeps, appId: string, query: { limit: n
 
 // A cursor is the last user's (created_at, id): nothing the page did not show, so it needs no MAC; any
 // position is valid (the query stays scoped to the app), a malformed one is 400.
-const encodeUserCursor = (position: users.UserPosition) => Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+const encodeUserCursor = (position: listing.UserPosition) => Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function decodeUserCursor(cursor: string): users.UserPosition {
+function decodeUserCursor(cursor: string): listing.UserPosition {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && TIMESTAMP.test(value[0]) && UUID.test(value[1])) {

@@ -13,6 +13,7 @@ import * as providers from '../../store/repos/oauth-providers.js';
 import type { OAuthProviderName } from '../../store/repos/oauth-providers.js';
 import * as states from '../../store/repos/oauth-states.js';
 import * as sessions from '../../store/repos/sessions.js';
+import * as signUps from '../../store/repos/user-sign-ups.js';
 import * as users from '../../store/repos/users.js';
 import type { User } from '../../store/repos/users.js';
 import { isUniqueViolation } from '../../store/dialect.js';
@@ -269,7 +270,7 @@ async function linkExisting(
   identity: { app_id: string; provider: OAuthProviderName; subject: string; email: string; name: string | null; created_at: string; updated_at: string },
 ): Promise<User> {
   await inTransaction(deps.db, async (trx) => {
-    if (!existing.emailVerified && (await users.claimUnverifiedUser(trx, app.id, existing.id, identity.created_at))) {
+    if (!existing.emailVerified && (await signUps.claimUnverifiedUser(trx, app.id, existing.id, identity.created_at))) {
       await sessions.revokeUserSessions(trx, app.id, existing.id, identity.created_at);
       await forgetEarlierHolder(trx, app.id, existing.id);
     }

@@ -6,6 +6,7 @@ import * as applications from '../../store/repos/applications.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as sessions from '../../store/repos/sessions.js';
 import * as ssoTokens from '../../store/repos/sso-tokens.js';
+import * as signUps from '../../store/repos/user-sign-ups.js';
 import * as users from '../../store/repos/users.js';
 import type { User } from '../../store/repos/users.js';
 import { isUniqueViolation } from '../../store/dialect.js';
@@ -137,7 +138,7 @@ async function linkExisting(deps: SsoDeps, target: Application, existing: User, 
   if (existing.emailVerified) return existing;
   const now = iso(deps.clock.now());
   await inTransaction(deps.db, async (trx) => {
-    if (await users.claimUnverifiedUser(trx, target.id, existing.id, now)) {
+    if (await signUps.claimUnverifiedUser(trx, target.id, existing.id, now)) {
       await sessions.revokeUserSessions(trx, target.id, existing.id, now);
       // OAuth links and factors made before the email was proven go with the password (docs/oauth.md, docs/mfa.md).
       await forgetEarlierHolder(trx, target.id, existing.id);

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { USER_COLUMNS } from '../columns.js';
 import { compiledQuery } from '../compiled.js';
-import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { lockClause } from '../tables-dialect.js';
@@ -9,62 +8,12 @@ import { inTransaction } from '../transaction.js';
 import type { NewUser, UserRow } from '../types.js';
 import { changeUserCount } from './user-counts.js';
 
-export interface User {
-  id: string;
-  appId: string;
-  email: string | null;
-  emailVerified: boolean;
-  passwordHash: string | null;
-  isBot: boolean;
-  publicKey: string | null;
-  /** A self sign-up that has not verified its email yet: password sign-in is refused until it does. */
-  requiresVerification: boolean;
-  createdAt: string;
-  updatedAt: string;
-  /** Written by the server, read by the user too (GET /v1/me). */
-  publicMetadata: Metadata;
-  /** Written and read by the server only. */
-  privateMetadata: Metadata;
-  /** Written and read by the user (PATCH /v1/me) and the server. */
-  unsafeMetadata: Metadata;
-  /** Banned by the server: every sign-in and refresh is refused. */
-  banned: boolean;
-}
+// The User a row maps to is user-row.ts; re-exported, as every service reads users through this module.
+export { normalizeEmail, parseMetadata, toUser, type Metadata, type User, type UserFields } from './user-row.js';
+import { normalizeEmail, toUser, type User } from './user-row.js';
 
-/** A metadata object, as stored (JSON text) and answered. */
-export type Metadata = Record<string, unknown>;
-
-/** The columns toUser reads (a joined query may select only these). */
-export type UserFields = Pick<
-  UserRow,
-  | 'id' | 'app_id' | 'email' | 'email_verified' | 'password_hash' | 'is_bot' | 'public_key' | 'requires_verification' | 'created_at' | 'updated_at'
-  | 'public_metadata' | 'private_metadata' | 'unsafe_metadata' | 'banned'
->;
-
-/** A stored metadata column: always an object ('{}' when none; the service writes only objects). */
-export const parseMetadata = (text: string): Metadata => JSON.parse(text) as Metadata;
-
-export function toUser(row: UserFields): User {
-  return {
-    id: row.id,
-    appId: row.app_id,
-    email: row.email,
-    emailVerified: row.email_verified === 1,
-    passwordHash: row.password_hash,
-    isBot: row.is_bot === 1,
-    publicKey: row.public_key,
-    requiresVerification: row.requires_verification === 1,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    publicMetadata: parseMetadata(row.public_metadata),
-    privateMetadata: parseMetadata(row.private_metadata),
-    unsafeMetadata: parseMetadata(row.unsafe_metadata),
-    banned: row.banned === 1,
-  };
-}
-
-/** Emails compare case-insensitively: the stored key is the trimmed, lower-cased address. */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+// GET /v1/users' statements (user-listing.ts), exported here for the test of their plans.
+export { userPositionQuery, usersPageQuery } from './user-listing.js';
 
 /** The row of a person (not a bot) signing up, created server-side or arriving by SSO. */
 export function emailUserRow(input: {
@@ -129,143 +78,8 @@ export async function findUserByPublicKey(db: Db, appId: string, publicKey: stri
   return row && toUser(row);
 }
 
-/** A user's place in the newest-first order: the users after it are older, or as old with a smaller id. */
-export interface UserPosition {
-  createdAt: string;
-  id: string;
-}
-
-/**
- * The app's users newest first, after `after` (or from the newest), matching `email` when given: the
- * WHERE and ORDER BY that the index users_app_newest (app_id, created_at, id) answers as one range.
- */
-function newestFirst(db: Db, appId: string, options: { email?: string; after?: UserPosition }) {
-  let query = db.selectFrom('users').where('app_id', '=', appId);
-  if (options.email !== undefined) query = query.where('email_normalized', '=', normalizeEmail(options.email));
-  if (options.after) {
-    const { createdAt, id } = options.after;
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)));
-  }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc');
-}
-
-/**
- * The position `skip` users past `after` in the newest-first order (the `skip`-th user's), read from the
- * index alone; undefined when fewer remain. Walks `skip` index entries, so callers bound `skip`.
- */
-export async function findUserPosition(db: Db, appId: string, options: { email?: string; after?: UserPosition; skip: number }): Promise<UserPosition | undefined> {
-  const row = await userPositionQuery(db, appId, options).executeTakeFirst();
-  return row && { createdAt: row.created_at, id: row.id };
-}
-
-/** findUserPosition's statement (exported for the test of its plan). */
-export const userPositionQuery = (db: Db, appId: string, options: { email?: string; after?: UserPosition; skip: number }) =>
-  newestFirst(db, appId, options)
-    .select(['created_at', 'id'])
-    .limit(rowLimit(1))
-    .offset(rowLimit(options.skip - 1));
-
-/**
- * Up to `limit` users after `after`, skipping `offset` first, newest first. The skipped entries are walked
- * in the index only (the ids are chosen there, the rows read for them alone), so an offset costs index
- * entries, not rows.
- */
-export async function listUsersPage(db: Db, appId: string, options: { email?: string; after?: UserPosition; offset: number; limit: number }): Promise<User[]> {
-  return (await usersPageQuery(db, appId, options).execute()).map(toUser);
-}
-
-/** listUsersPage's statement (exported for the test of its plan). */
-export const usersPageQuery = (db: Db, appId: string, options: { email?: string; after?: UserPosition; offset: number; limit: number }) =>
-  db
-    .selectFrom('users')
-    .select(USER_COLUMNS)
-    .where('app_id', '=', appId)
-    .where('id', 'in', newestFirst(db, appId, options).select('id').limit(rowLimit(options.limit)).offset(rowLimit(options.offset)))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc');
-
-/** How many users of the app have this email (0 or 1: a probe of the unique index on the address). */
-export async function countUsersWithEmail(db: Db, appId: string, email: string): Promise<number> {
-  const row = await db
-    .selectFrom('users')
-    .where('app_id', '=', appId)
-    .where('email_normalized', '=', normalizeEmail(email))
-    .select((eb) => eb.fn.countAll().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/**
- * Verifies a sign-up's email in one write. A contested account (someone else's sign-up was refused for
- * this email while it was pending) loses the password set before, in the same statement, so no race
- * between the contest and the proof can keep it. Returns whether it was contested (the caller then
- * revokes earlier sessions), or undefined when the user was already verified.
- */
-export async function verifySignUpEmail(db: Db, appId: string, userId: string, now: string): Promise<{ contested: boolean } | undefined> {
-  const row = await db
-    .updateTable('users')
-    .set({
-      email_verified: 1,
-      requires_verification: 0,
-      password_hash: sql<string | null>`CASE WHEN contested = 1 THEN NULL ELSE password_hash END`,
-      updated_at: now,
-    })
-    .where('app_id', '=', appId)
-    .where('id', '=', userId)
-    .where('email_verified', '=', 0)
-    .returning('contested')
-    .executeTakeFirst();
-  return row && { contested: row.contested === 1 };
-}
-
-/**
- * Marks the unverified self sign-up holding this email as contested (a sign-up for the same email was
- * refused because of it). Verified accounts and server-created users are left alone.
- */
-export async function markSignUpContested(db: Db, appId: string, email: string): Promise<boolean> {
-  const rows = await db
-    .updateTable('users')
-    .set({ contested: 1 })
-    .where('app_id', '=', appId)
-    .where('email_normalized', '=', normalizeEmail(email))
-    .where('email_verified', '=', 0)
-    .where('requires_verification', '=', 1)
-    .returning('id')
-    .execute();
-  return rows.length > 0;
-}
-
 export async function setPasswordHash(db: Db, appId: string, userId: string, passwordHash: string | null, now: string): Promise<void> {
   await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('app_id', '=', appId).where('id', '=', userId).execute();
-}
-
-/**
- * Removes a user that has never been used: unverified, no sessions, no challenges but its own.
- * Undoes a sign-up whose email could not be sent.
- */
-export async function deleteUnverifiedUser(db: Db, appId: string, userId: string): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    await trx.deleteFrom('email_challenges').where('app_id', '=', appId).where('user_id', '=', userId).execute();
-    const result = await trx.deleteFrom('users').where('app_id', '=', appId).where('id', '=', userId).where('email_verified', '=', 0).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 1) await changeUserCount(trx, appId, userId, -1);
-  });
-}
-
-/**
- * Pre-hijacking rule (SSO, OAuth): an unverified user that a proven owner of the email links into loses
- * its password and becomes verified. Conditional on email_verified = 0, so only the first linker acts;
- * true when this call changed the user (the caller then revokes its sessions).
- */
-export async function claimUnverifiedUser(db: Db, appId: string, userId: string, now: string): Promise<boolean> {
-  const rows = await db
-    .updateTable('users')
-    .set({ email_verified: 1, requires_verification: 0, password_hash: null, updated_at: now })
-    .where('app_id', '=', appId)
-    .where('id', '=', userId)
-    .where('email_verified', '=', 0)
-    .returning('id')
-    .execute();
-  return rows.length === 1;
 }
 
 /**
