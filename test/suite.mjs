@@ -19,6 +19,7 @@ export const SQLITE_ONLY = {
   'test/contract/oauth-browser-binding.test.ts': 'the OAuth cookie that binds a flow to its browser',
   'test/packages/**': 'the client and server SDKs over HTTP',
   'test/suite/**': "the suite's own rules (sleeps), no database",
+  'test/structure/file-size.test.ts': 'counts the lines of source files, no database',
   'src/crypto/**': 'pure functions, no database',
   'src/http/**': 'request plugins, no database',
   'src/limits/limiter.test.ts': 'rate-limit arithmetic in memory (Redis: test/contract/rate-limits.test.ts on PostgreSQL)',
