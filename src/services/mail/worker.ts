@@ -76,18 +76,109 @@ function describe(error: unknown): string {
  * least once.
  */
 export function startMailWorker(deps: MailWorkerDeps): MailWorker {
-  const holder = `${hostname()}:${process.pid}:${newUuid()}`;
-  const leaseSeconds = deps.config.mailSendTimeoutMs / 1000 + 5;
-  // Each send in flight with the controller that cuts it.
-  const inFlight = new Map<Promise<void>, AbortController>();
-  let claiming = false;
-  let again = false;
-  let stopped = false;
-  let lastClaimError = 0;
+  const worker = new OutboxWorker(deps);
+  worker.start();
+  return { stop: (waitMs) => worker.stop(waitMs) };
+}
 
-  async function deliver(row: MailOutboxRow, abort: AbortController): Promise<void> {
-    const attempts = row.attempts + 1;
-    const fields = { outbox_id: row.id, app_id: row.app_id, attempts };
+/** startMailWorker's state, each field named: the lease holder, the sends in flight, the claim loop's flags. */
+class OutboxWorker {
+  private readonly holder = `${hostname()}:${process.pid}:${newUuid()}`;
+  private readonly leaseSeconds: number;
+  /** Each send in flight with the controller that cuts it. */
+  private readonly inFlight = new Map<Promise<void>, AbortController>();
+  /** A claim is running; a call meanwhile sets `again`, and the running claim goes round once more. */
+  private claiming = false;
+  private again = false;
+  private stopped = false;
+  private lastClaimError = 0;
+  private poll: NodeJS.Timeout | undefined;
+  private gauge: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: MailWorkerDeps) {
+    this.leaseSeconds = deps.config.mailSendTimeoutMs / 1000 + 5;
+  }
+
+  /** Claims on every signal of a queued email, every POLL_MS, and once now; the pending gauge every 15 s. */
+  start(): void {
+    this.deps.mailSignal.listen(() => void this.claim());
+    this.poll = setInterval(() => void this.claim(), POLL_MS);
+    this.gauge = setInterval(() => void this.countPending(), 15_000);
+    this.poll.unref();
+    this.gauge.unref();
+    void this.claim();
+    void this.countPending();
+  }
+
+  async stop(waitMs: number): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    this.stopped = true;
+    clearInterval(this.poll);
+    clearInterval(this.gauge);
+    this.deps.mailSignal.listen(() => {});
+    // No new connection from now on (a silent relay would hold each for its greeting timeout).
+    await this.deps.mailer.close();
+    const settled = () => Promise.allSettled([...this.inFlight.keys()]);
+    await within(settled(), Math.min(STOP_WAIT_MS, waitMs));
+    for (const abort of this.inFlight.values()) abort.abort(new ShuttingDown('shutting down'));
+    // The cut sends release their rows (one short write each) while the database is still open.
+    await within(settled(), Math.max(0, deadline - Date.now()));
+  }
+
+  /** Claims due rows while there is room and rows come, one loop at a time. */
+  private async claim(): Promise<void> {
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = true;
+    try {
+      do {
+        this.again = false;
+        const room = this.deps.mailer.concurrency - this.inFlight.size;
+        if (this.stopped || room <= 0) break;
+        const rows = await this.claimRows(room);
+        for (const row of rows) this.send(row);
+        if (rows.length === room) this.again = true;
+      } while (this.again && !this.stopped);
+    } catch (error) {
+      // A database outage: say so once a minute, keep polling.
+      if (Date.now() - this.lastClaimError > 60_000) {
+        this.lastClaimError = Date.now();
+        this.deps.log.warn({ error: (error as Error).message }, 'mail worker cannot reach the outbox; retrying');
+      }
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  /** Up to `room` due rows, leased to this worker. */
+  private claimRows(room: number): Promise<MailOutboxRow[]> {
+    const now = this.deps.clock.now();
+    return inTransaction(this.deps.db, (trx) =>
+      outbox.claimDueMail(trx, {
+        holder: this.holder,
+        now: iso(now),
+        leaseUntil: iso(addSeconds(now, this.leaseSeconds)),
+        limit: room,
+        skipLocked: supportsSkipLocked(this.deps.store.dialect),
+      }),
+    );
+  }
+
+  /** Starts a claimed row's send, kept in flight until it settles; its end makes room for another claim. */
+  private send(row: MailOutboxRow): void {
+    const abort = new AbortController();
+    const sending = this.deliver(row, abort).finally(() => {
+      this.inFlight.delete(sending);
+      void this.claim();
+    });
+    this.inFlight.set(sending, abort);
+  }
+
+  private async deliver(row: MailOutboxRow, abort: AbortController): Promise<void> {
+    const { deps, holder } = this;
+    const fields = { outbox_id: row.id, app_id: row.app_id, attempts: row.attempts + 1 };
     let error: unknown;
     try {
       const mail = openOutboxMail(deps.masterKeys, row.id, row.sealed);
@@ -104,8 +195,14 @@ export function startMailWorker(deps: MailWorkerDeps): MailWorker {
       deps.log.info({ ...fields, code: 'mail_released' }, 'email not sent before shutdown; released for the next node');
       return;
     }
+    await this.recordFailure(row, fields, describe(error));
+  }
+
+  /** A failed send: given up at the row's give_up_at, else rescheduled after the doubling delay. */
+  private async recordFailure(row: MailOutboxRow, fields: { outbox_id: string; app_id: string; attempts: number }, lastError: string): Promise<void> {
+    const { deps, holder } = this;
+    const { attempts } = fields;
     const now = deps.clock.now();
-    const lastError = describe(error);
     try {
       if (iso(now) >= row.give_up_at) {
         await outbox.markMailGivenUp(deps.db, row.id, holder, { attempts, now: iso(now), lastError });
@@ -124,78 +221,11 @@ export function startMailWorker(deps: MailWorkerDeps): MailWorker {
     }
   }
 
-  async function claim(): Promise<void> {
-    if (claiming) {
-      again = true;
-      return;
-    }
-    claiming = true;
+  private async countPending(): Promise<void> {
     try {
-      do {
-        again = false;
-        const room = deps.mailer.concurrency - inFlight.size;
-        if (stopped || room <= 0) break;
-        const now = deps.clock.now();
-        const rows = await inTransaction(deps.db, (trx) =>
-          outbox.claimDueMail(trx, {
-            holder,
-            now: iso(now),
-            leaseUntil: iso(addSeconds(now, leaseSeconds)),
-            limit: room,
-            skipLocked: supportsSkipLocked(deps.store.dialect),
-          }),
-        );
-        for (const row of rows) {
-          const abort = new AbortController();
-          const sending = deliver(row, abort).finally(() => {
-            inFlight.delete(sending);
-            void claim();
-          });
-          inFlight.set(sending, abort);
-        }
-        if (rows.length === room) again = true;
-      } while (again && !stopped);
-    } catch (error) {
-      // A database outage: say so once a minute, keep polling.
-      if (Date.now() - lastClaimError > 60_000) {
-        lastClaimError = Date.now();
-        deps.log.warn({ error: (error as Error).message }, 'mail worker cannot reach the outbox; retrying');
-      }
-    } finally {
-      claiming = false;
-    }
-  }
-
-  async function countPending(): Promise<void> {
-    try {
-      deps.metrics.mailOutboxPending.set(await outbox.countPendingMail(deps.db));
+      this.deps.metrics.mailOutboxPending.set(await outbox.countPendingMail(this.deps.db));
     } catch {
       // the claim loop reports outages
     }
   }
-
-  deps.mailSignal.listen(() => void claim());
-  const poll = setInterval(() => void claim(), POLL_MS);
-  const gauge = setInterval(() => void countPending(), 15_000);
-  poll.unref();
-  gauge.unref();
-  void claim();
-  void countPending();
-
-  return {
-    async stop(waitMs) {
-      const deadline = Date.now() + waitMs;
-      stopped = true;
-      clearInterval(poll);
-      clearInterval(gauge);
-      deps.mailSignal.listen(() => {});
-      // No new connection from now on (a silent relay would hold each for its greeting timeout).
-      await deps.mailer.close();
-      const settled = () => Promise.allSettled([...inFlight.keys()]);
-      await within(settled(), Math.min(STOP_WAIT_MS, waitMs));
-      for (const abort of inFlight.values()) abort.abort(new ShuttingDown('shutting down'));
-      // The cut sends release their rows (one short write each) while the database is still open.
-      await within(settled(), Math.max(0, deadline - Date.now()));
-    },
-  };
 }
