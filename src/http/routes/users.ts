@@ -4,7 +4,7 @@ import { notFound } from '../../errors.js';
 import { revokeSession } from '../../services/sessions/sessions.js';
 import { createUser, getUser, issueSignInToken, listUsers } from '../../services/accounts/users.js';
 import { updateUserByServer } from '../../services/accounts/user-updates.js';
-import type { User } from '../../services/credentials.js';
+import { exportedUser } from '../../services/accounts/user-export.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
@@ -33,19 +33,6 @@ export const UserBody = Type.Object(
   },
   { description: 'A user of the application' },
 );
-
-export const userBody = (user: User) => ({
-  id: user.id,
-  email: user.email,
-  email_verified: user.emailVerified,
-  is_bot: user.isBot,
-  public_metadata: user.publicMetadata,
-  private_metadata: user.privateMetadata,
-  unsafe_metadata: user.unsafeMetadata,
-  banned: user.banned,
-  created_at: user.createdAt,
-  updated_at: user.updatedAt,
-});
 
 const UpdateBody = Type.Object(
   {
@@ -109,7 +96,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
     async (request) => {
       const { include_total: _ignored, ...query } = request.query;
       const page = await listUsers(deps, request.application!.id, query);
-      return { users: page.users.map(userBody), total: page.total, next_cursor: page.nextCursor };
+      return { users: page.users.map(exportedUser), total: page.total, next_cursor: page.nextCursor };
     },
   );
 
@@ -127,7 +114,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
     },
     async (request, reply) => {
       const user = await createUser(deps, request.application!, request.body);
-      return reply.code(201).send(userBody(user));
+      return reply.code(201).send(exportedUser(user));
     },
   );
 
@@ -143,7 +130,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
         response: { 200: UserBody, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => userBody(await getUser(deps, request.application!.id, request.params.user_id)),
+    async (request) => exportedUser(await getUser(deps, request.application!.id, request.params.user_id)),
   );
 
   app.patch(
@@ -159,7 +146,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
         response: { 200: UserBody, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => userBody(await updateUserByServer(deps, request.application!.id, request.params.user_id, request.body)),
+    async (request) => exportedUser(await updateUserByServer(deps, request.application!.id, request.params.user_id, request.body)),
   );
 
   app.post(

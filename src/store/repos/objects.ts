@@ -169,6 +169,22 @@ export async function listBlobDeletions(db: Db, before: string, limit: number) {
  * can still be running), and the sweep deletes whatever landed then, unless the request did first.
  */
 export async function deleteBucketContents(db: Db, appId: string, bucketId: string, now: string, uploadsDueAt: string): Promise<QueuedBlob[]> {
+  return queueAndDeleteObjects(db, appId, 'bucket_id', bucketId, now, uploadsDueAt);
+}
+
+/**
+ * Queues the blob of every object and upload of the app whose `column` is `value` for deletion (one token
+ * for the batch; an upload's blob not before `uploadsDueAt`), then deletes those rows. A bucket's contents
+ * (`bucket_id`) and a user's objects (`owner`, store/repos/user-objects.ts) go this way.
+ */
+export async function queueAndDeleteObjects(
+  db: Db,
+  appId: string,
+  column: 'bucket_id' | 'owner',
+  value: string,
+  now: string,
+  uploadsDueAt: string,
+): Promise<QueuedBlob[]> {
   const token = queueToken();
   for (const [table, createdAt] of [['objects', now], ['object_uploads', uploadsDueAt]] as const) {
     await db
@@ -179,12 +195,12 @@ export async function deleteBucketContents(db: Db, appId: string, bucketId: stri
           .selectFrom(table)
           .select((eb) => ['blob_id', 'app_id', eb.val(createdAt).as('created_at'), eb.val(token).as('token')])
           .where('app_id', '=', appId)
-          .where('bucket_id', '=', bucketId),
+          .where(column, '=', value),
       )
       .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token }))
       .execute();
   }
-  const objects = await db.deleteFrom('objects').where('app_id', '=', appId).where('bucket_id', '=', bucketId).returning(['app_id', 'blob_id']).execute();
-  await db.deleteFrom('object_uploads').where('app_id', '=', appId).where('bucket_id', '=', bucketId).execute();
+  const objects = await db.deleteFrom('objects').where('app_id', '=', appId).where(column, '=', value).returning(['app_id', 'blob_id']).execute();
+  await db.deleteFrom('object_uploads').where('app_id', '=', appId).where(column, '=', value).execute();
   return objects.map((blob) => ({ ...blob, token }));
 }

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
-import type { QueuedBlob } from './objects.js';
+import { queueAndDeleteObjects, type QueuedBlob } from './objects.js';
 
 // A user's objects and uploads in flight, found by the (app_id, owner, ...) indexes of migration 0019:
 // what a user's deletion removes and an export lists.
@@ -50,24 +49,7 @@ export async function userShares(db: Db, appId: string, userId: string): Promise
  * writing, and its request, whose commit now finds no upload row, queues and deletes its blob itself.
  */
 export async function deleteUserObjects(db: Db, appId: string, userId: string, now: string, uploadsDueAt: string): Promise<QueuedBlob[]> {
-  const token = randomBytes(12).toString('base64url');
-  for (const [table, createdAt] of [['objects', now], ['object_uploads', uploadsDueAt]] as const) {
-    await db
-      .insertInto('blob_deletions')
-      .columns(['blob_id', 'app_id', 'created_at', 'token'])
-      .expression(
-        db
-          .selectFrom(table)
-          .select((eb) => ['blob_id', 'app_id', eb.val(createdAt).as('created_at'), eb.val(token).as('token')])
-          .where('app_id', '=', appId)
-          .where('owner', '=', userId),
-      )
-      .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token }))
-      .execute();
-  }
-  const objects = await db.deleteFrom('objects').where('app_id', '=', appId).where('owner', '=', userId).returning(['app_id', 'blob_id']).execute();
-  await db.deleteFrom('object_uploads').where('app_id', '=', appId).where('owner', '=', userId).execute();
-  return objects.map((blob) => ({ ...blob, token }));
+  return queueAndDeleteObjects(db, appId, 'owner', userId, now, uploadsDueAt);
 }
 
 /** The user's per-bucket usage rows (their per-user cap counters), in the app's buckets. */
