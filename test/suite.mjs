@@ -18,6 +18,7 @@ export const SQLITE_ONLY = {
   'test/contract/openapi-client.test.ts': 'the OpenAPI document and a client generated from it',
   'test/contract/oauth-browser-binding.test.ts': 'the OAuth cookie that binds a flow to its browser',
   'test/packages/**': 'the client and server SDKs over HTTP',
+  'test/packages/server-readme-types.test.ts': "tsc --strict over packages/server/README.md's snippets, no server",
   'test/suite/**': "the suite's own rules (sleeps), no database",
   'test/structure/file-size.test.ts': 'counts the lines of source files, no database',
   'src/crypto/**': 'pure functions, no database',

@@ -1,9 +1,10 @@
-import { createAdminClient, createVerifier, claimsFromRequest, expressAuth, fastifyAuth, GatehouseError, InvalidTokenError, type AccessClaims } from '@gatehouse/server';
+import { createAdminClient, createVerifier, claimsFromRequest, expressAuth, fastifyAuth, GatehouseError, InvalidTokenError } from '@gatehouse/server';
 import express from 'express';
 import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cliJson, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
+import { enrollTotp } from '../helpers/mfa.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 // @gatehouse/server (packages/server) against a real Gatehouse: offline verification with the JWKS, the
@@ -19,6 +20,14 @@ async function tokenFor(target: TestApp, email = `sdk.${Date.now().toString(36)}
   const minted = await api(server, 'POST', '/v1/sign_in_tokens', { bearer: target.secret_key, body: { user_id: user.body.id } });
   expect(minted.status).toBe(200);
   return { userId: user.body.id as string, token: minted.body.token as string, email };
+}
+
+/** A user whose email is verified (a second factor needs it), signed in by a sign-in token (aal1), and the aal2 token after enrolling TOTP. */
+async function aal2TokensFor(target: TestApp) {
+  const signedIn = await tokenFor(target);
+  const verified = await api(server, 'PATCH', `/v1/users/${signedIn.userId}`, { bearer: target.secret_key, body: { email_verified: true } });
+  expect(verified.status).toBe(200);
+  return { ...signedIn, aal2Token: (await enrollTotp(server, target, signedIn.token)).accessToken };
 }
 
 beforeAll(async () => {
@@ -80,7 +89,7 @@ describe('39 @gatehouse/server: middleware', () => {
   it('39 server sdk: Express middleware sets req.auth or answers 401 {detail}', async () => {
     const verifier = createVerifier({ baseUrl: server.url, appId: app.app_id });
     const web = express();
-    web.get('/private', expressAuth(verifier), (req, res) => res.json({ user: (req as unknown as { auth: AccessClaims }).auth.sub }));
+    web.get('/private', expressAuth(verifier), (req, res) => res.json({ user: req.auth!.sub }));
     const listening = web.listen(0, '127.0.0.1');
     await new Promise((resolve) => listening.once('listening', resolve));
     try {
@@ -101,8 +110,8 @@ describe('39 @gatehouse/server: middleware', () => {
   it('39 server sdk: a Fastify preHandler sets request.auth or answers 401 {detail}', async () => {
     const verifier = createVerifier({ baseUrl: server.url, appId: app.app_id });
     const web = Fastify();
-    web.get('/private', { preHandler: fastifyAuth(verifier) }, async (request) => ({ user: (request as unknown as { auth: AccessClaims }).auth.sub }));
-    web.get('/maybe', { preHandler: fastifyAuth(verifier, { optional: true }) }, async (request) => ({ user: (request as unknown as { auth?: AccessClaims }).auth?.sub ?? null }));
+    web.get('/private', { preHandler: fastifyAuth(verifier) }, async (request) => ({ user: request.auth!.sub }));
+    web.get('/maybe', { preHandler: fastifyAuth(verifier, { optional: true }) }, async (request) => ({ user: request.auth?.sub ?? null }));
     try {
       const { token, userId } = await tokenFor(app);
       const ok = await web.inject({ url: '/private', headers: { cookie: `__session=${token}` } });
@@ -114,6 +123,73 @@ describe('39 @gatehouse/server: middleware', () => {
     } finally {
       await web.close();
     }
+  });
+});
+
+describe('48 @gatehouse/server: assurance level and Web-standard requests', () => {
+  it('48 server sdk: the claims carry amr, aal and auth_time as the server signed them', async () => {
+    const verifier = createVerifier({ baseUrl: server.url, appId: app.app_id });
+    const { token, aal2Token } = await aal2TokensFor(app);
+    const claims = await verifier.verify(token);
+    expect(claims).toMatchObject({ amr: ['token'], aal: 'aal1', auth_time: expect.any(Number) });
+    const aal2 = await verifier.verify(aal2Token);
+    expect(aal2.aal).toBe('aal2');
+    expect(aal2.amr).toContain('otp');
+    expect(aal2.auth_time).toBe(claims.auth_time);
+  });
+
+  it("48 server sdk: { aal: 'aal2' } answers an aal1 session 403 aal2_required and lets an aal2 one through (Express and Fastify)", async () => {
+    const verifier = createVerifier({ baseUrl: server.url, appId: app.app_id });
+    const { token, userId, aal2Token } = await aal2TokensFor(app);
+    const web = express();
+    web.post('/payouts', expressAuth(verifier, { aal: 'aal2' }), (req, res) => res.json({ user: req.auth!.sub, aal: req.auth!.aal }));
+    const listening = web.listen(0, '127.0.0.1');
+    await new Promise((resolve) => listening.once('listening', resolve));
+    const fastify = Fastify();
+    fastify.post('/payouts', { preHandler: fastifyAuth(verifier, { aal: 'aal2' }) }, async (request) => ({ user: request.auth!.sub, aal: request.auth!.aal }));
+    try {
+      const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+      const express1 = await fetch(`${base}/payouts`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+      expect(express1.status).toBe(403);
+      expect(await express1.json()).toMatchObject({ detail: expect.any(String), code: 'aal2_required' });
+      const express2 = await fetch(`${base}/payouts`, { method: 'POST', headers: { authorization: `Bearer ${aal2Token}` } });
+      expect(await express2.json()).toEqual({ user: userId, aal: 'aal2' });
+      expect((await fetch(`${base}/payouts`, { method: 'POST' })).status).toBe(401);
+
+      const fastify1 = await fastify.inject({ method: 'POST', url: '/payouts', headers: { authorization: `Bearer ${token}` } });
+      expect(fastify1.statusCode).toBe(403);
+      expect(fastify1.json()).toMatchObject({ detail: expect.any(String), code: 'aal2_required' });
+      const fastify2 = await fastify.inject({ method: 'POST', url: '/payouts', headers: { cookie: `__session=${aal2Token}` } });
+      expect(fastify2.json()).toEqual({ user: userId, aal: 'aal2' });
+      expect((await fastify.inject({ method: 'POST', url: '/payouts', headers: { authorization: 'Bearer not-a-token' } })).statusCode).toBe(401);
+    } finally {
+      listening.close();
+      await fastify.close();
+    }
+  });
+
+  it('48 server sdk: verifier.verifyRequest reads a Web-standard Request (Bearer, else __session) or throws InvalidTokenError', async () => {
+    const verifier = createVerifier({ baseUrl: server.url, appId: app.app_id });
+    const { token, userId } = await tokenFor(app);
+    // A route handler as Next.js, Hono (c.req.raw), Bun.serve and Deno.serve call it: a Request in, a Response out.
+    const handler = async (request: Request): Promise<Response> => {
+      try {
+        const claims = await verifier.verifyRequest(request);
+        return Response.json({ user: claims.sub, aal: claims.aal });
+      } catch (error) {
+        if (error instanceof InvalidTokenError) return Response.json({ detail: error.message, code: error.code }, { status: 401 });
+        throw error;
+      }
+    };
+    const byHeader = await handler(new Request('https://api.example.com/notes', { headers: { authorization: `Bearer ${token}` } }));
+    expect(await byHeader.json()).toEqual({ user: userId, aal: 'aal1' });
+    const byCookie = await handler(new Request('https://api.example.com/notes', { headers: { cookie: `theme=dark; __session=${token}` } }));
+    expect(await byCookie.json()).toEqual({ user: userId, aal: 'aal1' });
+    const none = await handler(new Request('https://api.example.com/notes'));
+    expect(none.status).toBe(401);
+    expect(await none.json()).toEqual({ detail: 'no access token', code: 'missing' });
+    const foreign = await handler(new Request('https://api.example.com/notes', { headers: { authorization: `Bearer ${(await tokenFor(other)).token}` } }));
+    expect(await foreign.json()).toMatchObject({ code: 'invalid' });
   });
 });
 

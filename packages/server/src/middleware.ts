@@ -1,25 +1,72 @@
 import { InvalidTokenError } from './errors.js';
+import { tokenOf } from './request-token.js';
 import type { AccessClaims, Verifier } from './verify.js';
+// Types only (erased from the JavaScript): the augmentation below needs the module it augments.
+import type {} from 'fastify';
 
-// The token of a request: `Authorization: Bearer ...`, else the `__session` cookie (same-site pages).
-
-function fromHeaders(authorization: string | null | undefined, cookie: string | null | undefined): string | undefined {
-  const bearer = authorization ? /^Bearer\s+(\S+)$/i.exec(authorization.trim())?.[1] : undefined;
-  if (bearer) return bearer;
-  for (const part of (cookie ?? '').split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name === '__session') return decodeURIComponent(value.join('='));
+// `req.auth` (Express) and `request.auth` (Fastify) typed for every route once this package is imported:
+// Express merges its global namespace into its Request, Fastify's FastifyRequest is an open interface.
+declare global {
+  namespace Express {
+    interface Request {
+      /** The access token's claims: set by `expressAuth` (unset on an `optional` route without a token). */
+      auth?: AccessClaims;
+    }
   }
-  return undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The access token's claims: set by `fastifyAuth` (unset on an `optional` route without a token). */
+    auth?: AccessClaims;
+  }
+}
+
+export interface AuthOptions {
+  /** Let a request without a token through, `auth` unset (a token that is there must still be valid). */
+  optional?: boolean;
+  /** `'aal2'`: a session that has not used a second factor is answered 403 `aal2_required`. */
+  aal?: 'aal1' | 'aal2';
+}
+
+/** For fetch-style frameworks: the same as `verifier.verifyRequest(request)`. */
+export function claimsFromRequest(verifier: Verifier, request: Request): Promise<AccessClaims> {
+  return verifier.verifyRequest(request);
 }
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-/** For fetch-style frameworks (Hono, Next.js route handlers, Remix, Workers): the request's claims, or InvalidTokenError. */
-export async function claimsFromRequest(verifier: Verifier, request: Request): Promise<AccessClaims> {
-  const token = fromHeaders(request.headers.get('authorization'), request.headers.get('cookie'));
-  if (!token) throw new InvalidTokenError('missing', 'no access token');
-  return verifier.verify(token);
+interface Refusal {
+  status: 401 | 403;
+  headers: Record<string, string>;
+  body: { detail: string; code?: string };
+}
+
+const invalid = (error: InvalidTokenError): Refusal => ({
+  status: 401,
+  headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+  body: { detail: error.message },
+});
+
+// RFC 9470's challenge: the client knows to step up (sign in with a second factor) rather than sign in again.
+const aal2Required: Refusal = {
+  status: 403,
+  headers: { 'www-authenticate': 'Bearer error="insufficient_user_authentication", acr_values="aal2"' },
+  body: { detail: 'this route needs a session that used a second factor', code: 'aal2_required' },
+};
+
+/** The claims of the request's token, or why it is refused; undefined for an optional route without a token. */
+async function authenticate(verifier: Verifier, headers: Record<string, string | string[] | undefined>, options: AuthOptions): Promise<{ claims?: AccessClaims; refusal?: Refusal }> {
+  const token = tokenOf(first(headers.authorization), first(headers.cookie));
+  if (!token && options.optional) return {};
+  try {
+    const claims = await verifier.verify(token ?? '');
+    if (options.aal === 'aal2' && claims.aal !== 'aal2') return { refusal: aal2Required };
+    return { claims };
+  } catch (error) {
+    if (error instanceof InvalidTokenError) return { refusal: invalid(error) };
+    throw error;
+  }
 }
 
 interface NodeRequest {
@@ -33,28 +80,22 @@ interface NodeResponse {
   end(body: string): unknown;
 }
 
-function refuse(response: NodeResponse, error: InvalidTokenError): void {
-  response.statusCode = 401;
-  response.setHeader('content-type', 'application/json; charset=utf-8');
-  response.setHeader('www-authenticate', `Bearer error="invalid_token"`);
-  response.end(JSON.stringify({ detail: error.message }));
-}
-
 /**
- * Express (and Connect) middleware: sets `req.auth` to the claims, or answers 401 `{detail}`.
- * `optional: true` lets a request without a token through with `req.auth` unset.
+ * Express (and Connect) middleware: sets `req.auth` to the claims, or answers 401 `{detail}` (403
+ * `{detail, code: 'aal2_required'}` with `aal: 'aal2'` for a session without a second factor).
  */
-export function expressAuth(verifier: Verifier, options: { optional?: boolean } = {}) {
+export function expressAuth(verifier: Verifier, options: AuthOptions = {}) {
   return (request: NodeRequest, response: NodeResponse, next: (error?: unknown) => void): void => {
-    const token = fromHeaders(first(request.headers.authorization), first(request.headers.cookie));
-    if (!token && options.optional) return next();
-    verifier.verify(token ?? '').then(
-      (claims) => {
-        request.auth = claims;
-        next();
-      },
-      (error: unknown) => (error instanceof InvalidTokenError ? refuse(response, error) : next(error)),
-    );
+    authenticate(verifier, request.headers, options).then(({ claims, refusal }) => {
+      if (!refusal) {
+        if (claims) request.auth = claims;
+        return next();
+      }
+      response.statusCode = refusal.status;
+      response.setHeader('content-type', 'application/json; charset=utf-8');
+      for (const [name, value] of Object.entries(refusal.headers)) response.setHeader(name, value);
+      response.end(JSON.stringify(refusal.body));
+    }, next);
   };
 }
 
@@ -65,25 +106,19 @@ interface FastifyLikeRequest {
 
 interface FastifyLikeReply {
   code(status: number): FastifyLikeReply;
-  header(name: string, value: string): FastifyLikeReply;
+  headers(values: Record<string, string>): FastifyLikeReply;
   send(body: unknown): unknown;
 }
 
-/**
- * A Fastify `preHandler`: sets `request.auth`, or answers 401 `{detail}`. Declare the field once:
- * `declare module 'fastify' { interface FastifyRequest { auth?: AccessClaims } }`.
- */
-export function fastifyAuth(verifier: Verifier, options: { optional?: boolean } = {}) {
+/** A Fastify `preHandler`: sets `request.auth`, or answers as `expressAuth` does. */
+export function fastifyAuth(verifier: Verifier, options: AuthOptions = {}) {
   return async (request: FastifyLikeRequest, reply: FastifyLikeReply): Promise<unknown> => {
-    const token = fromHeaders(first(request.headers.authorization), first(request.headers.cookie));
-    if (!token && options.optional) return undefined;
-    try {
-      request.auth = await verifier.verify(token ?? '');
+    const { claims, refusal } = await authenticate(verifier, request.headers, options);
+    if (!refusal) {
+      if (claims) request.auth = claims;
       return undefined;
-    } catch (error) {
-      if (!(error instanceof InvalidTokenError)) throw error;
-      // An async hook that answers returns the reply, so Fastify runs no handler after it.
-      return reply.code(401).header('www-authenticate', 'Bearer error="invalid_token"').send({ detail: error.message });
     }
+    // An async hook that answers returns the reply, so Fastify runs no handler after it.
+    return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
   };
 }

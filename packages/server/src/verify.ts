@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { InvalidTokenError } from './errors.js';
+import { tokenOf } from './request-token.js';
 
 /** The claims of a Gatehouse access token (docs/api.md, keys and tokens). */
 export interface AccessClaims {
@@ -14,6 +15,12 @@ export interface AccessClaims {
   /** Null for bots. */
   email: string | null;
   email_verified: boolean;
+  /** How the session was opened (docs/mfa.md): e.g. `pwd`, `otp`, `webauthn`, `token`, `bot`. */
+  amr: string[];
+  /** The assurance level: `aal2` once the session used a second factor. */
+  aal: 'aal1' | 'aal2';
+  /** When the user signed in (Unix seconds), kept by refreshes: a rule that needs a recent sign-in reads it. */
+  auth_time: number;
   iat: number;
   exp: number;
   [claim: string]: unknown;
@@ -37,6 +44,11 @@ export interface VerifierOptions {
 export interface Verifier {
   /** The token's claims when Gatehouse signed it for this app and it has not expired; else throws InvalidTokenError. */
   verify(token: string): Promise<AccessClaims>;
+  /**
+   * The claims of a Web-standard Request (Next.js route handlers and middleware, Hono, Bun, Deno):
+   * its `Authorization: Bearer` token, else its `__session` cookie; else throws InvalidTokenError.
+   */
+  verifyRequest(request: Request): Promise<AccessClaims>;
 }
 
 /**
@@ -51,7 +63,10 @@ export function createVerifier(options: VerifierOptions): Verifier {
     cacheMaxAge: options.cacheMaxAgeMs ?? 10 * 60_000,
     cooldownDuration: options.refetchCooldownMs ?? 30_000,
   });
-  return {
+  const verifier: Verifier = {
+    async verifyRequest(request: Request): Promise<AccessClaims> {
+      return verifier.verify(tokenOf(request.headers.get('authorization'), request.headers.get('cookie')) ?? '');
+    },
     async verify(token: string): Promise<AccessClaims> {
       if (!token) throw new InvalidTokenError('missing', 'no access token');
       try {
@@ -70,4 +85,5 @@ export function createVerifier(options: VerifierOptions): Verifier {
       }
     },
   };
+  return verifier;
 }
