@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Deps } from '../deps.js';
 import * as apps from '../services/apps/apps.js';
 import * as listing from '../services/apps/listing.js';
@@ -22,7 +22,20 @@ export function appSettingOptions(command: Command): Command {
     .option('--self-delete <on|off>', 'users may delete their own account, DELETE /v1/me (default on)', onOff)
     .addOption(new Option('--mfa <policy>', 'second factors: optional, or required (users without one may only enroll; docs/mfa.md)').choices(['optional', 'required']))
     .option('--tables-limit-bytes <n>', 'custom-table storage limit of this app (default: TABLES_STORAGE_LIMIT_BYTES)', wholeNumber)
-    .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber);
+    .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber)
+    .option('--token-claims <json>', 'custom access-token claims, a JSON template like {"role": "{{user.public_metadata.role}}"}; {} removes it (docs/users.md)', jsonTemplate);
+}
+
+/** `--token-claims`: a JSON object (the service checks its names and paths). */
+function jsonTemplate(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('expected a JSON object');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object');
+  return parsed as Record<string, unknown>;
 }
 
 export interface SettingFlags {
@@ -41,6 +54,7 @@ export interface SettingFlags {
   mfa?: 'optional' | 'required';
   tablesLimitBytes?: number;
   objectsLimitBytes?: number;
+  tokenClaims?: Record<string, unknown>;
   name?: string;
 }
 
@@ -61,6 +75,7 @@ export function toSettings(flags: SettingFlags): apps.AppSettings & { name?: str
     mfa: flags.mfa,
     tablesLimitBytes: flags.tablesLimitBytes,
     objectsLimitBytes: flags.objectsLimitBytes,
+    tokenClaims: flags.tokenClaims,
     name: flags.name,
   };
 }

@@ -23,6 +23,7 @@ export interface AccessClaims {
   auth_time: number;
   iat: number;
   exp: number;
+  /** The app's custom claims, if it set a `token_claims` template (docs/users.md): `claims.role` and the like. */
   [claim: string]: unknown;
 }
 

@@ -13,6 +13,7 @@ import type { ApplicationUpdate } from '../../store/types.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { KeyRing } from './keys.js';
 import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
+import { storedTemplate } from '../sessions/token-claims.js';
 
 export interface AppsDeps {
   db: Db;
@@ -44,6 +45,8 @@ export interface AppSettings {
   tablesLimitBytes?: number | null;
   /** Bytes of object storage; null follows OBJECTS_STORAGE_LIMIT_BYTES. */
   objectsLimitBytes?: number | null;
+  /** The custom claims template (docs/users.md); null removes it. */
+  tokenClaims?: Record<string, unknown> | null;
 }
 
 /** The app as the CLI and admin API show it; `secret_key` only right after it was made. */
@@ -67,6 +70,8 @@ export interface AppView {
   /** null: the server's TABLES_STORAGE_LIMIT_BYTES applies. */
   tables_limit_bytes: number | null;
   objects_limit_bytes: number | null;
+  /** The custom claims template, or null: tokens carry only the service's claims. */
+  token_claims: Record<string, string> | null;
   signing_key_id: string | null;
   created_at: string;
   updated_at: string;
@@ -126,6 +131,7 @@ function settingsToColumns(settings: AppSettings): ApplicationUpdate {
     if (n !== null && (!Number.isSafeInteger(n) || n < 0)) throw badRequest('objects limit must be a whole number of bytes');
     columns.objects_limit_bytes = n;
   }
+  if (settings.tokenClaims !== undefined) columns.token_claims = storedTemplate(settings.tokenClaims);
   return columns;
 }
 
@@ -165,6 +171,7 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
         mfa_policy: (columns.mfa_policy as 'required' | null | undefined) ?? null,
         tables_limit_bytes: (columns.tables_limit_bytes as number | null | undefined) ?? null,
         objects_limit_bytes: (columns.objects_limit_bytes as number | null | undefined) ?? null,
+        token_claims: (columns.token_claims as string | null | undefined) ?? null,
         created_at: now,
         updated_at: now,
       });
@@ -282,6 +289,7 @@ export async function describeApp(deps: AppsDeps, appId: string): Promise<AppVie
     mfa: app.mfaRequired ? 'required' : 'optional',
     tables_limit_bytes: await findTablesLimit(deps.db, app.id),
     objects_limit_bytes: await findAppObjectsLimit(deps.db, app.id),
+    token_claims: app.tokenClaims === null ? null : (JSON.parse(app.tokenClaims) as Record<string, string>),
     signing_key_id: (await deps.keys.currentKid(app.id)) ?? null,
     created_at: app.createdAt,
     updated_at: app.updatedAt,

@@ -26,6 +26,8 @@ export interface AccessClaims {
    * session's sign-in, kept by every refresh. Rules that need a recent sign-in read it, never `iat`.
    */
   auth_time?: number;
+  /** The app's custom claims (services/sessions/token-claims.ts); never one of the names above. */
+  custom?: Record<string, unknown>;
 }
 
 export interface VerifiedAccessToken extends AccessClaims {
@@ -100,6 +102,7 @@ export class KeyRing {
     }
     const now = this.clock.now();
     return signRs256Jwt(signing.key, signing.header, {
+      ...claims.custom,
       sid: claims.sid,
       email: claims.email,
       email_verified: claims.email_verified,

@@ -177,7 +177,7 @@ export async function confirmTotp(deps: FactorDeps, app: Application, session: F
   });
   deps.mailSignal.wake();
   const confirmed = (await factors.findFactor(deps.db, app.id, user.id, factor.id))!;
-  const access = await reissueAccess(deps, app.id, user, session.sessionId, amr, session.authTime);
+  const access = await reissueAccess(deps, app.id, user, session.sessionId, amr, session.authTime, app.tokenClaims);
   return { factor: toFactorView(confirmed), recovery_codes: codes, ...access };
 }
 

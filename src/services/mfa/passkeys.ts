@@ -147,7 +147,7 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
   }));
   deps.mailSignal.wake();
   const row = (await factors.findFactor(deps.db, app.id, user.id, id))!;
-  return { factor: toFactorView(row), recovery_codes: codes, ...(await reissueAccess(deps, app.id, user, session.sessionId, amr, session.authTime)) };
+  return { factor: toFactorView(row), recovery_codes: codes, ...(await reissueAccess(deps, app.id, user, session.sessionId, amr, session.authTime, app.tokenClaims)) };
 }
 
 /** Verifies an assertion by a stored passkey against `challenge` and records its counter; false when it does not verify. */

@@ -8,12 +8,13 @@ import * as sessions from '../../store/repos/sessions.js';
 import * as sessionTokens from '../../store/repos/session-tokens.js';
 import { toUser, type User } from '../../store/repos/users.js';
 import { aalOf, joinAmr, splitAmr, type Amr } from '../mfa/assurance.js';
+import { MAX_ACCESS_TOKEN_BYTES, renderClaims } from './token-claims.js';
 
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 /** A rotated refresh token presented within this window is only refused (two tabs racing); later it means theft. */
 export const REUSE_GRACE_SECONDS = 10;
 
-export type SessionDeps = Pick<Deps, 'db' | 'clock' | 'keys' | 'secrets'>;
+export type SessionDeps = Pick<Deps, 'db' | 'clock' | 'keys' | 'secrets'> & Partial<Pick<Deps, 'log'>>;
 
 /** What every sign-in answers. `expires_at` is the access token's expiry. */
 export interface SessionTokens {
@@ -46,7 +47,7 @@ export async function startSession(
   const now = deps.clock.now();
   const sessionId = newUuid();
   const refreshToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, sessionId, 0);
-  const { kid } = await sessionTokens.openSession(deps.db, {
+  const { kid, tokenClaims } = await sessionTokens.openSession(deps.db, {
     appId,
     sessionId,
     userId: user.id,
@@ -57,7 +58,8 @@ export async function startSession(
     ip: options.client?.ip ?? null,
     amr: joinAmr(options.amr ?? []),
   });
-  return issueAccess(deps, appId, kid, user, sessionId, refreshToken, [...(options.amr ?? [])], unixSeconds(now), options.accessExpiresAt);
+  const access = { kid, tokenClaims, amr: [...(options.amr ?? [])], authTime: unixSeconds(now) };
+  return issueAccess(deps, appId, access, user, sessionId, refreshToken, options.accessExpiresAt);
 }
 
 /** An ISO time or a Date as JWT NumericDate (whole seconds). */
@@ -68,24 +70,25 @@ export function refuseBanned(user: Pick<User, 'banned'>): void {
   if (user.banned) throw forbidden('this user is banned from the application', 'user_banned');
 }
 
+/** What an access token is signed with besides its user and session: the session's and the app's (one statement read them). */
+interface AccessBasis {
+  kid: string | undefined;
+  tokenClaims: string | null;
+  amr: string[];
+  authTime: number | undefined;
+}
+
 async function issueAccess(
   deps: SessionDeps,
   appId: string,
-  kid: string | undefined,
+  basis: AccessBasis,
   user: User,
   sessionId: string,
   refreshToken: string,
-  amr: string[],
-  authTime: number,
   expiresAt?: Date,
 ): Promise<SessionTokens> {
   const exp = expiresAt ?? addSeconds(deps.clock.now(), 15 * 60);
-  const accessToken = await deps.keys.signAccessToken(
-    appId,
-    { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr), auth_time: authTime },
-    exp,
-    kid,
-  );
+  const accessToken = await signAccess(deps, appId, basis, user, sessionId, exp);
   return { access_token: accessToken, refresh_token: refreshToken, user_id: user.id, session_id: sessionId, expires_at: iso(exp) };
 }
 
@@ -148,7 +151,8 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
     await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
     refuseBanned(user);
   }
-  return issueAccess(deps, appId, rotated.kid, user, token.sessionId, newToken, splitAmr(rotated.amr), unixSeconds(rotated.authenticatedAt));
+  const basis = { kid: rotated.kid, tokenClaims: rotated.tokenClaims, amr: splitAmr(rotated.amr), authTime: unixSeconds(rotated.authenticatedAt) };
+  return issueAccess(deps, appId, basis, user, token.sessionId, newToken);
 }
 
 /**
@@ -188,7 +192,8 @@ async function refreshEarlierToken(deps: SessionDeps, appId: string, presented: 
     }
     throw invalidRefreshToken();
   }
-  return issueAccess(deps, appId, rotated.kid, toUser(rotated.user), row.session_id, newToken, splitAmr(rotated.amr), unixSeconds(rotated.authenticatedAt));
+  const basis = { kid: rotated.kid, tokenClaims: rotated.tokenClaims, amr: splitAmr(rotated.amr), authTime: unixSeconds(rotated.authenticatedAt) };
+  return issueAccess(deps, appId, basis, toUser(rotated.user), row.session_id, newToken);
 }
 
 const invalidRefreshToken = () => unauthorized('invalid or expired refresh token', 'invalid_token');
@@ -210,9 +215,24 @@ export async function reissueAccess(
   sessionId: string,
   amr: string[],
   authTime: number | undefined,
+  tokenClaims: string | null,
 ): Promise<{ access_token: string; expires_at: string }> {
   const exp = addSeconds(deps.clock.now(), 15 * 60);
-  const claims = { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr), auth_time: authTime };
-  const accessToken = await deps.keys.signAccessToken(appId, claims, exp);
+  const accessToken = await signAccess(deps, appId, { kid: undefined, tokenClaims, amr, authTime }, user, sessionId, exp);
   return { access_token: accessToken, expires_at: iso(exp) };
+}
+
+/**
+ * Signs the access token with the app's custom claims, if it has a template. A result past
+ * MAX_ACCESS_TOKEN_BYTES (large public metadata) is signed again without them: the user still signs in,
+ * and the warning names the app and the size only, never the user's data.
+ */
+async function signAccess(deps: SessionDeps, appId: string, basis: AccessBasis, user: User, sessionId: string, exp: Date): Promise<string> {
+  const { kid, amr } = basis;
+  const claims = { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr), auth_time: basis.authTime };
+  if (basis.tokenClaims === null) return deps.keys.signAccessToken(appId, claims, exp, kid);
+  const token = await deps.keys.signAccessToken(appId, { ...claims, custom: renderClaims(basis.tokenClaims, user) }, exp, kid);
+  if (token.length <= MAX_ACCESS_TOKEN_BYTES) return token;
+  deps.log?.warn({ app_id: appId, token_bytes: token.length, code: 'token_claims_too_large' }, 'custom claims left out: the access token would pass 4 KiB');
+  return deps.keys.signAccessToken(appId, claims, exp, kid);
 }

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type QueryCreator } from 'kysely';
 import { compiledQuery } from '../compiled.js';
 import { rowLimit } from '../limit.js';
 import { APPLICATION_COLUMNS, qualified } from '../columns.js';
@@ -23,6 +23,8 @@ export interface Application {
   selfDelete: boolean;
   /** Every user must have a second factor (docs/mfa.md): sessions without one may only enroll. */
   mfaRequired: boolean;
+  /** The custom claims template as set (JSON; services/sessions/token-claims.ts), or null. */
+  tokenClaims: string | null;
   createdAt: string;
   updatedAt: string;
   /** The tenant's balance is below zero (billing): every route but billing, health and JWKS answers 402. */
@@ -49,6 +51,7 @@ export function toApplication(row: ApplicationWithPause): Application {
     selfDelete: row.self_delete !== 0,
     // Rows read by a statement prepared before migration 0024 lack the column: optional, as before.
     mfaRequired: row.mfa_policy === 'required',
+    tokenClaims: row.token_claims ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     paused: row.tenant_paused === 1,
@@ -238,3 +241,10 @@ export function liveKeyGateSql(keyHashSql: string, nowSql: string, kind: 'publis
     ` and (k.expires_at is null or k.expires_at > ${nowSql}) and (b.paused is null or b.paused = 0))`
   );
 }
+
+/** The app's custom claims template (a scalar subquery: the session statements read it beside the signing kid). */
+export function tokenClaimsStatement(db: QueryCreator<Database>, appId: string) {
+  return db.selectFrom('applications').select('token_claims').where('id', '=', appId).limit(rowLimit(1));
+}
+
+export const tokenClaimsQuery = compiledQuery(['appId'], (db, v) => tokenClaimsStatement(db, v.appId));

@@ -5,7 +5,7 @@ import { isSqlite, sqliteTransaction, type Db, type RunNow } from '../db.js';
 import { inTransaction } from '../transaction.js';
 import type { Database, UserRow } from '../types.js';
 import { countActiveQuery, markActiveQuery, markActiveUser, slotOf } from './active-users.js';
-import { liveKeyGate, type KeyGate } from './applications.js';
+import { liveKeyGate, tokenClaimsQuery, tokenClaimsStatement, type KeyGate } from './applications.js';
 import { activeKidQuery, activeKidStatement } from './signing-keys.js';
 import { claimRefreshTokenStatement } from './refresh-tokens.js';
 import { insertSessionQuery } from './sessions.js';
@@ -14,7 +14,7 @@ import { userByIdQuery } from './users.js';
 /**
  * The two writes every session token takes, each atomic: opening a session (sign-in) and rotating its
  * refresh token (refresh). The session row holds its refresh state (migration 0014), so each is one write
- * of one row. Both also answer the app's current signing kid, so the access token is signed without
+ * of one row. Both also answer the app's current signing kid and claims template, so the access token is signed without
  * another read. Two forms of the same statements:
  * - PostgreSQL: one statement (a data-modifying CTE and the reads), one round trip;
  * - SQLite: the compiled statements in one synchronous transaction (sqliteTransaction in store/db.ts,
@@ -46,6 +46,8 @@ export interface Rotated {
   authenticatedAt: string;
   /** The app's current signing kid; undefined if it has none. */
   kid: string | undefined;
+  /** The app's custom claims template (JSON), or null: read in the same statement, so a change applies at the next refresh. */
+  tokenClaims: string | null;
 }
 
 /**
@@ -120,6 +122,7 @@ const rotateOnPostgres = compiledQuery(ROTATION_NAMES, (db, v) =>
     .select('session.authenticated_at as session_authenticated_at')
     .select('session.created_at as session_created_at')
     .select(() => activeKidStatement(db, v.appId).as('kid'))
+    .select(() => tokenClaimsStatement(db, v.appId).as('token_claims'))
     .where('users.app_id', '=', v.appId),
 );
 
@@ -132,8 +135,8 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
   if (!isSqlite(db)) {
     const [row] = await rotateOnPostgres(db, values);
     if (!row) return undefined;
-    const { kid, session_amr, session_authenticated_at, session_created_at, ...user } = row;
-    return { user, amr: session_amr ?? null, authenticatedAt: session_authenticated_at ?? session_created_at, kid: kid ?? undefined };
+    const { kid, token_claims, session_amr, session_authenticated_at, session_created_at, ...user } = row;
+    return { user, amr: session_amr ?? null, authenticatedAt: session_authenticated_at ?? session_created_at, kid: kid ?? undefined, tokenClaims: token_claims ?? null };
   }
   return sqliteTransaction(db, (run) => {
     const [session] = run(rotateQuery.statement(db, values));
@@ -146,6 +149,7 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
       amr: session.amr ?? null,
       authenticatedAt: session.authenticated_at ?? session.created_at,
       kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid,
+      tokenClaims: run(tokenClaimsQuery.statement(db, { appId: values.appId }))[0]?.token_claims ?? null,
     };
   });
 }
@@ -178,7 +182,8 @@ export async function rotateEarlierRefreshToken(db: Db, values: Omit<RotationVal
       const [user] = await userByIdQuery(trx, { appId: values.appId, userId: moved.user_id });
       if (!user) throw rolledBack;
       const [signing] = await activeKidQuery(trx, { appId: values.appId });
-      return { user, amr: null, authenticatedAt: moved.authenticated_at ?? moved.created_at, kid: signing?.kid };
+      const [claims] = await tokenClaimsQuery(trx, { appId: values.appId });
+      return { user, amr: null, authenticatedAt: moved.authenticated_at ?? moved.created_at, kid: signing?.kid, tokenClaims: claims?.token_claims ?? null };
     });
   } catch (error) {
     if (error === rolledBack) return undefined;
@@ -245,17 +250,18 @@ const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash
     .with('counted', (q) => countMarked(q))
     .selectFrom('session')
     .select('session.id')
-    .select(() => activeKidStatement(db, v.appId).as('kid')),
+    .select(() => activeKidStatement(db, v.appId).as('kid'))
+    .select(() => tokenClaimsStatement(db, v.appId).as('token_claims')),
 );
 
 /**
  * Opens a session for the user holding its first refresh token (as its hash, generation 0); answers the
- * app's current signing kid (undefined if it has none).
+ * app's current signing kid (undefined if it has none) and claims template.
  */
-export async function openSession(db: Db, values: OpeningValues): Promise<{ kid: string | undefined }> {
+export async function openSession(db: Db, values: OpeningValues): Promise<{ kid: string | undefined; tokenClaims: string | null }> {
   if (!isSqlite(db)) {
     const [row] = await openOnPostgres(db, { ...values, month: values.now.slice(0, 7) });
-    return { kid: row?.kid ?? undefined };
+    return { kid: row?.kid ?? undefined, tokenClaims: row?.token_claims ?? null };
   }
   return sqliteTransaction(db, (run) => {
     run(
@@ -272,7 +278,7 @@ export async function openSession(db: Db, values: OpeningValues): Promise<{ kid:
       }),
     );
     markActiveNow(run, db, values.appId, values.userId, values.now.slice(0, 7));
-    return { kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid };
+    return { kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid, tokenClaims: run(tokenClaimsQuery.statement(db, { appId: values.appId }))[0]?.token_claims ?? null };
   });
 }
 

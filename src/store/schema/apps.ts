@@ -22,6 +22,8 @@ export interface ApplicationsTable {
   hashcash_difficulty: number;
   bot_min_usd_cents: number;
   objects_limit_bytes?: number | null; // null: OBJECTS_STORAGE_LIMIT_BYTES
+  /** The custom claims template, JSON (migration 0031); null: none. */
+  token_claims?: string | null;
   created_at: string;
   updated_at: string;
   /** 1 when emailed links answer a one-button page (migration 0011). */
