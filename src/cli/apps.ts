@@ -1,10 +1,10 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Deps } from '../deps.js';
 import * as apps from '../services/apps/apps.js';
 import * as listing from '../services/apps/listing.js';
 import { markAppDeleted } from '../services/apps/deletion.js';
 import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
-import { collect, onOff, print, usd, UsageError, wholeNumber, withDeps } from './shared.js';
+import { collect, jsonObject, onOff, print, usd, UsageError, wholeNumber, withDeps } from './shared.js';
 
 // `gatehouse app ...` (docs/operations.md): each command a thin call into services/apps/apps.ts.
 
@@ -23,20 +23,9 @@ export function appSettingOptions(command: Command): Command {
     .addOption(new Option('--mfa <policy>', 'second factors: optional, or required (users without one may only enroll; docs/mfa.md)').choices(['optional', 'required']))
     .option('--tables-limit-bytes <n>', 'custom-table storage limit of this app (default: TABLES_STORAGE_LIMIT_BYTES)', wholeNumber)
     .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber)
-    .option('--token-claims <json>', 'custom access-token claims, a JSON template like {"role": "{{user.public_metadata.role}}"}; {} removes it (docs/users.md)', jsonTemplate);
+    .option('--token-claims <json>', 'custom access-token claims, a JSON template like {"role": "{{user.public_metadata.role}}"}; {} removes it (docs/users.md)', jsonObject);
 }
 
-/** `--token-claims`: a JSON object (the service checks its names and paths). */
-function jsonTemplate(value: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw new InvalidArgumentError('expected a JSON object');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object');
-  return parsed as Record<string, unknown>;
-}
 
 export interface SettingFlags {
   domain?: string;

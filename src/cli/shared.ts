@@ -28,6 +28,18 @@ export function usd(value: string): number {
   return Number(value);
 }
 
+/** A flag whose value is a JSON object (`--token-claims`, `--public-metadata`, ...); the service checks what is in it. */
+export function jsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('expected a JSON object');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `--json`: one JSON line; otherwise one `key value` line per field. */

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { deleteUser } from '../services/accounts/user-deletion.js';
 import { exportedUser, exportUser } from '../services/accounts/user-export.js';
 import { updateUserByServer, type ServerUserChanges } from '../services/accounts/user-updates.js';
@@ -8,22 +8,11 @@ import { notFound } from '../errors.js';
 import { listUserFactors, resetUserFactors } from '../services/mfa/admin.js';
 import { findApplication } from '../store/repos/applications.js';
 import type { Deps } from '../deps.js';
-import { onOff, print, UsageError, wholeNumber, withDeps } from './shared.js';
+import { jsonObject, onOff, print, UsageError, wholeNumber, withDeps } from './shared.js';
 
 // `gatehouse user ...` (docs/cli.md, docs/users.md and docs/privacy.md): the same services as GET /v1/users,
 // GET and PATCH /v1/users/{id}, DELETE /v1/users/{id} and GET /v1/users/{id}/export. An unknown app or user (or a user of another app) exits 1 with "user not found".
 
-/** A metadata flag's value: a JSON object (the service checks its size). */
-function jsonObject(value: string): Record<string, unknown> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw new InvalidArgumentError('expected a JSON object');
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidArgumentError('expected a JSON object');
-  return parsed as Record<string, unknown>;
-}
 
 interface UpdateFlags {
   email?: string;
