@@ -19,6 +19,7 @@ export const SQLITE_ONLY = {
   'test/contract/oauth-browser-binding.test.ts': 'the OAuth cookie that binds a flow to its browser',
   'test/packages/**': 'the client and server SDKs over HTTP',
   'test/packages/server-readme-types.test.ts': "tsc --strict over packages/server/README.md's snippets, no server",
+  'test/packages/client-readme-types.test.ts': "tsc --strict over packages/client/README.md's snippets, no server",
   'test/suite/**': "the suite's own rules (sleeps), no database",
   'test/structure/file-size.test.ts': 'counts the lines of source files, no database',
   'src/crypto/**': 'pure functions, no database',

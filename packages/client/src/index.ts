@@ -46,7 +46,7 @@ export interface ClientOptions {
 export interface GatehouseClient {
   auth: AuthApi;
   /** A custom table's rows, by table id or name, typed as `T`. */
-  from<T extends RowData = RowData>(table: string): TableApi<T>;
+  from<T extends object = RowData>(table: string): TableApi<T>;
   /** The app's tables (a session may list them) and their storage figures. */
   tables: { list(): Promise<Ok<'listTables'>['tables']>; storage(): Promise<TableStorage> };
   storage: StorageApi;
@@ -124,7 +124,7 @@ export function createClient(options: ClientOptions): GatehouseClient {
 
   return {
     auth,
-    from: <T extends RowData = RowData>(table: string) => new TableApi<T>(http, table),
+    from: <T extends object = RowData>(table: string) => new TableApi<T>(http, table),
     tables: {
       list: async () => (await http.json<Ok<'listTables'>>('GET', '/v1/tables', { auth: true })).tables,
       storage: () => http.json('GET', '/v1/tables/storage', { auth: true }),

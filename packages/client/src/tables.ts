@@ -4,11 +4,12 @@ import { errorFrom } from './errors.js';
 import type { Http } from './http.js';
 import type { Ok, Table } from './types.js';
 
-/** A row's fields: column name → value (a null field is absent). */
+/** A row's fields: column name → value (a null field is absent). A row type may be any object type, an
+ * `interface Note { ... }` as well as a `type`; `RowData` is the default when none is given. */
 export type RowData = Record<string, unknown>;
 
 /** A row as Gatehouse answers it, with `data` typed as the caller says. */
-export interface Row<T extends RowData = RowData> {
+export interface Row<T extends object = RowData> {
   row_id: string;
   data: T;
   user_id: string | null;
@@ -16,7 +17,7 @@ export interface Row<T extends RowData = RowData> {
   updated_at: string;
 }
 
-export interface Page<T extends RowData = RowData> {
+export interface Page<T extends object = RowData> {
   rows: Row<T>[];
   /** Give it to `.after()` for the next page; null on the last one. */
   next_cursor: string | null;
@@ -36,7 +37,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * A query of one table: conditions (all must hold), one sort, a page size and a cursor. Await it for one
  * page, or iterate it (`for await (const row of query)`) for every row, page after page.
  */
-export class Query<T extends RowData> implements PromiseLike<Page<T>>, AsyncIterable<Row<T>> {
+export class Query<T extends object> implements PromiseLike<Page<T>>, AsyncIterable<Row<T>> {
   private readonly conditions: Condition[] = [];
   private sort: { field: string; dir: 'asc' | 'desc' } | undefined;
   private size: number | undefined;
@@ -115,7 +116,7 @@ export class Query<T extends RowData> implements PromiseLike<Page<T>>, AsyncIter
   }
 }
 
-export class TableApi<T extends RowData> {
+export class TableApi<T extends object> {
   private id: Promise<string> | undefined;
 
   constructor(
