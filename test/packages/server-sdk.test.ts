@@ -1,6 +1,8 @@
-import { createAdminClient, createVerifier, claimsFromRequest, expressAuth, fastifyAuth, GatehouseError, InvalidTokenError } from '@gatehouse/server';
+import { createAdminClient, createVerifier, claimsFromRequest, type AccessClaims, expressAuth, fastifyAuth, GatehouseError, InvalidTokenError } from '@gatehouse/server';
 import express from 'express';
 import Fastify from 'fastify';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cliJson, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
@@ -190,6 +192,39 @@ describe('48 @gatehouse/server: assurance level and Web-standard requests', () =
     expect(await none.json()).toEqual({ detail: 'no access token', code: 'missing' });
     const foreign = await handler(new Request('https://api.example.com/notes', { headers: { authorization: `Bearer ${(await tokenFor(other)).token}` } }));
     expect(await foreign.json()).toMatchObject({ code: 'invalid' });
+  });
+  it('48 server sdk: a Hono app on a real socket authenticates with verifyRequest(c.req.raw), Bearer or __session', async () => {
+    const verifier = createVerifier({ baseUrl: server.url, appId: app.app_id });
+    const api = new Hono<{ Variables: { auth: AccessClaims } }>();
+    api.use('/api/*', async (c, next) => {
+      try {
+        c.set('auth', await verifier.verifyRequest(c.req.raw));
+      } catch (error) {
+        if (error instanceof InvalidTokenError) return c.json({ detail: error.message, code: error.code }, 401);
+        throw error;
+      }
+      await next();
+    });
+    api.get('/api/notes', (c) => c.json({ user: c.get('auth').sub, aal: c.get('auth').aal }));
+    const listening = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const started = serve({ fetch: api.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(started));
+    });
+    try {
+      const base = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+      const { token, userId } = await tokenFor(app);
+      const byHeader = await fetch(`${base}/api/notes`, { headers: { authorization: `Bearer ${token}` } });
+      expect(await byHeader.json()).toEqual({ user: userId, aal: 'aal1' });
+      const byCookie = await fetch(`${base}/api/notes`, { headers: { cookie: `__session=${token}` } });
+      expect(await byCookie.json()).toEqual({ user: userId, aal: 'aal1' });
+      const none = await fetch(`${base}/api/notes`);
+      expect(none.status).toBe(401);
+      expect(await none.json()).toEqual({ detail: 'no access token', code: 'missing' });
+      const foreign = await fetch(`${base}/api/notes`, { headers: { authorization: `Bearer ${(await tokenFor(other)).token}` } });
+      expect(foreign.status).toBe(401);
+      expect(await foreign.json()).toMatchObject({ code: 'invalid' });
+    } finally {
+      await new Promise((resolve) => listening.close(resolve));
+    }
   });
 });
 
