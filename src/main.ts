@@ -8,6 +8,8 @@ import { boundHeapGrowth } from './runtime/heap-growth.js';
 import { holdTickObjectShape } from './runtime/tick-shape.js';
 import { openStore } from './store/db.js';
 import { LogThrottle } from './observability/log-throttle.js';
+import { logIsPretty } from './observability/log-pretty.js';
+import { RELEASE } from './release.js';
 import type { Logger } from './observability/logger.js';
 import { scheduleMaintenance } from './services/maintenance.js';
 import { scheduleUploadLiveness } from './services/objects/upload-sweep.js';
@@ -51,8 +53,12 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  // With --workers, the first worker prints the banner for all.
-  if (!cluster.isWorker || cluster.worker?.id === 1) process.stdout.write(banner(config, port));
+  // With --workers, the first worker prints the banner for all. Where the log is JSON lines (PostgreSQL,
+  // or no terminal) the banner is one of them: standard output carries nothing but JSON there.
+  if (!cluster.isWorker || cluster.worker?.id === 1) {
+    if (logIsPretty(config.database)) process.stdout.write(banner(config, port));
+    else log.info(bannerFields(config, port), bannerTitle(config, port));
+  }
   const stopMaintenance = scheduleMaintenance(deps);
   const stopUploadLiveness = scheduleUploadLiveness(deps);
   const stopMetering = scheduleMetering(deps);
@@ -134,11 +140,20 @@ function pageOrigin(config: Config): string {
   return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:3000`;
 }
 
-function banner(config: Config, port: number): string {
+function bannerTitle(config: Config, port: number): string {
   const db = config.database.kind === 'sqlite' ? `SQLite at ${config.database.path}` : 'PostgreSQL';
+  return `Gatehouse is listening on http://${config.host}:${port} (${db})`;
+}
+
+/** The banner as a JSON log line's fields. */
+function bannerFields(config: Config, port: number) {
+  return { code: 'listening', release: RELEASE.name, address: `http://${config.host}:${port}`, docs: `http://${config.host}:${port}/docs`, example_origin: pageOrigin(config) };
+}
+
+function banner(config: Config, port: number): string {
   return [
     '',
-    `Gatehouse is listening on http://${config.host}:${port} (${db})`,
+    `${bannerTitle(config, port)}, release ${RELEASE.name}`,
     '',
     'Create a tenant and an application (in another terminal, same directory):',
     '  npx gatehouse tenant create --name "My company"',

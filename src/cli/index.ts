@@ -8,6 +8,7 @@ import { registerServerCommands } from './server.js';
 import { UsageError } from './shared.js';
 import { registerTenantCommands } from './tenants.js';
 import { registerUserCommands } from './users.js';
+import { RELEASE } from '../release.js';
 
 // The `gatehouse` command: one file per command group, each command a thin call into the services the
 // routes use (docs/operations.md).
@@ -15,6 +16,7 @@ import { registerUserCommands } from './users.js';
 export function buildProgram(): Command {
   const program = new Command('gatehouse')
     .description('Gatehouse: a self-hostable, multi-tenant authentication service')
+    .version(RELEASE.name, '-V, --version', 'print the release (package version+commit, as GET /v1/health names it)')
     .showHelpAfterError()
     .exitOverride();
   registerServerCommands(program);

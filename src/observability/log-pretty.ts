@@ -57,5 +57,10 @@ export function prettyStream(out: NodeJS.WritableStream & { isTTY?: boolean } = 
  * SQLite (a developer's machine); JSON lines (undefined: pino's default) otherwise, and always in production.
  */
 export function serveLogDestination(database: { kind: 'sqlite' | 'postgres' }, stdout: { isTTY?: boolean } = process.stdout): Writable | undefined {
-  return stdout.isTTY && database.kind === 'sqlite' ? prettyStream() : undefined;
+  return logIsPretty(database, stdout) ? prettyStream() : undefined;
+}
+
+/** Whether `gatehouse serve` writes formatted lines (else JSON lines only, its banner one of them: main.ts). */
+export function logIsPretty(database: { kind: 'sqlite' | 'postgres' }, stdout: { isTTY?: boolean } = process.stdout): boolean {
+  return Boolean(stdout.isTTY) && database.kind === 'sqlite';
 }

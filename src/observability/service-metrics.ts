@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Metric } from 'prom-client';
+import { RELEASE } from '../release.js';
 
 /**
  * Counters the service itself keeps (outages, the mail outbox), created once in deps.ts and registered
@@ -18,6 +19,13 @@ export interface ServiceMetrics {
   /** SQLite: write-ahead log frames (page writes) the server's checkpoint thread copied into the database file (store/sqlite-checkpoints.ts). */
   sqliteCheckpointedFrames: Counter;
   all: Metric[];
+}
+
+/** gatehouse_build_info{version,commit} 1: which release this process runs (src/release.ts). */
+function buildInfo(): Gauge<'version' | 'commit'> {
+  const gauge = new Gauge({ name: 'gatehouse_build_info', help: 'The release this process runs: package version and commit, always 1', labelNames: ['version', 'commit'] as const, registers: [] });
+  gauge.set({ version: RELEASE.version, commit: RELEASE.commit }, 1);
+  return gauge;
 }
 
 export function createServiceMetrics(): ServiceMetrics {
@@ -55,6 +63,6 @@ export function createServiceMetrics(): ServiceMetrics {
     mailGivenUp,
     mailOutboxPending,
     sqliteCheckpointedFrames,
-    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending, sqliteCheckpointedFrames],
+    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending, sqliteCheckpointedFrames, buildInfo()],
   };
 }

@@ -18,12 +18,15 @@ describe('contract 0: health, request ids and error shapes', () => {
   it('GET /v1/health answers ok with the version', async () => {
     const res = await api(server, 'GET', '/v1/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', version: 'v0.1' });
+    expect(res.body).toEqual({ status: 'ok', version: 'v0.1', release: expect.stringMatching(/^\d+\.\d+\.\d+\+([0-9a-f]{12}|unknown)$/) });
   });
 
   it("the start-up banner's example origin is on the API's own host name (issue 48: localhost beside 127.0.0.1 loses cookies)", () => {
-    const api = new URL(server.output().match(/Gatehouse is listening on (\S+)/)![1]!);
-    const origin = new URL(server.output().match(/--allowed-origin (\S+)/)![1]!);
+    // Off a terminal the banner is a JSON log line (tests read the server through a pipe).
+    const line = server.output().split('\n').find((l) => l.includes('"code":"listening"'))!;
+    const banner = JSON.parse(line) as { address: string; example_origin: string };
+    const api = new URL(banner.address);
+    const origin = new URL(banner.example_origin);
     expect(origin.hostname).toBe(api.hostname);
   });
 

@@ -116,7 +116,7 @@ describe('0 openapi: a generated client (openapi-typescript + openapi-fetch) rou
 
   it('0 openapi client: health, JWKS, sign-up, verify, me, refresh, logout', async () => {
     const c = client();
-    expect((await c.GET('/v1/health')).data).toEqual({ status: 'ok', version: 'v0.1' });
+    expect((await c.GET('/v1/health')).data).toEqual({ status: 'ok', version: 'v0.1', release: expect.stringMatching(/^\d+\.\d+\.\d+\+/) });
     const jwks = await c.GET('/.well-known/jwks.json', { params: { query: { app_id: app.app_id } } });
     expect(jwks.data?.keys.length).toBeGreaterThan(0);
 

@@ -72,10 +72,10 @@ function uploadRegardless(server: TestServer, path: string, secret: string, size
   });
 }
 
-/** The log lines after the start-up banner: every one must be a JSON object. */
+/** The log lines after the start-up banner (itself a JSON line off a terminal): every one must be a JSON object. */
 function linesAfterBanner(server: TestServer): string[] {
   const output = server.output();
-  const banner = output.indexOf('API reference: ');
+  const banner = output.indexOf('"code":"listening"');
   return output
     .slice(output.indexOf('\n', banner) + 1)
     .split('\n')

@@ -38,6 +38,8 @@ describe.skipIf(TEST_DB !== 'postgres' || !postgresBinDir())('issue 38: health p
           expect(res.body).toEqual({ detail: 'database unreachable', code: 'database_unavailable' });
           expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
         }
+        // Liveness checks no dependency: an orchestrator's liveness probe does not restart the node.
+        expect((await api(node, 'GET', '/v1/health/live')).status).toBe(200);
       }
     } finally {
       await cluster.start();

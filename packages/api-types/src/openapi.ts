@@ -8,8 +8,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and database reachability */
+        /** Readiness: the database answers and the node is not shutting down (503 names what is down) */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers (no dependency checked) */
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1192,6 +1209,7 @@ export interface operations {
                         /** @enum {string} */
                         status: "ok";
                         version: string;
+                        release: string;
                     };
                 };
             };
@@ -1202,6 +1220,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
                 };
             };
         };

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { ApiError } from '../../errors.js';
+import { RELEASE } from '../../release.js';
 import { errors } from '../schemas.js';
 import type { Http } from '../types.js';
 
@@ -15,7 +16,9 @@ export const VERSION = 'v0.1';
  */
 export const PROBE_REUSE_MS = 50;
 
-const OK = { status: 'ok' as const, version: VERSION };
+/** `version` is the API's (it stays v0.1); `release` names the build (src/release.ts). */
+const OK = { status: 'ok' as const, version: VERSION, release: RELEASE.name };
+const LIVE = { status: 'ok' as const };
 
 export function healthRoutes(app: Http, deps: Deps): void {
   let probedOkUntil = 0;
@@ -36,8 +39,8 @@ export function healthRoutes(app: Http, deps: Deps): void {
       schema: {
         operationId: 'getHealth',
         tags: ['health'],
-        summary: 'Liveness and database reachability',
-        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }), ...errors(503) },
+        summary: 'Readiness: the database answers and the node is not shutting down (503 names what is down)',
+        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String(), release: Type.String() }), ...errors(503) },
       },
     },
     // Not async: a check answered from a recent probe costs no promise.
@@ -45,5 +48,25 @@ export function healthRoutes(app: Http, deps: Deps): void {
       if (deps.lifecycle.draining) throw new ApiError(503, 'shutting_down', 'shutting down', { headers: { 'retry-after': '1' }, outage: true });
       return performance.now() < probedOkUntil ? OK : probe();
     },
+  );
+  livenessRoute(app);
+}
+
+/**
+ * Liveness: the process answers. No dependency is checked (a database outage must not make an
+ * orchestrator restart every node), and it stays 200 while the node drains after SIGTERM.
+ */
+function livenessRoute(app: Http): void {
+  app.get(
+    '/v1/health/live',
+    {
+      schema: {
+        operationId: 'getLiveness',
+        tags: ['health'],
+        summary: 'Liveness: the process answers (no dependency checked)',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    () => LIVE,
   );
 }
