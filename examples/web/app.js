@@ -7,7 +7,7 @@ import { avatar } from './avatar.js';
 import { factors } from './factors.js';
 import { notes } from './notes.js';
 import { profile } from './profile.js';
-import { $, notice, run, value } from './ui.js';
+import { $, focusHeading, notice, run, value } from './ui.js';
 
 const gatehouse = createClient({ url: config.api, publishableKey: config.publishableKey });
 const auth = gatehouse.auth;
@@ -27,6 +27,7 @@ function askForCode(purpose, email, hint) {
   $('new-password-label').hidden = purpose !== 'reset';
   $('welcome').hidden = true;
   $('code-step').hidden = false;
+  focusHeading('code-step');
 }
 
 function backToWelcome() {
@@ -34,6 +35,7 @@ function backToWelcome() {
   $('code-step').hidden = true;
   $('reset-step').hidden = true;
   $('mfa-step').hidden = true;
+  focusHeading('welcome');
 }
 
 /** The sign-in awaiting its second factor (docs/mfa.md): its mfa_token, good for 5 minutes. */
@@ -46,6 +48,7 @@ function askForSecondFactor(token, factorList) {
   $('use-mfa-passkey').hidden = Boolean(factorList) && !factorList.some((f) => f.type === 'webauthn');
   $('welcome').hidden = $('code-step').hidden = $('reset-step').hidden = true;
   $('mfa-step').hidden = false;
+  focusHeading('mfa-step');
 }
 
 /** Runs a sign-in; an account with a second factor gets the second step instead of `done`'s message. */
@@ -64,12 +67,14 @@ async function showSignedIn() {
   document.body.dataset.view = 'signed-in';
   document.body.dataset.loaded = 'false';
   backToWelcome();
+  $('signed-in-title').focus();
   await Promise.all([account.load(), noteCard.load(), picture.load(), security.load()]);
   document.body.dataset.loaded = 'true';
 }
 
 function showSignedOut() {
   document.body.dataset.view = 'signed-out';
+  focusHeading('welcome');
   picture.clear();
   security.clear();
   $('note-list').replaceChildren();
@@ -197,6 +202,7 @@ async function greet() {
   if (landing.type === 'password_reset') {
     $('welcome').hidden = true;
     $('reset-step').hidden = false;
+    focusHeading('reset-step');
     $('save-reset').onclick = () =>
       run('Saving your new password…', () => signingIn(() => auth.confirmPasswordReset({ token: landing.token, password: $('reset-password').value }), 'Password changed. You are signed in.'));
   }

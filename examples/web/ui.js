@@ -3,6 +3,18 @@
 export const $ = (id) => document.getElementById(id);
 export const value = (id) => $(id).value.trim();
 
+/**
+ * Moves the keyboard's focus to the heading of what just appeared (a step, or the signed-in view), so a
+ * keyboard or screen-reader user goes on from there rather than from the top of the page.
+ */
+export function focusHeading(id) {
+  $(id)?.querySelector('h1')?.focus();
+}
+
+// Enter in a field submits its form: the browser clicks the form's default button (the step's own action,
+// which does the work) and this keeps the submission from loading another page.
+document.addEventListener('submit', (event) => event.preventDefault());
+
 /** Shows a message; `state` is 'working', 'ok' or 'error' (the tests read it from data-state). */
 export function notice(text, state = 'ok') {
   const line = $('notice');

@@ -167,14 +167,26 @@ describe.skipIf(reason)(`browser: cross-site pages, CORS, link landing, /docs${r
     expect(results.detail).toContain(`--add-allowed-origin ${sites.evilUrl}`);
   });
 
-  it('/docs renders the API reference (screenshot in test-results/docs.png)', async () => {
+  it('/docs renders the API reference from the OpenAPI document, and /docs/explorer the Swagger UI (screenshot in test-results/docs.png)', async () => {
     const page = await (await sites.context()).newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
+    const explorer = await (await sites.context()).newPage();
+    await explorer.goto(`${sites.oneApi}/docs/explorer`);
+    await explorer.waitForSelector('.swagger-ui .info .title', { timeout: 30_000 });
+    expect(await explorer.textContent('.swagger-ui .info .title')).toMatch(/Gatehouse/);
+    await explorer.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
+    expect(await explorer.locator('.opblock-summary-path').count()).toBeGreaterThan(10);
+
     await page.goto(`${sites.oneApi}/docs`);
-    await page.waitForSelector('.swagger-ui .info .title', { timeout: 30_000 });
-    expect(await page.textContent('.swagger-ui .info .title')).toMatch(/Gatehouse/);
-    await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
-    expect(await page.locator('.opblock-summary-path').count()).toBeGreaterThan(10);
+    expect(await page.textContent('h1')).toBe('Gatehouse API reference');
+    const document = await (await fetch(`${sites.oneApi}/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.values(document.paths).reduce((n, item) => n + Object.keys(item).length, 0);
+    expect(await page.locator('main article').count()).toBe(operations);
+    const users = page.locator('article[aria-labelledby="op-listusers"]');
+    expect(await users.locator('h3').textContent()).toBe('GET /v1/users');
+    await users.locator('summary').click();
+    expect(await users.locator('tbody th').allTextContents()).toEqual(expect.arrayContaining(['limit', 'email', 'cursor']));
+    expect(await users.locator('li:has-text("200")').textContent()).toContain('next_cursor');
     const file = join(RESULTS_DIR, 'docs.png');
     await page.screenshot({ path: file, fullPage: false });
     expect(statSync(file).size).toBeGreaterThan(10_000);

@@ -1,12 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { apiReferenceHtml, type OpenApiDocument } from '../pages/api-reference.js';
+import { sendHtml } from '../pages/page.js';
 import type { Http } from '../types.js';
 
-const PREFIX = '/docs';
+const PREFIX = '/docs/explorer';
 // Hop-by-hop and length headers are the outer reply's own.
 const SKIPPED_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
 
 /**
- * The API reference UI at /docs (@fastify/swagger-ui), loaded on the first request for it rather than at
+ * The API reference at /docs: a page rendered once from this server's OpenAPI document (pages/api-reference.ts),
+ * plain accessible HTML with no script.
+ *
+ * Swagger UI at /docs/explorer (@fastify/swagger-ui), for trying calls in the browser, loaded on the first request for it rather than at
  * start-up: most servers never serve it, and its modules and static routes cost memory in every process.
  * The first hit builds a small Fastify instance holding the UI over this server's OpenAPI document; every
  * /docs request is answered by it (in-process `inject`).
@@ -39,6 +44,11 @@ export function docsUiRoutes(app: Http): void {
     return reply.code(response.statusCode).send(response.rawPayload);
   }
 
+  let reference: string | undefined;
+  app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
+    reference ??= apiReferenceHtml(app.swagger() as unknown as OpenApiDocument);
+    return sendHtml(reply, 200, reference);
+  });
   app.get(PREFIX, { schema: { hide: true } }, handler);
   app.get(`${PREFIX}/*`, { schema: { hide: true } }, handler);
 }
