@@ -90,9 +90,10 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
   const retiredKeyLifetime = Math.max(ACCESS_TOKEN_SECONDS, config.maxSigninTokenLifetimeSeconds);
   const masterKeys = config.previousMasterKey ? [masterKey, config.previousMasterKey] : [masterKey];
   const keys = new KeyRing(store.db, masterKeys, clock, config.publicBaseUrl, retiredKeyLifetime);
-  const limiter = createLimiter(config, { clock, log, keySecret: deriveKey(masterKey, 'rate-limit-keys') });
+  const limiter = createLimiter(config, { clock, log, keySecret: deriveKey(masterKey, 'rate-limit-keys'), refused: (name) => metrics.ops.rateLimited.inc({ limit: name }) });
   const mailer = createMailer(config, log);
-  const blobs = createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log });
+  const blobs = createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log, failed: (operation) => metrics.ops.blobFailures.inc({ operation }) });
+  metrics.ops.watch({ pool: store.poolStats, redis: limiter.redisAvailable });
   return {
     config,
     store,

@@ -33,22 +33,26 @@ export function storedKey(secret: Buffer, key: string): string {
   return `${head}h_${createHmac('sha256', secret).update(key.slice(head.length)).digest('hex').slice(0, 32)}`;
 }
 
-export function createLimiter(config: Config, options: { clock?: Clock; log?: Logger; keySecret?: Buffer } = {}): RateLimiter {
+export function createLimiter(config: Config, options: { clock?: Clock; log?: Logger; keySecret?: Buffer; refused?: (name: RateLimitName) => void } = {}): RateLimiter {
   const rules = config.rateLimits;
   if (rules === 'off') return { consume: async () => {}, close: async () => {} };
   const clock = options.clock ?? systemClock;
   // Without a key from MASTER_KEY (unit tests), one of this process: exact within it, as memory windows are.
   const keySecret = options.keySecret ?? randomBytes(32);
-  const store: WindowStore = config.redisUrl
-    ? new RedisWindowStore(config.redisUrl, clock, options.log ?? createLogger(config.logLevel))
-    : new MemoryWindowStore(clock);
+  const redis = config.redisUrl ? new RedisWindowStore(config.redisUrl, clock, options.log ?? createLogger(config.logLevel)) : undefined;
+  const store: WindowStore = redis ?? new MemoryWindowStore(clock);
+  const refused = options.refused;
   return {
     async consume(name: RateLimitName, key: string) {
       const rule: RateRule | undefined = rules[name];
       if (!rule) throw new Error(`unknown rate limit ${name}`);
       const waitMs = await store.hit(`gh:rl:${name}:${storedKey(keySecret, key)}`, rule);
-      if (waitMs > 0) throw rateLimited(waitMs);
+      if (waitMs > 0) {
+        refused?.(name);
+        throw rateLimited(waitMs);
+      }
     },
     close: () => store.close(),
+    redisAvailable: redis && (() => redis.available),
   };
 }

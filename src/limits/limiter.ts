@@ -9,4 +9,6 @@ import type { RateLimitName } from '../config/rate-limits.js';
 export interface RateLimiter {
   consume(name: RateLimitName, key: string): Promise<void>;
   close(): Promise<void>;
+  /** With REDIS_URL: whether Redis answers now (false while windows count in this node's memory). */
+  redisAvailable?(): boolean;
 }

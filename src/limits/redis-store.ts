@@ -88,6 +88,11 @@ export class RedisWindowStore implements WindowStore {
     this.client.on('error', (error: Error) => this.noteFailure(error));
   }
 
+  /** Redis answers (the connection is ready and the last command did not fail). */
+  get available(): boolean {
+    return this.client.status === 'ready' && !this.failing;
+  }
+
   async hit(key: string, rule: RateRule): Promise<number> {
     await this.firstConnection;
     if (this.failing && Date.now() < this.retryAt) return this.fallback.hitNow(key, rule);

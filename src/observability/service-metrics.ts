@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Metric } from 'prom-client';
 import { RELEASE } from '../release.js';
+import { createOpsMetrics, type OpsMetrics } from './ops-metrics.js';
 
 /**
  * Counters the service itself keeps (outages, the mail outbox), created once in deps.ts and registered
@@ -18,6 +19,8 @@ export interface ServiceMetrics {
   mailOutboxPending: Gauge;
   /** SQLite: write-ahead log frames (page writes) the server's checkpoint thread copied into the database file (store/sqlite-checkpoints.ts). */
   sqliteCheckpointedFrames: Counter;
+  /** Redis, the pool, the blob store, background jobs and 429s (ops-metrics.ts). */
+  ops: OpsMetrics;
   all: Metric[];
 }
 
@@ -56,13 +59,15 @@ export function createServiceMetrics(): ServiceMetrics {
     help: "SQLite: write-ahead log frames (page writes) the server's checkpoint thread copied into the database file",
     registers: [],
   });
+  const ops = createOpsMetrics();
   return {
+    ops,
     databaseUnavailable,
     mailSent,
     mailFailedAttempts,
     mailGivenUp,
     mailOutboxPending,
     sqliteCheckpointedFrames,
-    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending, sqliteCheckpointedFrames, buildInfo()],
+    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending, sqliteCheckpointedFrames, buildInfo(), ...ops.all],
   };
 }

@@ -167,9 +167,10 @@ async function sweepSessions(deps: MaintenanceDeps, deadBefore: string): Promise
 }
 
 /** Runs the clean-up every 10 minutes in the background; returns the stop function. */
-export function scheduleMaintenance(deps: MaintenanceDeps): () => void {
+export function scheduleMaintenance(deps: MaintenanceDeps & Pick<Deps, 'metrics'>): () => void {
+  const rows = (report: PruneReport) => Object.values(report).reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
   const timer = setInterval(() => {
-    pruneExpiredRows(deps).then(
+    deps.metrics.ops.job('prune', () => pruneExpiredRows(deps), rows).then(
       (report) => report.ran && deps.log.info({ job: PRUNE_JOB, ...report }, 'pruned expired rows'),
       (error) => deps.log.error({ err: error, job: PRUNE_JOB }, 'clean-up failed'),
     );

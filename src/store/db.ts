@@ -5,6 +5,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseCon
 import type { DatabaseConfig } from '../config/index.js';
 import type { DialectName } from './dialect.js';
 import { openPostgresPool, prepareOnPostgres } from './pg-pool.js';
+import type { PoolStats } from '../observability/ops-metrics.js';
 import { cachingStatements } from './statement-cache.js';
 import { checkpointInBackground, logGuard, WAL_LIMIT_MB, walKeepBytes, type CheckpointEvents } from './sqlite-checkpoints.js';
 import type { StoreTimeouts } from './timeouts.js';
@@ -18,6 +19,8 @@ export interface Store {
   /** Resolves when the database answers `select 1` (GET /v1/health), rejects when it cannot; concurrent calls may share one probe. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** PostgreSQL: the pool's connections now (gatehouse_db_pool_connections, gatehouse_db_pool_waiting). */
+  poolStats?(): PoolStats;
 }
 
 /** SQLite's one connection, for statements that may run on it at once (see runNowOnSqlite). */
@@ -198,5 +201,6 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
         throw error;
       },
     ));
-  return { db, dialect: 'postgres', ping, close: () => db.destroy() };
+  const poolStats = (): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 });
+  return { db, dialect: 'postgres', ping, close: () => db.destroy(), poolStats };
 }

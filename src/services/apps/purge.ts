@@ -171,12 +171,14 @@ async function purgeBucket(deps: PurgeDeps, appId: string, bucketId: string, bat
 }
 
 /** Runs the purge now and every 30 s in the background (one node at a time); returns the stop function. */
-export function schedulePurge(deps: PurgeDeps): () => void {
+export function schedulePurge(deps: PurgeDeps & Pick<Deps, 'metrics'>): () => void {
   let running = false;
   const run = () => {
     if (running) return;
     running = true;
-    purgeDeletedApps(deps)
+    const removed = (report: PurgeReport) => report.apps.reduce((sum, app) => sum + Object.values(app.removed).reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0), 0);
+    deps.metrics.ops
+      .job('purge', () => purgeDeletedApps(deps), removed)
       .then(
         (report) => {
           for (const app of report.apps) deps.log.info({ job: PURGE_JOB, app_id: app.app_id, removed: app.removed }, 'purged a deleted application');

@@ -106,9 +106,9 @@ export async function runScheduledMetering(deps: MeteringDeps, holder = `${hostn
 }
 
 /** Runs metering a minute after start and then every hour in the background; returns the stop function. */
-export function scheduleMetering(deps: MeteringDeps): () => void {
+export function scheduleMetering(deps: MeteringDeps & Pick<Deps, 'metrics'>): () => void {
   const tick = () =>
-    runScheduledMetering(deps).then(
+    deps.metrics.ops.job('metering', () => runScheduledMetering(deps), (charges) => charges?.length ?? 0).then(
       (charges) => charges?.length && deps.log.info({ job: METERING_JOB, charges: charges.length }, 'metering run charged usage'),
       (error) => deps.log.error({ err: error, job: METERING_JOB }, 'metering run failed'),
     );

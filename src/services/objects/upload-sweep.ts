@@ -71,15 +71,21 @@ export async function releaseOrphanedUploads(deps: SweepDeps): Promise<number> {
  * minutes, not after the hour-long timeout. Cheap when there is nothing to do: one index walk over the
  * node's own rows, one over rows older than the limit. Returns the stop function.
  */
-export function scheduleUploadLiveness(deps: SweepDeps & Pick<Deps, 'nodeId'>): () => void {
+export function scheduleUploadLiveness(deps: SweepDeps & Pick<Deps, 'nodeId' | 'metrics'>): () => void {
   const failures = new LogThrottle(60_000);
   let running = false;
   const beat = async () => {
     if (running) return;
     running = true;
     try {
-      await objects.touchNodeUploads(deps.db, deps.nodeId, iso(deps.clock.now()));
-      const released = await releaseOrphanedUploads(deps);
+      const released = await deps.metrics.ops.job(
+        'upload_liveness',
+        async () => {
+          await objects.touchNodeUploads(deps.db, deps.nodeId, iso(deps.clock.now()));
+          return releaseOrphanedUploads(deps);
+        },
+        (n) => n,
+      );
       if (released) deps.log.info({ released_uploads: released }, 'released the uploads of a node that is gone');
     } catch (error) {
       // A database outage: said once a minute; the next beat tries again.
