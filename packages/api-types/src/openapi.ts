@@ -742,6 +742,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the app's events, newest first */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event of the app */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing": {
         parameters: {
             query?: never;
@@ -4399,6 +4433,172 @@ export interface operations {
                             created_at: string;
                             last_used_at: string | null;
                         }[];
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description comma list of types; user.* matches every type starting user. */
+                type?: string;
+                user_id?: string;
+                /** @description ISO 8601: events at or after it */
+                since?: string;
+                /** @description ISO 8601: events before it */
+                until?: string;
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** @description "evt_" + 25 characters; sorts as time */
+                            event_id: string;
+                            /** @description user.created, session.created, ... (docs/events.md) */
+                            type: string;
+                            /** Format: date-time */
+                            occurred_at: string;
+                            tenant_id: string;
+                            /** @description null for the tenant's own events */
+                            app_id: string | null;
+                            actor: {
+                                type: "user" | "secret_key" | "member" | "token" | "operator" | "system";
+                                id: string | null;
+                            };
+                            user_id: string | null;
+                            /** @description the type's own fields; never a password, code, token, hash or secret */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /** @description the client IP as the rate limits see it; null when no request caused it */
+                            ip: string | null;
+                            /** @description at most 512 characters */
+                            user_agent: string | null;
+                        }[];
+                        /** @description where the next page starts; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One change in the life of a user, or one management action */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description "evt_" + 25 characters; sorts as time */
+                        event_id: string;
+                        /** @description user.created, session.created, ... (docs/events.md) */
+                        type: string;
+                        /** Format: date-time */
+                        occurred_at: string;
+                        tenant_id: string;
+                        /** @description null for the tenant's own events */
+                        app_id: string | null;
+                        actor: {
+                            type: "user" | "secret_key" | "member" | "token" | "operator" | "system";
+                            id: string | null;
+                        };
+                        user_id: string | null;
+                        /** @description the type's own fields; never a password, code, token, hash or secret */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /** @description the client IP as the rate limits see it; null when no request caused it */
+                        ip: string | null;
+                        /** @description at most 512 characters */
+                        user_agent: string | null;
                     };
                 };
             };

@@ -17,6 +17,7 @@ import { oauthRoutes } from './oauth/index.js';
 import { ssoRoutes } from './sso.js';
 import { tableRoutes } from './tables.js';
 import { userRoutes } from './users.js';
+import { eventRoutes } from './events.js';
 import { userDeletionRoutes } from './user-deletion.js';
 import { billingRoutes } from './billing.js';
 import { meAccountRoutes } from './account/me-account.js';
@@ -52,6 +53,8 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   botRoutes(app, deps, guards);
   userRoutes(app, deps, guards);
   userDeletionRoutes(app, deps, guards);
+  // Events (docs/events.md)
+  eventRoutes(app, deps, guards);
   // 4.9 billing
   billingRoutes(app, deps, guards);
   // 4.2 OAuth

@@ -5,6 +5,7 @@ import { revokeSession } from '../../services/sessions/sessions.js';
 import { createUser, getUser, issueSignInToken, listUsers } from '../../services/accounts/users.js';
 import { updateUserByServer } from '../../services/accounts/user-updates.js';
 import { exportedUser } from '../../services/accounts/user-export.js';
+import { eventContext } from '../event-context.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
@@ -113,7 +114,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request, reply) => {
-      const user = await createUser(deps, request.application!, request.body);
+      const user = await createUser(deps, request.application!, request.body, { event: { context: eventContext(request), source: 'server' } });
       return reply.code(201).send(exportedUser(user));
     },
   );

@@ -13,6 +13,7 @@ import { checkRedirect } from '../apps/origins.js';
 import type { AccountDeps } from './account-deps.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
+import type { EventContext } from '../events/types.js';
 import { forgetEarlierHolder } from './first-proof.js';
 import { createUser } from './users.js';
 import { consumeCode, consumeLink, sendEmailChallenge } from './verification.js';
@@ -36,12 +37,14 @@ export async function signUp(
   deps: AccountDeps,
   app: Application,
   input: { email: string; password?: string | null; redirectUrl?: string | null },
+  context: EventContext,
 ): Promise<{ status: 'verification_sent'; user_id: string }> {
   const redirectUrl = checkedRedirect(app, input.redirectUrl);
   let user: User;
   try {
     user = await createUser(deps, app, input, {
       selfSignUp: true,
+      event: { context, source: 'signup' },
       alsoInTransaction: (trx, created) => sendEmailChallenge({ ...deps, db: trx }, app, created as User & { email: string }, 'verify_email', redirectUrl),
     });
   } catch (error) {

@@ -12,6 +12,8 @@ import { isUniqueViolation } from '../../store/dialect.js';
 import { sumUserCount } from '../../store/repos/user-counts.js';
 import { inTransaction } from '../../store/transaction.js';
 import { startSession } from '../sessions/sessions.js';
+import { recordEvent } from '../events/record.js';
+import { eventOf, type EventContext } from '../events/types.js';
 
 // Server-side user management (docs/users.md): the caller holds the app's secret key, so there is
 // no verification, no proof-of-work and no rate limit here.
@@ -90,13 +92,14 @@ export async function createUser(
   deps: Pick<Deps, 'db' | 'clock'>,
   app: Application,
   input: { email: string; password?: string | null },
-  options: { selfSignUp?: boolean; alsoInTransaction?: (trx: Db, user: User) => Promise<void> } = {},
+  options: { selfSignUp?: boolean; alsoInTransaction?: (trx: Db, user: User) => Promise<void>; event: { context: EventContext; source: UserSource } },
 ): Promise<User> {
   if (input.password != null && !app.passwordsEnabled) {
     throw badRequest('passwords are disabled for this application', 'passwords_disabled');
   }
   // argon2 runs before any write: slow work stays outside the database.
   const passwordHash = input.password != null ? await hashPassword(input.password) : null;
+  const now = deps.clock.now();
   const row = users.emailUserRow({
     id: newUuid(),
     appId: app.id,
@@ -104,12 +107,13 @@ export async function createUser(
     emailVerified: false,
     passwordHash,
     requiresVerification: options.selfSignUp ?? false,
-    now: iso(deps.clock.now()),
+    now: iso(now),
   });
   try {
     // alsoInTransaction commits with the user (sign-up: its challenge and outbox email) or not at all.
     await inTransaction(deps.db, async (trx) => {
       await users.insertUser(trx, row);
+      await recordUserCreated(trx, app, row.id, row.email, options.event, now);
       await options.alsoInTransaction?.(trx, users.toUser(row));
     });
   } catch (error) {
@@ -117,6 +121,17 @@ export async function createUser(
     throw error;
   }
   return users.toUser(row);
+}
+
+/** Where a user came from (`user.created`'s data.source). */
+export type UserSource = 'signup' | 'server' | 'import' | 'oauth' | 'sso' | 'bot';
+
+/** The `user.created` event of a user just inserted in `trx`; a self sign-up is its own actor. */
+export async function recordUserCreated(trx: Db, app: Application, userId: string, email: string | null, event: { context: EventContext; source: UserSource }, now: Date): Promise<void> {
+  const { context, source } = event;
+  const actor = context.actor.type === 'user' && context.actor.id === null ? { type: 'user' as const, id: userId } : context.actor;
+  const data = email === null ? { source } : { source, email };
+  await recordEvent(trx, { ...eventOf(context, { type: 'user.created', tenantId: app.tenantId, appId: app.id, userId, data }), actor }, now);
 }
 
 export interface SignInToken {

@@ -32,6 +32,7 @@ import * as m0028 from './0028-sso-nonce.js';
 import * as m0029 from './0029-session-auth-time.js';
 import * as m0030 from './0030-user-metadata.js';
 import * as m0031 from './0031-token-claims.js';
+import * as m0032 from './0032-events.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -66,6 +67,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0029-session-auth-time': m0029,
   '0030-user-metadata': m0030,
   '0031-token-claims': m0031,
+  '0032-events': m0032,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

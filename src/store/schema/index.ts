@@ -6,6 +6,7 @@ import type { BillingAccountsTable, BillingLedgerTable, BillingTopupsTable, Bill
 import type { CustomColumnsTable, CustomTableUsageTable, CustomTablesTable } from './custom-tables.js';
 import type { BlobDeletionsTable, BucketUserUsageTable, BucketsTable, ObjectStorageUsageTable, ObjectUploadsTable, ObjectsTable } from './objects.js';
 import type { MailOutboxTable } from './mail.js';
+import type { EventCountsTable, EventsTable } from './events.js';
 
 // The schema as Kysely sees it, one declaration per table (in the file of its area), listed here once.
 // Portable across SQLite and PostgreSQL: timestamps are ISO 8601 UTC text (lexicographic order = time
@@ -20,6 +21,7 @@ export * from './billing.js';
 export * from './custom-tables.js';
 export * from './objects.js';
 export * from './mail.js';
+export * from './events.js';
 
 export interface Database {
   tenants: TenantsTable;
@@ -60,4 +62,6 @@ export interface Database {
   mfa_recovery_codes: MfaRecoveryCodesTable;
   mfa_challenges: MfaChallengesTable;
   webauthn_challenges: WebauthnChallengesTable;
+  events: EventsTable;
+  event_counts: EventCountsTable;
 }

@@ -1,3 +1,4 @@
+import { eventContext } from '../../event-context.js';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { ApiError } from '../../../errors.js';
@@ -47,7 +48,7 @@ export function signupRoutes(app: Http, deps: Deps, guards: Guards): void {
         throw error;
       });
       await checkSignupProof(deps, application, hashcash);
-      return signUp(deps, application, { email, password, redirectUrl: redirect_url });
+      return signUp(deps, application, { email, password, redirectUrl: redirect_url }, eventContext(request));
     },
   );
 }

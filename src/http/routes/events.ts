@@ -1,0 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { getAppEvent, listAppEvents } from '../../services/events/query.js';
+import type { Guards } from '../plugins/guards.js';
+import { errors, SafeInteger, Timestamp } from '../schemas.js';
+import type { Http } from '../types.js';
+
+// docs/events.md: the app's audit log (Secret). The schemas are shared with GET /v1/tenants/{t}/events.
+
+export const EventBody = Type.Object(
+  {
+    event_id: Type.String({ description: '"evt_" + 25 characters; sorts as time' }),
+    type: Type.String({ description: 'user.created, session.created, ... (docs/events.md)' }),
+    occurred_at: Timestamp,
+    tenant_id: Type.String(),
+    app_id: Type.Union([Type.String(), Type.Null()], { description: "null for the tenant's own events" }),
+    actor: Type.Object({
+      type: Type.Union(['user', 'secret_key', 'member', 'token', 'operator', 'system'].map((t) => Type.Literal(t))),
+      id: Type.Union([Type.String(), Type.Null()]),
+    }),
+    user_id: Type.Union([Type.String(), Type.Null()]),
+    data: Type.Record(Type.String(), Type.Unknown(), { description: "the type's own fields; never a password, code, token, hash or secret" }),
+    ip: Type.Union([Type.String(), Type.Null()], { description: 'the client IP as the rate limits see it; null when no request caused it' }),
+    user_agent: Type.Union([Type.String(), Type.Null()], { description: 'at most 512 characters' }),
+  },
+  { description: 'One change in the life of a user, or one management action' },
+);
+
+/** The filters and paging of an event list (the tenant's list takes the same but `user_id`). */
+export const EventListQuery = Type.Object({
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'comma list of types; user.* matches every type starting user.' })),
+  user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  since: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'ISO 8601: events at or after it' })),
+  until: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'ISO 8601: events before it' })),
+  limit: SafeInteger({ minimum: 1, maximum: 200, default: 50 }),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' })),
+});
+
+export const EventList = Type.Object({
+  events: Type.Array(EventBody),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'where the next page starts; null on the last page' }),
+});
+
+const secretRoute = { tags: ['events'], security: [{ secret: [] }] };
+
+export function eventRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.get(
+    '/v1/events',
+    {
+      preHandler: guards.secret,
+      schema: {
+        operationId: 'listEvents',
+        ...secretRoute,
+        summary: "A page of the app's events, newest first",
+        querystring: EventListQuery,
+        response: { 200: EventList, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => listAppEvents(deps, request.application!.id, request.query),
+  );
+
+  app.get(
+    '/v1/events/:event_id',
+    {
+      preHandler: guards.secret,
+      schema: {
+        operationId: 'getEvent',
+        ...secretRoute,
+        summary: 'One event of the app',
+        params: Type.Object({ event_id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: EventBody, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => getAppEvent(deps, request.application!.id, request.params.event_id),
+  );
+}

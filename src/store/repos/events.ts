@@ -1,0 +1,127 @@
+import { PostgresAdapter, type QueryCreator } from 'kysely';
+import { compiledQuery } from '../compiled.js';
+import type { Db } from '../db.js';
+import { rowLimit } from '../limit.js';
+import type { Database, EventsTable } from '../types.js';
+
+// Events and their per-day counts (migration 0032, docs/events.md). Every read is scoped by app (or by
+// tenant for the tenant's own events, app_id null) and is one range of an index, newest first.
+
+export type EventRow = EventsTable;
+
+/** Which of the 16 counter rows of (scope, day, type) an event adds to: from its id's random last character. */
+export const counterSlot = (eventId: string) => (eventId.charCodeAt(eventId.length - 1) % 16).toString(16);
+
+const EVENT_VALUES = ['eventId', 'tenantId', 'appId', 'type', 'occurredAt', 'actorType', 'actorId', 'userId', 'data', 'ip', 'userAgent'] as const;
+const COUNT_VALUES = ['scopeId', 'day', 'slot'] as const;
+
+const eventValues = (v: Record<(typeof EVENT_VALUES)[number], string>) => ({
+  event_id: v.eventId,
+  tenant_id: v.tenantId,
+  app_id: v.appId,
+  type: v.type,
+  occurred_at: v.occurredAt,
+  actor_type: v.actorType,
+  actor_id: v.actorId,
+  user_id: v.userId,
+  data: v.data,
+  ip: v.ip,
+  user_agent: v.userAgent,
+});
+
+const countUpsert = (db: QueryCreator<Database>, v: Record<string, string>) =>
+  db
+    .insertInto('event_counts')
+    .values({ scope_id: v.scopeId, day: v.day, type: v.type, slot: v.slot, count: 1 })
+    .onConflict((oc) => oc.columns(['scope_id', 'day', 'type', 'slot']).doUpdateSet((eb) => ({ count: eb('event_counts.count', '+', 1) })));
+
+// PostgreSQL: the event and its count in ONE statement (a data-modifying CTE runs to completion whether
+// or not the outer statement reads it), so the event costs a sign-in no second round trip. SQLite runs
+// in process: two prepared statements cost no round trip at all.
+const insertWithCount = compiledQuery([...EVENT_VALUES, ...COUNT_VALUES], (db, v) => countUpsert(db.with('e', (qc) => qc.insertInto('events').values(eventValues(v))) as unknown as QueryCreator<Database>, v));
+const insertOnly = compiledQuery(EVENT_VALUES, (db, v) => db.insertInto('events').values(eventValues(v)));
+const countOnly = compiledQuery(['scopeId', 'day', 'type', 'slot'], (db, v) => countUpsert(db, v));
+
+/** Inserts the event and adds it to its scope's count of the day, in the caller's transaction. */
+export async function insertEvent(db: Db, row: EventRow): Promise<void> {
+  const values = {
+    eventId: row.event_id,
+    tenantId: row.tenant_id,
+    appId: row.app_id,
+    type: row.type,
+    occurredAt: row.occurred_at,
+    actorType: row.actor_type,
+    actorId: row.actor_id,
+    userId: row.user_id,
+    data: row.data,
+    ip: row.ip,
+    userAgent: row.user_agent,
+  };
+  const count = { scopeId: row.app_id ?? row.tenant_id, day: row.occurred_at.slice(0, 10), type: row.type, slot: counterSlot(row.event_id) };
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await insertWithCount(db, { ...values, ...count });
+    return;
+  }
+  await insertOnly(db, values);
+  await countOnly(db, count);
+}
+
+/** A place in the newest-first order: the events after it are older, or as old with a smaller id. */
+export interface EventPosition {
+  occurredAt: string;
+  eventId: string;
+}
+
+/** Whose events a page reads: an app's (optionally one user's), or a tenant's own (app_id null). */
+export type EventScope = { appId: string; userId?: string } | { tenantId: string };
+
+export interface EventFilter {
+  /** Exact types; */
+  types?: string[];
+  /** Type prefixes ending in '.', from `user.*`. */
+  prefixes?: string[];
+  /** occurred_at >= since (ISO 8601 UTC). */
+  since?: string;
+  /** occurred_at < until. */
+  until?: string;
+  after?: EventPosition;
+}
+
+/**
+ * Up to `limit` events of the scope, newest first, after `after`: one range of events_app_time,
+ * events_app_user_time or events_tenant_time (the type filter is checked on the rows of that range).
+ */
+export async function listEvents(db: Db, scope: EventScope, filter: EventFilter, limit: number): Promise<EventRow[]> {
+  return eventsPageQuery(db, scope, filter, limit).execute();
+}
+
+/** listEvents' statement (exported for the test of its plan). */
+export function eventsPageQuery(db: Db, scope: EventScope, filter: EventFilter, limit: number) {
+  let query = db.selectFrom('events').selectAll();
+  if ('tenantId' in scope) query = query.where('tenant_id', '=', scope.tenantId).where('app_id', 'is', null);
+  else {
+    query = query.where('app_id', '=', scope.appId);
+    if (scope.userId !== undefined) query = query.where('user_id', '=', scope.userId);
+  }
+  if (filter.since !== undefined) query = query.where('occurred_at', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('occurred_at', '<', filter.until);
+  const { types = [], prefixes = [] } = filter;
+  if (types.length || prefixes.length) {
+    query = query.where((eb) => eb.or([...(types.length ? [eb('type', 'in', types)] : []), ...prefixes.map((prefix) => eb('type', 'like', `${prefix.replace(/[%_\\]/g, '\\$&')}%`))]));
+  }
+  if (filter.after) {
+    const { occurredAt, eventId } = filter.after;
+    query = query.where((eb) => eb(eb.refTuple('occurred_at', 'event_id'), '<', eb.tuple(occurredAt, eventId)));
+  }
+  return query.orderBy('occurred_at', 'desc').orderBy('event_id', 'desc').limit(rowLimit(limit));
+}
+
+/** The app's event, or undefined (another app's event is not found either). */
+export async function findEvent(db: Db, appId: string, eventId: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('app_id', '=', appId).where('event_id', '=', eventId).executeTakeFirst();
+}
+
+/** The tenant's own event (app_id null), or undefined. */
+export async function findTenantEvent(db: Db, tenantId: string, eventId: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('app_id', 'is', null).where('event_id', '=', eventId).executeTakeFirst();
+}

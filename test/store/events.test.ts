@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/clock.js';
+import type { Deps } from '../../src/deps.js';
+import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
+import { recordEvent } from '../../src/services/events/record.js';
+import type { NewEvent } from '../../src/services/events/types.js';
+import { findEvent, findTenantEvent, listEvents } from '../../src/store/repos/events.js';
+import { openInProcess } from '../helpers/in-process.js';
+
+// The store suite for events (store/repos/events.ts) on the run's database: the event and its day's count
+// written together, pages by app, by app and user, by tenant (app_id null), and the scoping of each read.
+let deps: Deps;
+let close: (() => Promise<void>) | undefined;
+const now = new Date('2026-04-01T12:00:00.000Z');
+const clock: Clock = { now: () => now };
+
+beforeAll(async () => {
+  ({ deps, close } = await openInProcess(clock));
+});
+afterAll(async () => {
+  await close?.();
+});
+
+const appsDeps = (): AppsDeps => ({ db: deps.db, clock, keys: deps.keys, hashcashEnabled: false });
+
+async function twoApps() {
+  const tenant = await createTenant(appsDeps(), 'T');
+  const a = await createApp(appsDeps(), tenant.tenant_id, 'A', {});
+  const b = await createApp(appsDeps(), tenant.tenant_id, 'B', {});
+  return { tenantId: tenant.tenant_id, appId: a.app_id, otherAppId: b.app_id };
+}
+
+const event = (fields: Partial<NewEvent> & Pick<NewEvent, 'tenantId' | 'appId'>): NewEvent => ({
+  type: 'user.updated',
+  actor: { type: 'system', id: null },
+  userId: null,
+  data: {},
+  ip: null,
+  userAgent: null,
+  ...fields,
+});
+
+const at = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+
+describe('store: events', () => {
+  it('insertEvent inside a transaction: a rolled-back change leaves no event', async () => {
+    const { tenantId, appId } = await twoApps();
+    await expect(
+      deps.db.transaction().execute(async (trx) => {
+        await recordEvent(trx, event({ tenantId, appId }), at(0));
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    expect(await listEvents(deps.db, { appId }, {}, 10)).toEqual([]);
+    const id = await deps.db.transaction().execute((trx) => recordEvent(trx, event({ tenantId, appId, data: { changed: ['email'] } }), at(0)));
+    expect(await findEvent(deps.db, appId, id)).toMatchObject({ event_id: id, app_id: appId, tenant_id: tenantId, type: 'user.updated', occurred_at: at(0).toISOString(), actor_type: 'system' });
+  });
+
+  it('listEvents: newest first within the app, the app’s user, or the tenant’s own; keyset after a position', async () => {
+    const { tenantId, appId, otherAppId } = await twoApps();
+    const user = randomUUID();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await recordEvent(deps.db, event({ tenantId, appId, userId: i % 2 ? user : null, type: i % 2 ? 'session.created' : 'user.created' }), at(i)));
+    await recordEvent(deps.db, event({ tenantId, appId: otherAppId, userId: user }), at(9));
+    const tenantOwn = await recordEvent(deps.db, event({ tenantId, appId: null, type: 'app.created' }), at(3));
+    const page = await listEvents(deps.db, { appId }, {}, 3);
+    expect(page.map((r) => r.event_id)).toEqual([ids[4], ids[3], ids[2]]);
+    const last = page.at(-1)!;
+    const next = await listEvents(deps.db, { appId }, { after: { occurredAt: last.occurred_at, eventId: last.event_id } }, 3);
+    expect(next.map((r) => r.event_id)).toEqual([ids[1], ids[0]]);
+    expect((await listEvents(deps.db, { appId, userId: user }, {}, 10)).map((r) => r.event_id)).toEqual([ids[3], ids[1]]);
+    expect((await listEvents(deps.db, { appId }, { prefixes: ['user.'] }, 10)).map((r) => r.event_id)).toEqual([ids[4], ids[2], ids[0]]);
+    expect((await listEvents(deps.db, { appId }, { types: ['session.created'], prefixes: ['app.'] }, 10)).map((r) => r.event_id)).toEqual([ids[3], ids[1]]);
+    expect((await listEvents(deps.db, { appId }, { since: at(1).toISOString(), until: at(3).toISOString() }, 10)).map((r) => r.event_id)).toEqual([ids[2], ids[1]]);
+    // A prefix's LIKE wildcards are literal: `user_` does not match `users.`.
+    expect(await listEvents(deps.db, { appId }, { prefixes: ['u_er.'] }, 10)).toEqual([]);
+    expect((await listEvents(deps.db, { tenantId }, {}, 10)).map((r) => r.event_id)).toEqual([tenantOwn]);
+    expect(await findTenantEvent(deps.db, tenantId, tenantOwn)).toMatchObject({ app_id: null, type: 'app.created' });
+    expect(await findTenantEvent(deps.db, tenantId, ids[0])).toBeUndefined();
+    expect(await findEvent(deps.db, otherAppId, ids[0])).toBeUndefined();
+    expect(await findEvent(deps.db, appId, tenantOwn)).toBeUndefined();
+  });
+});
