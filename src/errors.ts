@@ -59,6 +59,8 @@ export const ERROR_CODES = [
   'unknown_field',
   'metadata_too_large',
   'user_banned',
+  'provider_limit_reached',
+  'invalid_issuer',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -27,6 +27,7 @@ export const SQLITE_ONLY = {
   'src/limits/limiter.test.ts': 'rate-limit arithmetic in memory (Redis: test/contract/rate-limits.test.ts on PostgreSQL)',
   'src/mail/**': 'mail templates, no database',
   'src/observability/**': 'pure functions, no database',
+  'src/providers/**': 'address checks and a fetch against a loopback socket, no database',
   'src/services/billing/pricing.test.ts': 'price arithmetic, no database',
   'src/services/tables/**': 'value coercion and a cache, no database',
   'src/*.test.ts': 'process, logger and flag helpers, no database',

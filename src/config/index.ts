@@ -33,6 +33,13 @@ export interface Config {
   rateLimits: RateLimits;
   googleIssuer: string;
   appleIssuer: string;
+  /** GITHUB_URL and GITHUB_API_URL: GitHub's web and REST API bases (a stand-in in tests). */
+  githubUrl: string;
+  githubApiUrl: string;
+  /** MICROSOFT_AUTHORITY: the identity platform's base, before /{tenant}/v2.0. */
+  microsoftAuthority: string;
+  /** OIDC_ALLOW_LOOPBACK_ISSUERS: custom OpenID Connect issuers may be on loopback (tests, local providers). */
+  oidcAllowLoopbackIssuers: boolean;
   /** Where the embedded defaults live (SQLite file, master key, outbox, blobs): ./data. */
   dataDir: string;
   logLevel: string;
@@ -105,6 +112,10 @@ export function loadConfig(env: Env = process.env, options: { serve?: boolean } 
     rateLimits,
     googleIssuer: url(env, 'GOOGLE_ISSUER', ['http:', 'https:']) ?? 'https://accounts.google.com',
     appleIssuer: url(env, 'APPLE_ISSUER', ['http:', 'https:']) ?? 'https://appleid.apple.com',
+    githubUrl: url(env, 'GITHUB_URL', ['http:', 'https:']) ?? 'https://github.com',
+    githubApiUrl: url(env, 'GITHUB_API_URL', ['http:', 'https:']) ?? 'https://api.github.com',
+    microsoftAuthority: url(env, 'MICROSOFT_AUTHORITY', ['http:', 'https:']) ?? 'https://login.microsoftonline.com',
+    oidcAllowLoopbackIssuers: boolean(env, 'OIDC_ALLOW_LOOPBACK_ISSUERS', false),
     dataDir: './data',
     logLevel,
     billingChains,

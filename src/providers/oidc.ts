@@ -1,7 +1,8 @@
 import type * as OpenId from 'openid-client';
 import { ApiError } from '../errors.js';
+import { RefusedAddressError } from './safe-fetch.js';
 
-// Client of the OpenID Connect issuers (Google, Apple) through openid-client: discovery, the
+// Client of the OpenID Connect issuers (Google, Apple, custom `oidc-<name>` ones) through openid-client: discovery, the
 // authorization URL with PKCE, the code exchange and every ID-token check (signature by the issuer's
 // JWKS, issuer, audience, nonce, expiry). Nothing here is hand-written that the library does.
 
@@ -29,11 +30,16 @@ export class OidcError extends Error {
   }
 }
 
+/** The fetch openid-client uses for an issuer (safe-fetch.ts's guarded one for an issuer an app chose). */
+export type IssuerFetch = (url: string, init: { method?: string; headers?: Record<string, string>; body?: any; signal?: AbortSignal | null }) => Promise<Response>;
+
 export interface ClientSettings {
   issuer: string;
   clientId: string;
-  /** client_secret_basic (Google) or client_secret_post (Apple, whose secret is a short-lived JWT). */
+  /** client_secret_basic (Google, custom issuers) or client_secret_post (Apple, whose secret is a short-lived JWT). */
   auth: { method: 'client_secret_basic' | 'client_secret_post'; secret: string };
+  /** Every request to the issuer goes through it (a custom issuer's: no private address); default: fetch. */
+  fetch?: IssuerFetch;
 }
 
 export interface IdTokenClaims {
@@ -51,7 +57,7 @@ export class OidcIssuers {
    * The issuer's metadata. An http:// issuer is accepted only on loopback (tests, local providers);
    * everything else must be https. Unreachable or malformed → 502 `provider_unreachable`.
    */
-  async metadata(issuer: string): Promise<OpenId.ServerMetadata> {
+  async metadata(issuer: string, fetch?: IssuerFetch): Promise<OpenId.ServerMetadata> {
     const cached = this.cache.get(issuer);
     if (cached && cached.until > Date.now()) return cached.metadata;
     const url = issuerUrl(issuer);
@@ -60,6 +66,7 @@ export class OidcIssuers {
       const config = await client.discovery(url, 'discovery', undefined, client.None(), {
         execute: url.protocol === 'http:' ? [client.allowInsecureRequests] : [],
         timeout: ISSUER_TIMEOUT_SECONDS,
+        ...(fetch ? { [client.customFetch]: fetch } : {}),
       });
       const metadata = { ...config.serverMetadata() };
       this.cache.set(issuer, { metadata, until: Date.now() + DISCOVERY_TTL_MS });
@@ -71,11 +78,12 @@ export class OidcIssuers {
 
   /** A configured client of the issuer: discovery (cached) plus the app's client id and authentication. */
   async configuration(settings: ClientSettings): Promise<OpenId.Configuration> {
-    const metadata = await this.metadata(settings.issuer);
+    const metadata = await this.metadata(settings.issuer, settings.fetch);
     const auth = settings.auth.method === 'client_secret_basic' ? client.ClientSecretBasic(settings.auth.secret) : client.ClientSecretPost(settings.auth.secret);
     const config = new client.Configuration(metadata, settings.clientId, undefined, auth);
     config.timeout = ISSUER_TIMEOUT_SECONDS;
     if (new URL(settings.issuer).protocol === 'http:') client.allowInsecureRequests(config);
+    if (settings.fetch) config[client.customFetch] = settings.fetch;
     // openid-client skips the ID token's signature when the token came straight from the token endpoint
     // over TLS (OIDC Core 3.1.3.7 allows it); we check it against the issuer's JWKS anyway.
     client.enableNonRepudiationChecks(config);
@@ -83,7 +91,7 @@ export class OidcIssuers {
   }
 }
 
-function issuerUrl(issuer: string): URL {
+export function issuerUrl(issuer: string): URL {
   let url: URL;
   try {
     url = new URL(issuer);
@@ -161,7 +169,15 @@ export async function exchangeCode(
 
 const UNREACHABLE_CODES = new Set(['OAUTH_TIMEOUT', 'OAUTH_ABORT', 'OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS_NOT_JSON']);
 
+/** The guarded fetch's refusal somewhere in the error's causes (safe-fetch.ts), if that is what failed. */
+function refusal(error: unknown): RefusedAddressError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof RefusedAddressError) return e;
+  return undefined;
+}
+
 function classify(error: unknown): OidcError {
+  const refused = refusal(error);
+  if (refused) return new OidcError('provider_unavailable', `the provider's endpoint was not requested: ${refused.message}`, { cause: error });
   if (error instanceof client.AuthorizationResponseError) {
     return new OidcError(error.error === 'access_denied' ? 'access_denied' : 'provider_error', `the provider answered ${error.error}`, { cause: error });
   }

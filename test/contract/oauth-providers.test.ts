@@ -86,12 +86,14 @@ describe('4.2 OAuth provider configuration (Secret)', () => {
     expect(res.body.detail).toMatch(/ES256/);
   });
 
-  it('a provider other than google or apple → 404 on PUT, DELETE and authorize', async () => {
-    expect((await as(appA, 'PUT', '/v1/oauth/providers/github', googleBody)).status).toBe(404);
-    expect((await as(appA, 'DELETE', '/v1/oauth/providers/github')).status).toBe(404);
-    const res = await api(server, 'GET', `/v1/oauth/github/authorize?redirect_url=${encodeURIComponent(RETURN)}`, { publishableKey: appA.publishable_key });
-    expect(res.status).toBe(404);
-    expect(typeof res.body.detail).toBe('string');
+  it('a provider other than google, apple, github, microsoft or oidc-<name> → 404 on PUT, DELETE and authorize', async () => {
+    for (const name of ['gitlab', 'oidc-', 'oidc-Upper', 'oidc-under_score', `oidc-${'a'.repeat(41)}`]) {
+      expect((await as(appA, 'PUT', `/v1/oauth/providers/${name}`, { ...googleBody, issuer: 'https://idp.example.com', display_name: 'X' })).status, name).toBe(404);
+      expect((await as(appA, 'DELETE', `/v1/oauth/providers/${name}`)).status, name).toBe(404);
+      const res = await api(server, 'GET', `/v1/oauth/${name}/authorize?redirect_url=${encodeURIComponent(RETURN)}`, { publishableKey: appA.publishable_key });
+      expect(res.status, name).toBe(404);
+      expect(typeof res.body.detail).toBe('string');
+    }
   });
 
   it('no key → 401; the publishable key → 403', async () => {

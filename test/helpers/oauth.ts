@@ -79,7 +79,7 @@ export async function configureApple(server: TestServer, app: TestApp, c: { clie
  * What the app's page does: asks Gatehouse for the provider's authorization URL, in `browser` (a fresh
  * one when none is given), which keeps the browser-binding cookie the callback then requires.
  */
-export async function authorize(server: TestServer, app: TestApp, provider: 'google' | 'apple', redirectUrl = RETURN, browser = new OAuthBrowser()) {
+export async function authorize(server: TestServer, app: TestApp, provider: string, redirectUrl = RETURN, browser = new OAuthBrowser()) {
   const res = await browser.request('GET', `${server.url}/v1/oauth/${provider}/authorize?redirect_url=${encodeURIComponent(redirectUrl)}`, {
     // A page's fetch, not a navigation: errors come back as {detail}.
     headers: { 'x-publishable-key': app.publishable_key, accept: 'application/json' },
@@ -89,9 +89,9 @@ export async function authorize(server: TestServer, app: TestApp, provider: 'goo
 
 /** A whole sign-in: authorize, the provider's login and consent pages, the callback. Returns the callback's answer. */
 export async function signInWith(
-  o: OAuthEnv,
+  o: Pick<OAuthEnv, 'server'>,
   app: TestApp,
-  provider: 'google' | 'apple',
+  provider: string,
   login: string,
   options: { browser?: OAuthBrowser; redirectUrl?: string; editUrl?: (url: URL) => void; extraFields?: Record<string, string> } = {},
 ): Promise<{ callback: PageResponse; browser: OAuthBrowser }> {
@@ -105,7 +105,7 @@ export async function signInWith(
 }
 
 /** GET /v1/me as the browser (its __session cookie) for the app. */
-export function me(o: OAuthEnv, browser: OAuthBrowser, app: TestApp) {
+export function me(o: Pick<OAuthEnv, 'server'>, browser: OAuthBrowser, app: TestApp) {
   return browser.request('GET', `${o.server.url}/v1/me`, { headers: { 'x-publishable-key': app.publishable_key } });
 }
 

@@ -17,6 +17,10 @@ export interface ProviderAccount {
   email?: string;
   email_verified?: boolean;
   name?: string;
+  /** Entra-shaped claims (kind 'microsoft'): the tenant and object ids, "email domain owner verified". */
+  tid?: string;
+  oid?: string;
+  xms_edov?: boolean;
 }
 
 export interface AppleKey {
@@ -42,9 +46,19 @@ export interface IdTokenTamper {
   foreignKey?: boolean;
 }
 
+/**
+ * google: query response, client_secret_basic. apple: form_post, client_secret_post with ES256 JWTs.
+ * microsoft: Entra-shaped (issuer {base}/{tid}/v2.0, the tid/oid/xms_edov claims, client_secret_post, and
+ * the multi-tenant discovery documents at {base}/common|organizations|consumers/v2.0 with the templated
+ * issuer {base}/{tenantid}/v2.0). oidc: a plain OpenID provider (client_secret_basic), at `path` if given.
+ */
+export type IssuerKind = 'google' | 'apple' | 'microsoft' | 'oidc';
+
 export interface TestIssuer {
-  kind: 'google' | 'apple';
+  kind: IssuerKind;
   issuer: string;
+  /** http://127.0.0.1:port (the issuer is base + path). */
+  base: string;
   port: number;
   /** Who can log in, by login name (= subject). */
   accounts: Map<string, ProviderAccount>;
@@ -61,16 +75,31 @@ export function newAppleKey(teamId = 'TEAM123456', keyId = `KEY${randomBytes(4).
   return { teamId, keyId, privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, publicKey };
 }
 
-export async function createIssuer(kind: 'google' | 'apple', clients: IssuerClient[]): Promise<TestIssuer> {
+export async function createIssuer(kind: IssuerKind, clients: IssuerClient[], options: { path?: string } = {}): Promise<TestIssuer> {
   let handle: RequestListener = (_req, res) => res.writeHead(503).end();
-  const server = createServer((req, res) => handle(req, res));
+  const path = options.path ?? '';
+  let discovery: Record<string, unknown> | undefined;
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    // Entra's multi-tenant endpoints: the tenant's own document, its issuer a template.
+    const multi = /^\/(common|organizations|consumers)\/v2\.0\/\.well-known\/openid-configuration$/.exec(url);
+    if (kind === 'microsoft' && multi && discovery) {
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...discovery, issuer: `${base}/{tenantid}/v2.0` }));
+    }
+    if (!path) return handle(req, res);
+    if (!url.startsWith(path)) return void res.writeHead(404).end();
+    (req as { originalUrl?: string }).originalUrl = url;
+    req.url = url.slice(path.length) || '/';
+    handle(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  const issuer = `http://127.0.0.1:${port}`;
+  const base = `http://127.0.0.1:${port}`;
+  const issuer = `${base}${path}`;
   const accounts = new Map<string, ProviderAccount>();
   const clientSecretsSeen: string[] = [];
   const signing = await generateKeyPair('RS256', { extractable: true });
@@ -94,13 +123,16 @@ export async function createIssuer(kind: 'google' | 'apple', clients: IssuerClie
         redirect_uris: [redirectUri],
         response_types: ['code'],
         grant_types: ['authorization_code'],
-        token_endpoint_auth_method: kind === 'google' ? 'client_secret_basic' : 'client_secret_post',
+        token_endpoint_auth_method: kind === 'apple' || kind === 'microsoft' ? 'client_secret_post' : 'client_secret_basic',
       })),
       findAccount: async (_ctx: unknown, sub: string) => {
         const account = accounts.get(sub);
         return account && { accountId: sub, claims: async () => ({ sub, ...account }) };
       },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], name: ['name'] },
+      claims:
+        kind === 'microsoft'
+          ? { openid: ['sub', 'tid', 'oid'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name'] }
+          : { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], name: ['name'] },
       // Google and Apple put the email in the ID token itself, not only behind the userinfo endpoint.
       conformIdTokenClaims: false,
       pkce: { methods: ['S256'], required: () => true },
@@ -126,7 +158,7 @@ export async function createIssuer(kind: 'google' | 'apple', clients: IssuerClie
             return false;
           }
         };
-    } else {
+    } else if (kind !== 'microsoft') {
       provider.use(async (ctx, next) => {
         if (ctx.path === '/token') {
           const basic = /^Basic (.+)$/.exec(ctx.get('authorization'));
@@ -147,11 +179,13 @@ export async function createIssuer(kind: 'google' | 'apple', clients: IssuerClie
     });
 
     handle = provider.callback();
+    if (kind === 'microsoft') discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
   }
 
   return {
     kind,
     issuer,
+    base,
     port,
     accounts,
     clientSecretsSeen,

@@ -861,6 +861,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/oauth/providers/public": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The providers a sign-in page may offer: name and display name only */
+        get: operations["listPublicOAuthProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/oauth/providers/google": {
         parameters: {
             query?: never;
@@ -871,6 +888,40 @@ export interface paths {
         get?: never;
         /** Configure Google sign-in */
         put: operations["putGoogleProvider"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/providers/github": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Configure GitHub sign-in (OAuth 2.0; the primary verified email from the emails API) */
+        put: operations["putGitHubProvider"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/providers/microsoft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Configure Microsoft sign-in (issuer checked per tenant) */
+        put: operations["putMicrosoftProvider"];
         post?: never;
         delete?: never;
         options?: never;
@@ -903,7 +954,8 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        /** Configure a custom OpenID Connect provider oidc-<name> (any issuer by discovery; at most 20 per app) */
+        put: operations["putCustomOAuthProvider"];
         post?: never;
         /** Remove the provider's configuration */
         delete: operations["deleteOAuthProvider"];
@@ -1213,7 +1265,7 @@ export interface components {
              * @description a stable snake_case code (docs/api.md)
              * @enum {string}
              */
-            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned";
+            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer";
         };
     };
     responses: never;
@@ -4951,7 +5003,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         providers: {
-                            provider: "google" | "apple";
+                            /** @description google, apple, github, microsoft or oidc-<name> */
+                            provider: string;
+                            display_name: string;
                             client_id: string;
                             /** @enum {string} */
                             client_secret?: "****";
@@ -4959,6 +5013,8 @@ export interface operations {
                             key_id?: string;
                             /** @enum {string} */
                             private_key?: "****";
+                            tenant?: string;
+                            issuer?: string;
                             scopes: string[];
                             /** Format: date-time */
                             configured_at: string;
@@ -4979,6 +5035,40 @@ export interface operations {
             };
             /** @description Every error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPublicOAuthProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providers: {
+                            provider: string;
+                            display_name: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5014,7 +5104,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        provider: "google" | "apple";
+                        /** @description google, apple, github, microsoft or oidc-<name> */
+                        provider: string;
+                        display_name: string;
                         client_id: string;
                         /** @enum {string} */
                         client_secret?: "****";
@@ -5022,6 +5114,158 @@ export interface operations {
                         key_id?: string;
                         /** @enum {string} */
                         private_key?: "****";
+                        tenant?: string;
+                        issuer?: string;
+                        scopes: string[];
+                        /** Format: date-time */
+                        configured_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putGitHubProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the GitHub OAuth app's client id */
+                    client_id: string;
+                    client_secret: string;
+                    /** @description default read:user user:email; user:email is always added */
+                    scopes?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description google, apple, github, microsoft or oidc-<name> */
+                        provider: string;
+                        display_name: string;
+                        client_id: string;
+                        /** @enum {string} */
+                        client_secret?: "****";
+                        team_id?: string;
+                        key_id?: string;
+                        /** @enum {string} */
+                        private_key?: "****";
+                        tenant?: string;
+                        issuer?: string;
+                        scopes: string[];
+                        /** Format: date-time */
+                        configured_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putMicrosoftProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the application (client) id of the Entra app registration */
+                    client_id: string;
+                    client_secret: string;
+                    /** @description common, organizations, consumers, or a tenant id or domain */
+                    tenant: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description google, apple, github, microsoft or oidc-<name> */
+                        provider: string;
+                        display_name: string;
+                        client_id: string;
+                        /** @enum {string} */
+                        client_secret?: "****";
+                        team_id?: string;
+                        key_id?: string;
+                        /** @enum {string} */
+                        private_key?: "****";
+                        tenant?: string;
+                        issuer?: string;
                         scopes: string[];
                         /** Format: date-time */
                         configured_at: string;
@@ -5088,7 +5332,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        provider: "google" | "apple";
+                        /** @description google, apple, github, microsoft or oidc-<name> */
+                        provider: string;
+                        display_name: string;
                         client_id: string;
                         /** @enum {string} */
                         client_secret?: "****";
@@ -5096,6 +5342,8 @@ export interface operations {
                         key_id?: string;
                         /** @enum {string} */
                         private_key?: "****";
+                        tenant?: string;
+                        issuer?: string;
                         scopes: string[];
                         /** Format: date-time */
                         configured_at: string;
@@ -5124,6 +5372,106 @@ export interface operations {
             };
             /** @description Every error */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putCustomOAuthProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description oidc-<name>: ^oidc-[a-z0-9-]{1,40}$ */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the issuer URL; its discovery document is read at /.well-known/openid-configuration */
+                    issuer: string;
+                    /** @description the client id at the issuer */
+                    client_id: string;
+                    client_secret: string;
+                    /** @description default openid email profile; openid is always added */
+                    scopes?: string[];
+                    /** @description what a sign-in page shows ("Sign in with …") */
+                    display_name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description google, apple, github, microsoft or oidc-<name> */
+                        provider: string;
+                        display_name: string;
+                        client_id: string;
+                        /** @enum {string} */
+                        client_secret?: "****";
+                        team_id?: string;
+                        key_id?: string;
+                        /** @enum {string} */
+                        private_key?: "****";
+                        tenant?: string;
+                        issuer?: string;
+                        scopes: string[];
+                        /** Format: date-time */
+                        configured_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

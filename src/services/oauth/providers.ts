@@ -1,30 +1,39 @@
+import { isIP } from 'node:net';
 import { iso } from '../../clock.js';
-import { open, seal } from '../../crypto/envelope.js';
+import { seal } from '../../crypto/envelope.js';
 import type { Deps } from '../../deps.js';
-import { badRequest, notFound } from '../../errors.js';
+import { ApiError, badRequest, notFound } from '../../errors.js';
 import { parseAppleKey } from '../../providers/apple-secret.js';
-import type { ClientSettings } from '../../providers/oidc.js';
-import type { AppleClientSecrets } from '../../providers/apple-secret.js';
+import { refusedAddress } from '../../providers/safe-fetch.js';
 import * as providers from '../../store/repos/oauth-providers.js';
 import type { OAuthProviderName } from '../../store/repos/oauth-providers.js';
 import type { OAuthProviderRow } from '../../store/types.js';
 
 export type { OAuthProviderName };
 
-// Each app's OAuth provider configuration (docs/oauth.md). The Google client secret and the
-// Apple .p8 key are sealed with MASTER_KEY, bound to (app, provider): a database dump shows neither, and
-// a sealed value copied to another app's row does not open.
+// Each app's OAuth provider configuration (docs/oauth.md). Client secrets and the Apple .p8 key are
+// sealed with MASTER_KEY, bound to (app, provider): a database dump shows none, and a sealed value copied
+// to another app's row does not open.
 
-export type ProviderConfigDeps = Pick<Deps, 'db' | 'clock' | 'masterKey' | 'masterKeys'>;
+export type ProviderConfigDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'masterKey' | 'masterKeys' | 'store'>;
 
-export const PROVIDERS: readonly OAuthProviderName[] = ['google', 'apple'];
-export const isProvider = (name: string): name is OAuthProviderName => (PROVIDERS as readonly string[]).includes(name);
+export const BUILT_IN: readonly OAuthProviderName[] = ['google', 'apple', 'github', 'microsoft'];
+/** A custom OpenID Connect provider's name. */
+export const CUSTOM_PROVIDER = /^oidc-[a-z0-9-]{1,40}$/;
+/** Custom providers an app may have. */
+export const MAX_CUSTOM_PROVIDERS = 20;
+export const isProvider = (name: string): name is OAuthProviderName => (BUILT_IN as readonly string[]).includes(name) || CUSTOM_PROVIDER.test(name);
+export const isCustom = (name: string): name is `oidc-${string}` => CUSTOM_PROVIDER.test(name);
 
-export const DEFAULT_SCOPES: Record<OAuthProviderName, string[]> = {
-  google: ['openid', 'email', 'profile'],
-  // Apple only sends the name (in the first form_post) when `name` is asked for.
-  apple: ['openid', 'email', 'name'],
-};
+const DISPLAY_NAMES: Record<string, string> = { google: 'Google', apple: 'Apple', github: 'GitHub', microsoft: 'Microsoft' };
+const OIDC_SCOPES = ['openid', 'email', 'profile'];
+
+export function defaultScopes(provider: OAuthProviderName): string[] {
+  // Apple only sends the name (in the first form_post) when `name` is asked for; GitHub's emails API needs user:email.
+  if (provider === 'apple') return ['openid', 'email', 'name'];
+  if (provider === 'github') return ['read:user', 'user:email'];
+  return OIDC_SCOPES;
+}
 
 const REDACTED = '****' as const;
 export const providerSecretBinding = (appId: string, provider: OAuthProviderName) => `oauth-provider:${appId}:${provider}`;
@@ -32,26 +41,41 @@ export const providerSecretBinding = (appId: string, provider: OAuthProviderName
 /** What the API shows of a configuration: every secret as "****". */
 export interface ProviderView {
   provider: OAuthProviderName;
+  display_name: string;
   client_id: string;
   client_secret?: typeof REDACTED;
   team_id?: string;
   key_id?: string;
   private_key?: typeof REDACTED;
+  tenant?: string;
+  issuer?: string;
   scopes: string[];
   configured_at: string;
   updated_at: string;
 }
 
+export const displayName = (row: OAuthProviderRow) => row.display_name ?? DISPLAY_NAMES[row.provider] ?? row.provider;
+
 function view(row: OAuthProviderRow): ProviderView {
-  const common = { provider: row.provider, client_id: row.client_id, scopes: JSON.parse(row.scopes) as string[], configured_at: row.configured_at, updated_at: row.updated_at };
-  return row.provider === 'google'
-    ? { ...common, client_secret: REDACTED }
-    : { ...common, team_id: row.team_id ?? '', key_id: row.key_id ?? '', private_key: REDACTED };
+  const common = {
+    provider: row.provider,
+    display_name: displayName(row),
+    client_id: row.client_id,
+    scopes: JSON.parse(row.scopes) as string[],
+    configured_at: row.configured_at,
+    updated_at: row.updated_at,
+  };
+  if (row.provider === 'apple') return { ...common, team_id: row.team_id ?? '', key_id: row.key_id ?? '', private_key: REDACTED };
+  if (row.provider === 'microsoft') return { ...common, client_secret: REDACTED, tenant: row.tenant ?? 'common' };
+  if (isCustom(row.provider)) return { ...common, client_secret: REDACTED, issuer: row.issuer ?? '' };
+  return { ...common, client_secret: REDACTED };
 }
 
-async function save(deps: ProviderConfigDeps, appId: string, provider: OAuthProviderName, input: { clientId: string; secret: string; teamId?: string; keyId?: string; scopes: string[] }) {
+type Settings = { clientId: string; secret: string; teamId?: string; keyId?: string; scopes: string[]; issuer?: string; tenant?: string; displayName?: string };
+
+function rowOf(deps: ProviderConfigDeps, appId: string, provider: OAuthProviderName, input: Settings): OAuthProviderRow {
   const now = iso(deps.clock.now());
-  await providers.upsertOAuthProvider(deps.db, {
+  return {
     app_id: appId,
     provider,
     client_id: input.clientId,
@@ -61,14 +85,40 @@ async function save(deps: ProviderConfigDeps, appId: string, provider: OAuthProv
     scopes: JSON.stringify(input.scopes),
     configured_at: now,
     updated_at: now,
-  });
+    issuer: input.issuer ?? null,
+    tenant: input.tenant ?? null,
+    display_name: input.displayName ?? null,
+  };
+}
+
+async function save(deps: ProviderConfigDeps, appId: string, provider: OAuthProviderName, input: Settings) {
+  const row = rowOf(deps, appId, provider, input);
+  if (isCustom(provider)) {
+    if (!(await providers.upsertCustomOAuthProvider(deps.db, deps.store.dialect, row, MAX_CUSTOM_PROVIDERS))) {
+      throw new ApiError(409, 'provider_limit_reached', `an application has at most ${MAX_CUSTOM_PROVIDERS} custom OpenID Connect providers`);
+    }
+  } else {
+    await providers.upsertOAuthProvider(deps.db, row);
+  }
   return view((await providers.findOAuthProvider(deps.db, appId, provider))!);
 }
 
+/** The scopes asked for: the given ones (else the provider's default), with the one the flow needs always among them. */
+const withScope = (required: string, scopes: string[] | undefined, fallback: string[]) => (scopes && scopes.length > 0 ? [...new Set([required, ...scopes])] : fallback);
+
 /** Configures Google sign-in (replacing an earlier configuration). `openid` is always among the scopes. */
 export function configureGoogle(deps: ProviderConfigDeps, appId: string, input: { client_id: string; client_secret: string; scopes?: string[] }) {
-  const scopes = input.scopes && input.scopes.length > 0 ? [...new Set(['openid', ...input.scopes])] : DEFAULT_SCOPES.google;
-  return save(deps, appId, 'google', { clientId: input.client_id, secret: input.client_secret, scopes });
+  return save(deps, appId, 'google', { clientId: input.client_id, secret: input.client_secret, scopes: withScope('openid', input.scopes, OIDC_SCOPES) });
+}
+
+/** Configures GitHub sign-in; `user:email` is always among the scopes (the emails API needs it). */
+export function configureGitHub(deps: ProviderConfigDeps, appId: string, input: { client_id: string; client_secret: string; scopes?: string[] }) {
+  return save(deps, appId, 'github', { clientId: input.client_id, secret: input.client_secret, scopes: withScope('user:email', input.scopes, defaultScopes('github')) });
+}
+
+/** Configures Microsoft sign-in for a tenant: common, organizations, consumers, or one tenant's id or domain. */
+export function configureMicrosoft(deps: ProviderConfigDeps, appId: string, input: { client_id: string; client_secret: string; tenant: string }) {
+  return save(deps, appId, 'microsoft', { clientId: input.client_id, secret: input.client_secret, tenant: input.tenant.toLowerCase(), scopes: OIDC_SCOPES });
 }
 
 /** Configures Apple sign-in; the .p8 key must parse as an ES256 key (else 400), so a typo fails here, not at a user's sign-in. */
@@ -78,37 +128,59 @@ export function configureApple(deps: ProviderConfigDeps, appId: string, input: {
   } catch (error) {
     throw badRequest((error as Error).message);
   }
-  return save(deps, appId, 'apple', { clientId: input.client_id, secret: input.private_key, teamId: input.team_id, keyId: input.key_id, scopes: DEFAULT_SCOPES.apple });
+  return save(deps, appId, 'apple', { clientId: input.client_id, secret: input.private_key, teamId: input.team_id, keyId: input.key_id, scopes: defaultScopes('apple') });
+}
+
+/**
+ * Configures a custom OpenID Connect provider. The issuer must be https (http on loopback only, and
+ * loopback only where OIDC_ALLOW_LOOPBACK_ISSUERS allows it) and not a private address; a name that
+ * resolves to one is refused at each request (providers/safe-fetch.ts). 409 past the app's 20.
+ */
+export function configureCustom(
+  deps: ProviderConfigDeps,
+  appId: string,
+  provider: `oidc-${string}`,
+  input: { issuer: string; client_id: string; client_secret: string; scopes?: string[]; display_name: string },
+) {
+  const issuer = checkIssuer(input.issuer, deps.config.oidcAllowLoopbackIssuers);
+  return save(deps, appId, provider, {
+    clientId: input.client_id,
+    secret: input.client_secret,
+    issuer,
+    displayName: input.display_name.trim(),
+    scopes: withScope('openid', input.scopes, OIDC_SCOPES),
+  });
+}
+
+const LOOPBACK_NAMES = new Set(['localhost']);
+
+function checkIssuer(raw: string, allowLoopback: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ApiError(400, 'invalid_issuer', 'issuer is not a URL');
+  }
+  if (url.username || url.password || url.search || url.hash) throw new ApiError(400, 'invalid_issuer', 'issuer must not carry credentials, a query or a fragment');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const loopbackName = LOOPBACK_NAMES.has(host.toLowerCase()) || host.toLowerCase().endsWith('.localhost');
+  const refused = isIP(host) ? refusedAddress(host, allowLoopback) : loopbackName && !allowLoopback ? 'a loopback address' : null;
+  if (refused) throw new ApiError(400, 'invalid_issuer', `issuer is ${refused}, which the service does not reach`);
+  const loopback = loopbackName || (isIP(host) && refusedAddress(host, false) !== null);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw new ApiError(400, 'invalid_issuer', 'issuer must use https (http only on loopback)');
+  return url.href.replace(/\/+$/, '');
 }
 
 export async function listProviders(deps: ProviderConfigDeps, appId: string): Promise<ProviderView[]> {
   return (await providers.listOAuthProviders(deps.db, appId)).map(view);
 }
 
+/** What a sign-in page may offer: each configured provider's name and display name, nothing else. */
+export async function listPublicProviders(deps: Pick<Deps, 'db'>, appId: string): Promise<{ provider: OAuthProviderName; display_name: string }[]> {
+  return (await providers.listOAuthProviders(deps.db, appId)).map((row) => ({ provider: row.provider, display_name: displayName(row) }));
+}
+
 /** Removes the app's configuration of the provider; 404 when there is none. */
 export async function removeProvider(deps: ProviderConfigDeps, appId: string, provider: OAuthProviderName): Promise<void> {
   if (!(await providers.deleteOAuthProvider(deps.db, appId, provider))) throw notFound(`${provider} is not configured for this application`);
-}
-
-/**
- * How to talk to the issuer as this app: the opened client secret (Google) or a client-secret JWT
- * signed with the opened Apple key.
- */
-export async function clientSettings(
-  deps: Pick<Deps, 'config' | 'masterKey' | 'masterKeys'>,
-  appleSecrets: AppleClientSecrets,
-  row: OAuthProviderRow,
-): Promise<ClientSettings> {
-  const secret = open(deps.masterKeys, row.secret_sealed, providerSecretBinding(row.app_id, row.provider));
-  if (row.provider === 'google') {
-    return { issuer: deps.config.googleIssuer, clientId: row.client_id, auth: { method: 'client_secret_basic', secret } };
-  }
-  const jwt = await appleSecrets.secretFor(row.app_id, {
-    clientId: row.client_id,
-    teamId: row.team_id ?? '',
-    keyId: row.key_id ?? '',
-    privateKeyPem: secret,
-    audience: deps.config.appleIssuer,
-  });
-  return { issuer: deps.config.appleIssuer, clientId: row.client_id, auth: { method: 'client_secret_post', secret: jwt } };
 }

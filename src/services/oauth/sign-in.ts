@@ -5,7 +5,7 @@ import { newUuid, sha256Hex } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
 import { ApiError, badRequest } from '../../errors.js';
 import type { AppleClientSecrets } from '../../providers/apple-secret.js';
-import { authorizationUrl, exchangeCode, newAuthorizationSecrets, OidcError, type IdTokenClaims, type OidcIssuers } from '../../providers/oidc.js';
+import { newAuthorizationSecrets, OidcError, type IdTokenClaims, type OidcIssuers } from '../../providers/oidc.js';
 import * as applications from '../../store/repos/applications.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as identities from '../../store/repos/oauth-identities.js';
@@ -16,15 +16,16 @@ import * as sessions from '../../store/repos/sessions.js';
 import * as signUps from '../../store/repos/user-sign-ups.js';
 import * as users from '../../store/repos/users.js';
 import type { User } from '../../store/repos/users.js';
+import type { OAuthProviderRow } from '../../store/types.js';
 import { isUniqueViolation } from '../../store/dialect.js';
 import { inTransaction } from '../../store/transaction.js';
-import { clientSettings, DEFAULT_SCOPES } from './providers.js';
+import { flowFor } from './flows.js';
 import { checkRedirect } from '../apps/origins.js';
 import { forgetEarlierHolder } from '../accounts/first-proof.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
 
-// OAuth sign-in with Google and Apple (docs/oauth.md). Authorize keeps the
+// OAuth sign-in with Google, Apple, GitHub, Microsoft and custom OpenID Connect providers (docs/oauth.md). Authorize keeps the
 // PKCE verifier, nonce and redirect_url on the server under the hash of the state, for 10 minutes and
 // one use, with the hash of a random value it hands the browser as a cookie: the state alone would let
 // whoever stopped before their own callback send it to someone else and sign them in to the sender's
@@ -82,7 +83,7 @@ export async function startAuthorization(
   const target = checkRedirect(app, redirectUrl).toString();
   const row = await providers.findOAuthProvider(deps.db, app.id, provider);
   if (!row) throw badRequest(`${provider} sign-in is not configured for this application`, 'provider_not_configured');
-  const config = await deps.issuers.configuration(await clientSettings(deps, deps.appleSecrets, row));
+  const flow = await flowFor(deps, row);
   const secrets = await newAuthorizationSecrets();
   const stateHash = sha256Hex(secrets.state);
   const browserBinding = randomBytes(32).toString('base64url');
@@ -99,15 +100,7 @@ export async function startAuthorization(
     created_at: iso(now),
     browser_binding_hash: sha256Hex(browserBinding),
   });
-  const scopes = JSON.parse(row.scopes) as string[];
-  const url = authorizationUrl(config, {
-    redirectUri: callbackUri(deps, provider),
-    scope: (scopes.length > 0 ? scopes : DEFAULT_SCOPES[provider]).join(' '),
-    state: secrets.state,
-    nonce: secrets.nonce,
-    codeChallenge: secrets.codeChallenge,
-    responseMode: provider === 'apple' ? 'form_post' : undefined,
-  });
+  const url = await flow.authorize({ redirectUri: callbackUri(deps, provider), state: secrets.state, nonce: secrets.nonce, codeChallenge: secrets.codeChallenge });
   return { authorizationUrl: url, browserBinding };
 }
 
@@ -152,30 +145,25 @@ export async function completeCallback(
   const redirectUrl = found.redirect_url;
   const fail = (code: CallbackErrorCode, detail: string, cause?: unknown) => new OAuthCallbackError(code, detail, redirectUrl, { cause });
   if (found.provider !== provider || (keyApp && keyApp.id !== found.app_id)) throw fail('invalid_state', 'the state belongs to another provider or application');
+  const app = await applications.findApplication(deps.db, found.app_id);
+  const row = app && (await providers.findOAuthProvider(deps.db, app.id, provider));
   // Login CSRF: a form another site posts (any page can auto-submit one) or a callback link opened in a
   // browser that did not start the flow fails as an unknown state, before the state is spent.
-  if (browser.formOrigin !== undefined && browser.formOrigin !== issuerOrigin(deps, provider)) {
+  if (browser.formOrigin !== undefined && browser.formOrigin !== formOrigin(deps, provider, row)) {
     throw fail('invalid_state', "the callback form was posted from a page other than the provider's");
   }
   if (!bindingMatches(browser.binding, found.browser_binding_hash)) throw fail('invalid_state', 'the callback came from a browser that did not start this sign-in');
   const claimed = await states.consumeOAuthState(deps.db, found.app_id, stateHash, iso(deps.clock.now()));
   if (!claimed) throw fail('invalid_state', 'the OAuth state was already used or has expired');
-
-  const app = await applications.findApplication(deps.db, claimed.app_id);
-  const row = app && (await providers.findOAuthProvider(deps.db, app.id, provider));
   if (!app || !row) throw fail('provider_not_configured', `${provider} sign-in is no longer configured for this application`);
   // The callback finds its app from the state, not through a guard, so the pause is checked here.
   if (app.paused) throw fail('app_paused', "this application is paused: its tenant's balance is below zero");
 
   let claims: IdTokenClaims;
   try {
-    const config = await deps.issuers.configuration(await clientSettings(deps, deps.appleSecrets, row));
-    const url = new URL(callbackUri(deps, provider));
-    for (const key of ['code', 'state', 'iss', 'error', 'error_description'] as const) {
-      if (params[key] !== undefined) url.searchParams.set(key, params[key]);
-    }
+    const flow = await flowFor(deps, row);
     const codeVerifier = open(deps.masterKeys, claimed.code_verifier_sealed, verifierBinding(stateHash));
-    claims = await exchangeCode(config, url, { state: params.state, nonce: claimed.nonce, codeVerifier });
+    claims = await flow.exchange({ params: { ...params }, redirectUri: callbackUri(deps, provider), state: params.state, nonce: claimed.nonce, codeVerifier });
   } catch (error) {
     if (error instanceof OidcError) throw fail(error.code, error.message, error.cause);
     if (error instanceof ApiError && error.status === 502) throw fail('provider_unavailable', error.detail, error.cause);
@@ -185,8 +173,13 @@ export async function completeCallback(
   return { result: await finishSignIn(deps, app, user, ['oauth'], client), redirectUrl };
 }
 
-function issuerOrigin(deps: OAuthDeps, provider: OAuthProviderName): string {
-  return new URL(provider === 'google' ? deps.config.googleIssuer : deps.config.appleIssuer).origin;
+/** The origin whose form_post the callback accepts: the issuer's (Apple's, in practice; the others answer by redirect). */
+function formOrigin(deps: OAuthDeps, provider: OAuthProviderName, row: OAuthProviderRow | undefined): string | null {
+  if (provider === 'google') return new URL(deps.config.googleIssuer).origin;
+  if (provider === 'apple') return new URL(deps.config.appleIssuer).origin;
+  if (provider === 'github') return new URL(deps.config.githubUrl).origin;
+  if (provider === 'microsoft') return new URL(deps.config.microsoftAuthority).origin;
+  return row?.issuer ? new URL(row.issuer).origin : null;
 }
 
 /** The cookie's value hashes to the stored hash; compared in constant time (a state made before 0016 has none: no match). */

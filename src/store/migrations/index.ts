@@ -33,6 +33,7 @@ import * as m0029 from './0029-session-auth-time.js';
 import * as m0030 from './0030-user-metadata.js';
 import * as m0031 from './0031-token-claims.js';
 import * as m0032 from './0032-events.js';
+import * as m0037 from './0037-oauth-more-providers.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030-user-metadata': m0030,
   '0031-token-claims': m0031,
   '0032-events': m0032,
+  '0037-oauth-more-providers': m0037,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,7 +1,12 @@
+import { sql } from 'kysely';
 import type { Db } from '../db.js';
+import type { DialectName } from '../dialect.js';
+import { lockClause } from '../tables-dialect.js';
+import { inTransaction } from '../transaction.js';
+import type { OAuthProviderName } from '../schema/oauth.js';
 import type { OAuthProviderRow } from '../types.js';
 
-export type OAuthProviderName = 'google' | 'apple';
+export type { OAuthProviderName };
 
 /** Inserts or replaces the app's configuration of one provider; `configured_at` of a first PUT is kept. */
 export async function upsertOAuthProvider(db: Db, row: OAuthProviderRow): Promise<void> {
@@ -16,9 +21,32 @@ export async function upsertOAuthProvider(db: Db, row: OAuthProviderRow): Promis
         key_id: row.key_id,
         scopes: row.scopes,
         updated_at: row.updated_at,
+        issuer: row.issuer,
+        tenant: row.tenant,
+        display_name: row.display_name,
       }),
     )
     .execute();
+}
+
+/**
+ * Inserts or replaces a custom provider (`oidc-<name>`) unless the app already has `cap` others: the count
+ * and the insert are one statement, after a lock on the app's row on PostgreSQL, so two PUTs of new names
+ * at once cannot both pass the cap (SQLite's writers are serial already). False when the cap refused it.
+ */
+export async function upsertCustomOAuthProvider(db: Db, dialect: DialectName, row: OAuthProviderRow, cap: number): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    await sql`select id from applications where id = ${row.app_id}${lockClause(dialect, 'update')}`.execute(trx);
+    const result = await sql`
+      insert into oauth_providers (app_id, provider, client_id, secret_sealed, team_id, key_id, scopes, configured_at, updated_at, issuer, tenant, display_name)
+      select ${row.app_id}, ${row.provider}, ${row.client_id}, ${row.secret_sealed}, ${row.team_id}, ${row.key_id}, ${row.scopes}, ${row.configured_at}, ${row.updated_at}, ${row.issuer}, ${row.tenant}, ${row.display_name}
+      where exists (select 1 from oauth_providers where app_id = ${row.app_id} and provider = ${row.provider})
+         or (select count(*) from oauth_providers where app_id = ${row.app_id} and provider like 'oidc-%') < ${cap}
+      on conflict (app_id, provider) do update set
+        client_id = excluded.client_id, secret_sealed = excluded.secret_sealed, scopes = excluded.scopes, updated_at = excluded.updated_at,
+        issuer = excluded.issuer, display_name = excluded.display_name`.execute(trx);
+    return Number(result.numAffectedRows ?? 0n) > 0;
+  });
 }
 
 /** The app's configuration of the provider, or undefined. */

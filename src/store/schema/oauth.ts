@@ -2,22 +2,28 @@ import type { Selectable } from 'kysely';
 
 // OAuth sign-in (migration 0007): each app's provider configuration, the states in flight, linked identities.
 
+/** google, apple, github, microsoft, or a custom OpenID Connect provider `oidc-<name>` (migration 0037). */
+export type OAuthProviderName = 'google' | 'apple' | 'github' | 'microsoft' | `oidc-${string}`;
+
 export interface OAuthProvidersTable {
   app_id: string;
-  provider: 'google' | 'apple';
+  provider: OAuthProviderName;
   client_id: string;
-  secret_sealed: string; // Google client secret or Apple .p8 PEM, sealed with MASTER_KEY
+  secret_sealed: string; // the client secret (Apple: the .p8 PEM), sealed with MASTER_KEY
   team_id: string | null;
   key_id: string | null;
   scopes: string; // JSON array
   configured_at: string;
   updated_at: string;
+  issuer: string | null; // oidc-<name>: the issuer URL (migration 0037)
+  tenant: string | null; // microsoft: common, organizations, consumers or a tenant id (migration 0037)
+  display_name: string | null; // oidc-<name>: the name a sign-in page shows (migration 0037)
 }
 
 export interface OAuthStatesTable {
   state_hash: string; // sha256 hex of the state sent to the provider
   app_id: string;
-  provider: 'google' | 'apple';
+  provider: OAuthProviderName;
   code_verifier_sealed: string;
   nonce: string;
   redirect_url: string;
@@ -29,7 +35,7 @@ export interface OAuthStatesTable {
 
 export interface OAuthIdentitiesTable {
   app_id: string;
-  provider: 'google' | 'apple';
+  provider: OAuthProviderName;
   subject: string;
   user_id: string;
   email: string | null;

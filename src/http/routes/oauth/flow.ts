@@ -4,6 +4,7 @@ import type { Deps } from '../../../deps.js';
 import { ApiError, badRequest, notFound } from '../../../errors.js';
 import { AppleClientSecrets } from '../../../providers/apple-secret.js';
 import { OidcIssuers } from '../../../providers/oidc.js';
+import { usesFormPost } from '../../../services/oauth/flows.js';
 import { isProvider, type OAuthProviderName } from '../../../services/oauth/providers.js';
 import { completeCallback, OAuthCallbackError, startAuthorization, STATE_TTL_SECONDS, type CallbackParams, type OAuthDeps } from '../../../services/oauth/sign-in.js';
 import { withMfaToken } from '../../sign-in-answer.js';
@@ -13,12 +14,11 @@ import { errors } from '../../schemas.js';
 import { clientInfo } from '../../client-ip.js';
 import type { Http } from '../../types.js';
 
-// docs/oauth.md: authorize (Publishable) and the two callbacks (GET for
-// Google's query response, POST for Apple's form_post). The callbacks carry no key: the state names the
+// docs/oauth.md: authorize (Publishable) and the two callbacks (GET for the query response of Google,
+// GitHub, Microsoft and custom providers, POST for Apple's form_post). The callbacks carry no key: the state names the
 // app, and the binding cookie authorize set names the browser.
 
-/** Apple answers with response_mode=form_post, a cross-site POST (its cookie must be SameSite=None). */
-const formPost = (provider: OAuthProviderName) => provider === 'apple';
+const formPost = usesFormPost;
 
 const ProviderParams = Type.Object({ provider: Type.String({ maxLength: 64 }) });
 
@@ -37,7 +37,7 @@ const callbackSchema = (operationId: string, summary: string, where: 'querystrin
 });
 
 function providerOf(name: string): OAuthProviderName {
-  if (!isProvider(name)) throw notFound(`unknown provider "${name}" (google or apple)`);
+  if (!isProvider(name)) throw notFound(`unknown provider "${name}" (google, apple, github, microsoft or oidc-<name>)`);
   return name;
 }
 
