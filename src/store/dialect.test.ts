@@ -11,6 +11,9 @@ describe('connection-class failures (503 with Retry-After)', () => {
     expect(connectionFailure(coded('57P03', 'the database system is starting up'))).toBe('starting_up');
     expect(connectionFailure(coded('57014', 'canceling statement due to statement timeout'))).toBe('query_timeout');
     expect(connectionFailure(coded('SQLITE_BUSY', 'database is locked'))).toBe('busy');
+    expect(connectionFailure(coded('40P01', 'deadlock detected'))).toBe('deadlock');
+    expect(connectionFailure(coded('40001', 'could not serialize access due to read/write dependencies among transactions'))).toBe('serialization');
+    expect(connectionFailure(coded('55P03', 'canceling statement due to lock timeout'))).toBe('lock_timeout');
   });
 
   it("names node-postgres' worded errors: pool wait, read timeout, terminated connection", () => {

@@ -25,6 +25,9 @@ export type ConnectionFailure =
   | 'pool_timeout'
   | 'query_timeout'
   | 'busy'
+  | 'deadlock'
+  | 'serialization'
+  | 'lock_timeout'
   | 'cannot_open';
 
 const BY_CODE: Record<string, ConnectionFailure> = {
@@ -41,6 +44,12 @@ const BY_CODE: Record<string, ConnectionFailure> = {
   '53300': 'too_many_connections',
   '57014': 'query_timeout', // query_canceled: statement_timeout
   '25P03': 'query_timeout', // idle_in_transaction_session_timeout
+  // Contention, not a bug: PostgreSQL ended one of two transactions so the other could go on (a deadlock,
+  // or a serializable transaction that lost), or a statement waited past lock_timeout (a migration holding
+  // a lock). The same request may simply be sent again, as after SQLITE_BUSY.
+  '40P01': 'deadlock', // deadlock_detected
+  '40001': 'serialization', // serialization_failure
+  '55P03': 'lock_timeout', // lock_not_available
   SQLITE_BUSY: 'busy', // busy_timeout ran out waiting for the write lock
   SQLITE_BUSY_SNAPSHOT: 'busy',
   SQLITE_BUSY_TIMEOUT: 'busy',
