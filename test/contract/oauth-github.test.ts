@@ -80,6 +80,9 @@ describe('GitHub: the round trip', () => {
     // The code was exchanged with the verifier and the exact redirect_uri.
     expect(gh.tokenRequests.at(-1)).toMatchObject({ client_id: clientOf(A).id, redirect_uri: `${env.server.url}/v1/oauth/github/callback` });
     expect(gh.tokenRequests.at(-1)!.code_verifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
+    // The new user's event, written with it: source oauth, the person as its actor.
+    const events = await api(env.server, 'GET', `/v1/events?type=user.created&user_id=${res.json.user_id}`, { bearer: A.secret_key });
+    expect(events.body.events).toEqual([expect.objectContaining({ type: 'user.created', user_id: res.json.user_id, actor: { type: 'user', id: res.json.user_id }, data: expect.objectContaining({ source: 'oauth' }) })]);
   });
 
   it('the subject is the numeric id: a renamed login with a new primary email is the same user', async () => {

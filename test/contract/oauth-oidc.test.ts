@@ -148,8 +148,18 @@ describe('custom OIDC providers: the round trip', () => {
     expect(await env.server.logs()).toMatch(/169\.254\.169\.254 is a private or special-purpose address/);
   });
 
-  it('DELETE removes it: authorize then answers provider_not_configured', async () => {
+  it('DELETE removes it: authorize then answers provider_not_configured; each PUT and DELETE wrote its event, the secret key its actor, no secret in it', async () => {
     expect((await api(env.server, 'DELETE', '/v1/oauth/providers/oidc-rogue', { bearer: B.secret_key })).body).toEqual({ status: 'deleted' });
     expect((await authorize(env.server, B, 'oidc-rogue')).body.code).toBe('provider_not_configured');
+    const events = (await api(env.server, 'GET', '/v1/events?type=oauth_provider.updated,oauth_provider.deleted', { bearer: B.secret_key })).body.events as { type: string; data: unknown; actor: unknown }[];
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ['oauth_provider.deleted', { provider: 'oidc-rogue' }],
+      ['oauth_provider.updated', { provider: 'oidc-rogue' }],
+    ]);
+    expect(events[0].actor).toEqual({ type: 'secret_key', id: null });
+    // A's PUTs are A's events; refused PUTs (400, 409) wrote none.
+    const ofA = (await api(env.server, 'GET', '/v1/events?type=oauth_provider.updated', { bearer: A.secret_key })).body.events as unknown[];
+    expect(ofA).toHaveLength(3);
+    expect(JSON.stringify(ofA)).not.toContain(ACME.clientSecret);
   });
 });

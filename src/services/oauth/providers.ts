@@ -5,7 +5,12 @@ import type { Deps } from '../../deps.js';
 import { ApiError, badRequest, notFound } from '../../errors.js';
 import { parseAppleKey } from '../../providers/apple-secret.js';
 import { refusedAddress } from '../../providers/safe-fetch.js';
+import type { Db } from '../../store/db.js';
 import * as providers from '../../store/repos/oauth-providers.js';
+import type { Application } from '../../store/repos/applications.js';
+import { inTransaction } from '../../store/transaction.js';
+import { recordEvent } from '../events/record.js';
+import { eventOf, type EventContext } from '../events/types.js';
 import type { OAuthProviderName } from '../../store/repos/oauth-providers.js';
 import type { OAuthProviderRow } from '../../store/types.js';
 
@@ -91,44 +96,57 @@ function rowOf(deps: ProviderConfigDeps, appId: string, provider: OAuthProviderN
   };
 }
 
-async function save(deps: ProviderConfigDeps, appId: string, provider: OAuthProviderName, input: Settings) {
-  const row = rowOf(deps, appId, provider, input);
-  if (isCustom(provider)) {
-    if (!(await providers.upsertCustomOAuthProvider(deps.db, deps.store.dialect, row, MAX_CUSTOM_PROVIDERS))) {
-      throw new ApiError(409, 'provider_limit_reached', `an application has at most ${MAX_CUSTOM_PROVIDERS} custom OpenID Connect providers`);
+/** Who changed the configuration, for its event (`oauth_provider.updated|deleted`: the provider's name, never a secret). */
+export interface ConfigChange {
+  app: Pick<Application, 'id' | 'tenantId'>;
+  context: EventContext;
+}
+
+const recordChange = (trx: Db, change: ConfigChange, type: 'oauth_provider.updated' | 'oauth_provider.deleted', provider: OAuthProviderName) =>
+  recordEvent(trx, eventOf(change.context, { type, tenantId: change.app.tenantId, appId: change.app.id, userId: null, data: { provider } }));
+
+/** Writes the configuration and its event in one transaction (a custom provider past the cap: 409, neither). */
+async function save(deps: ProviderConfigDeps, change: ConfigChange, provider: OAuthProviderName, input: Settings) {
+  const row = rowOf(deps, change.app.id, provider, input);
+  await inTransaction(deps.db, async (trx) => {
+    if (isCustom(provider)) {
+      if (!(await providers.upsertCustomOAuthProvider(trx, deps.store.dialect, row, MAX_CUSTOM_PROVIDERS))) {
+        throw new ApiError(409, 'provider_limit_reached', `an application has at most ${MAX_CUSTOM_PROVIDERS} custom OpenID Connect providers`);
+      }
+    } else {
+      await providers.upsertOAuthProvider(trx, row);
     }
-  } else {
-    await providers.upsertOAuthProvider(deps.db, row);
-  }
-  return view((await providers.findOAuthProvider(deps.db, appId, provider))!);
+    await recordChange(trx, change, 'oauth_provider.updated', provider);
+  });
+  return view((await providers.findOAuthProvider(deps.db, change.app.id, provider))!);
 }
 
 /** The scopes asked for: the given ones (else the provider's default), with the one the flow needs always among them. */
 const withScope = (required: string, scopes: string[] | undefined, fallback: string[]) => (scopes && scopes.length > 0 ? [...new Set([required, ...scopes])] : fallback);
 
 /** Configures Google sign-in (replacing an earlier configuration). `openid` is always among the scopes. */
-export function configureGoogle(deps: ProviderConfigDeps, appId: string, input: { client_id: string; client_secret: string; scopes?: string[] }) {
-  return save(deps, appId, 'google', { clientId: input.client_id, secret: input.client_secret, scopes: withScope('openid', input.scopes, OIDC_SCOPES) });
+export function configureGoogle(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; client_secret: string; scopes?: string[] }) {
+  return save(deps, change, 'google', { clientId: input.client_id, secret: input.client_secret, scopes: withScope('openid', input.scopes, OIDC_SCOPES) });
 }
 
 /** Configures GitHub sign-in; `user:email` is always among the scopes (the emails API needs it). */
-export function configureGitHub(deps: ProviderConfigDeps, appId: string, input: { client_id: string; client_secret: string; scopes?: string[] }) {
-  return save(deps, appId, 'github', { clientId: input.client_id, secret: input.client_secret, scopes: withScope('user:email', input.scopes, defaultScopes('github')) });
+export function configureGitHub(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; client_secret: string; scopes?: string[] }) {
+  return save(deps, change, 'github', { clientId: input.client_id, secret: input.client_secret, scopes: withScope('user:email', input.scopes, defaultScopes('github')) });
 }
 
 /** Configures Microsoft sign-in for a tenant: common, organizations, consumers, or one tenant's id or domain. */
-export function configureMicrosoft(deps: ProviderConfigDeps, appId: string, input: { client_id: string; client_secret: string; tenant: string }) {
-  return save(deps, appId, 'microsoft', { clientId: input.client_id, secret: input.client_secret, tenant: input.tenant.toLowerCase(), scopes: OIDC_SCOPES });
+export function configureMicrosoft(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; client_secret: string; tenant: string }) {
+  return save(deps, change, 'microsoft', { clientId: input.client_id, secret: input.client_secret, tenant: input.tenant.toLowerCase(), scopes: OIDC_SCOPES });
 }
 
 /** Configures Apple sign-in; the .p8 key must parse as an ES256 key (else 400), so a typo fails here, not at a user's sign-in. */
-export function configureApple(deps: ProviderConfigDeps, appId: string, input: { client_id: string; team_id: string; key_id: string; private_key: string }) {
+export function configureApple(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; team_id: string; key_id: string; private_key: string }) {
   try {
     parseAppleKey(input.private_key);
   } catch (error) {
     throw badRequest((error as Error).message);
   }
-  return save(deps, appId, 'apple', { clientId: input.client_id, secret: input.private_key, teamId: input.team_id, keyId: input.key_id, scopes: defaultScopes('apple') });
+  return save(deps, change, 'apple', { clientId: input.client_id, secret: input.private_key, teamId: input.team_id, keyId: input.key_id, scopes: defaultScopes('apple') });
 }
 
 /**
@@ -138,12 +156,12 @@ export function configureApple(deps: ProviderConfigDeps, appId: string, input: {
  */
 export function configureCustom(
   deps: ProviderConfigDeps,
-  appId: string,
+  change: ConfigChange,
   provider: `oidc-${string}`,
   input: { issuer: string; client_id: string; client_secret: string; scopes?: string[]; display_name: string },
 ) {
   const issuer = checkIssuer(input.issuer, deps.config.oidcAllowLoopbackIssuers);
-  return save(deps, appId, provider, {
+  return save(deps, change, provider, {
     clientId: input.client_id,
     secret: input.client_secret,
     issuer,
@@ -181,6 +199,9 @@ export async function listPublicProviders(deps: Pick<Deps, 'db'>, appId: string)
 }
 
 /** Removes the app's configuration of the provider; 404 when there is none. */
-export async function removeProvider(deps: ProviderConfigDeps, appId: string, provider: OAuthProviderName): Promise<void> {
-  if (!(await providers.deleteOAuthProvider(deps.db, appId, provider))) throw notFound(`${provider} is not configured for this application`);
+export async function removeProvider(deps: ProviderConfigDeps, change: ConfigChange, provider: OAuthProviderName): Promise<void> {
+  await inTransaction(deps.db, async (trx) => {
+    if (!(await providers.deleteOAuthProvider(trx, change.app.id, provider))) throw notFound(`${provider} is not configured for this application`);
+    await recordChange(trx, change, 'oauth_provider.deleted', provider);
+  });
 }

@@ -24,6 +24,8 @@ import { checkRedirect } from '../apps/origins.js';
 import { forgetEarlierHolder } from '../accounts/first-proof.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
+import { recordUserCreated } from '../accounts/users.js';
+import type { EventContext } from '../events/types.js';
 
 // OAuth sign-in with Google, Apple, GitHub, Microsoft and custom OpenID Connect providers (docs/oauth.md). Authorize keeps the
 // PKCE verifier, nonce and redirect_url on the server under the hash of the state, for 10 minutes and
@@ -169,7 +171,8 @@ export async function completeCallback(
     if (error instanceof ApiError && error.status === 502) throw fail('provider_unavailable', error.detail, error.cause);
     throw error;
   }
-  const user = await upsertUser(deps, app, provider, claims, nameOf(claims, params.user), fail);
+  const context: EventContext = { actor: { type: 'user', id: null }, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+  const user = await upsertUser(deps, app, provider, claims, nameOf(claims, params.user), fail, context);
   return { result: await finishSignIn(deps, app, user, ['oauth'], client), redirectUrl };
 }
 
@@ -211,7 +214,16 @@ type Fail = (code: CallbackErrorCode, detail: string) => OAuthCallbackError;
  * of that address, and keep signing in to it after the owner claims it. Concurrent first sign-ins
  * cannot make two users: the unique constraints decide and the loser starts over, finding the winner.
  */
-async function upsertUser(deps: OAuthDeps, app: Application, provider: OAuthProviderName, claims: IdTokenClaims, name: string | null, fail: Fail, retried = false): Promise<User> {
+async function upsertUser(
+  deps: OAuthDeps,
+  app: Application,
+  provider: OAuthProviderName,
+  claims: IdTokenClaims,
+  name: string | null,
+  fail: Fail,
+  context: EventContext,
+  retried = false,
+): Promise<User> {
   // A token without an email asserts nothing about one: a linked subject may still sign in (below).
   if (claims.email !== undefined && claims.email_verified !== true) {
     throw fail('email_not_verified', 'the provider does not say this email address is verified');
@@ -242,10 +254,11 @@ async function upsertUser(deps: OAuthDeps, app: Application, provider: OAuthProv
     await inTransaction(deps.db, async (trx) => {
       await users.insertUser(trx, row);
       await identities.insertOAuthIdentity(trx, { ...identity, user_id: row.id });
+      await recordUserCreated(trx, app, row.id, row.email, { context, source: 'oauth' }, deps.clock.now());
     });
     return users.toUser(row);
   } catch (error) {
-    if (!retried && isUniqueViolation(error)) return upsertUser(deps, app, provider, claims, name, fail, true);
+    if (!retried && isUniqueViolation(error)) return upsertUser(deps, app, provider, claims, name, fail, context, true);
     throw error;
   }
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../../deps.js';
 import { notFound } from '../../../errors.js';
 import {
@@ -12,7 +13,9 @@ import {
   listProviders,
   listPublicProviders,
   removeProvider,
+  type ConfigChange,
 } from '../../../services/oauth/providers.js';
+import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
@@ -70,6 +73,9 @@ const ProviderBody = Type.Object({
   updated_at: Timestamp,
 });
 
+/** The app and who changed its configuration (the secret key), for the change's event. */
+const changeOf = (request: FastifyRequest): ConfigChange => ({ app: request.application!, context: eventContext(request) });
+
 const secretRoute = { tags: ['oauth'], security: [{ secret: [] }] };
 const unknownProvider = (provider: string) => notFound(`unknown provider "${provider}" (google, apple, github, microsoft or oidc-<name>)`);
 
@@ -103,15 +109,15 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
     async (request) => ({ providers: await listPublicProviders(deps, request.application!.id) }),
   );
 
-  const put = <B extends typeof GoogleBody | typeof GitHubBody | typeof MicrosoftBody>(name: string, operationId: string, summary: string, body: B, configure: (appId: string, body: any) => Promise<unknown>) =>
+  const put = <B extends typeof GoogleBody | typeof GitHubBody | typeof MicrosoftBody>(name: string, operationId: string, summary: string, body: B, configure: (change: ConfigChange, body: any) => Promise<unknown>) =>
     app.put(
       `/v1/oauth/providers/${name}`,
       { preHandler: guards.secret, schema: { operationId, ...secretRoute, summary, body, response: { 200: ProviderBody, ...errors(400, 401, 403) } } },
-      async (request) => configure(request.application!.id, request.body) as never,
+      async (request) => configure(changeOf(request), request.body) as never,
     );
-  put('google', 'putGoogleProvider', 'Configure Google sign-in', GoogleBody, (appId, body) => configureGoogle(deps, appId, body));
-  put('github', 'putGitHubProvider', 'Configure GitHub sign-in (OAuth 2.0; the primary verified email from the emails API)', GitHubBody, (appId, body) => configureGitHub(deps, appId, body));
-  put('microsoft', 'putMicrosoftProvider', 'Configure Microsoft sign-in (issuer checked per tenant)', MicrosoftBody, (appId, body) => configureMicrosoft(deps, appId, body));
+  put('google', 'putGoogleProvider', 'Configure Google sign-in', GoogleBody, (change, body) => configureGoogle(deps, change, body));
+  put('github', 'putGitHubProvider', 'Configure GitHub sign-in (OAuth 2.0; the primary verified email from the emails API)', GitHubBody, (change, body) => configureGitHub(deps, change, body));
+  put('microsoft', 'putMicrosoftProvider', 'Configure Microsoft sign-in (issuer checked per tenant)', MicrosoftBody, (change, body) => configureMicrosoft(deps, change, body));
 
   app.put(
     '/v1/oauth/providers/apple',
@@ -130,7 +136,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
         response: { 200: ProviderBody, ...errors(400, 401, 403) },
       },
     },
-    async (request) => configureApple(deps, request.application!.id, request.body),
+    async (request) => configureApple(deps, changeOf(request), request.body),
   );
 
   app.put(
@@ -149,7 +155,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
     async (request) => {
       const { provider } = request.params;
       if (!isCustom(provider)) throw unknownProvider(provider);
-      return configureCustom(deps, request.application!.id, provider, request.body);
+      return configureCustom(deps, changeOf(request), provider, request.body);
     },
   );
 
@@ -168,7 +174,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
     async (request) => {
       const { provider } = request.params;
       if (!isProvider(provider)) throw unknownProvider(provider);
-      await removeProvider(deps, request.application!.id, provider);
+      await removeProvider(deps, changeOf(request), provider);
       return { status: 'deleted' as const };
     },
   );
