@@ -4,7 +4,7 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertBlobName, type BlobStore, type ByteRange } from './store.js';
+import { assertBlobName, BLOB_NAME, type BlobStore, type ByteRange } from './store.js';
 import { withBlobDeadline } from './deadline.js';
 import { exactLength } from './exact-length.js';
 
@@ -71,6 +71,20 @@ export class FileBlobStore implements BlobStore {
       }
     }
     return removed;
+  }
+
+  async exists(name: string): Promise<boolean> {
+    return (await stat(this.path(name)).catch(() => undefined))?.isFile() ?? false;
+  }
+
+  async *list(): AsyncIterable<string> {
+    for (const app of await readdir(this.root).catch(() => [] as string[])) {
+      if (!app.startsWith('app_')) continue;
+      for (const blob of await readdir(join(this.root, app)).catch(() => [] as string[])) {
+        const name = `${app}/${blob}`;
+        if (BLOB_NAME.test(name)) yield name;
+      }
+    }
   }
 
   async close(): Promise<void> {}

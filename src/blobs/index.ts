@@ -21,6 +21,8 @@ function counted(store: BlobStore, failed: (operation: string) => void): BlobSto
     get: (name, range) => store.get(name, range).catch(fail('get')),
     delete: (name) => store.delete(name).catch(fail('delete')),
     sweepTemporary: (before) => store.sweepTemporary(before).catch(fail('sweep')),
+    exists: (name) => store.exists(name).catch(fail('exists')),
+    list: () => store.list(),
     close: () => store.close(),
   };
 }

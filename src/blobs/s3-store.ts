@@ -5,7 +5,7 @@ import { LogThrottle } from '../observability/log-throttle.js';
 import type { Logger } from '../observability/logger.js';
 import { withBlobDeadline } from './deadline.js';
 import { exactLength } from './exact-length.js';
-import { assertBlobName, type BlobStore, type BlobStoreOptions, type ByteRange } from './store.js';
+import { assertBlobName, BLOB_NAME, type BlobStore, type BlobStoreOptions, type ByteRange } from './store.js';
 
 type S3Config = Extract<BlobStoreConfig, { kind: 's3' }>;
 type Sdk = typeof import('@aws-sdk/client-s3');
@@ -83,6 +83,30 @@ export class S3BlobStore implements BlobStore {
   /** A PutObject that fails stores nothing: S3 has no temporary pieces to sweep. */
   async sweepTemporary(): Promise<number> {
     return 0;
+  }
+
+  async exists(name: string): Promise<boolean> {
+    assertBlobName(name);
+    const { sdk, client } = await this.ready;
+    try {
+      await withBlobDeadline('answer', this.timeoutMs, (abortSignal) => client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: name }), { abortSignal }));
+      return true;
+    } catch (error) {
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404 || (error as Error).name === 'NotFound') return false;
+      throw error;
+    }
+  }
+
+  async *list(): AsyncIterable<string> {
+    const { sdk, client } = await this.ready;
+    let token: string | undefined;
+    do {
+      const page = await withBlobDeadline('answer', this.timeoutMs, (abortSignal) =>
+        client.send(new sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: 'app_', ContinuationToken: token }), { abortSignal }),
+      );
+      for (const item of page.Contents ?? []) if (item.Key && BLOB_NAME.test(item.Key)) yield item.Key;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   async close(): Promise<void> {

@@ -24,11 +24,15 @@ export interface BlobStore {
   delete(name: string): Promise<void>;
   /** Removes temporary pieces of writes begun before `before` (a crash mid-write); returns how many. */
   sweepTemporary(before: Date): Promise<number>;
+  /** Whether the blob exists (gatehouse doctor, backup). */
+  exists(name: string): Promise<boolean>;
+  /** Every blob's name, temporary pieces left out, in no set order (gatehouse doctor). */
+  list(): AsyncIterable<string>;
   close(): Promise<void>;
 }
 
 /** Blob names are `<app id>/<uuid>`: checked here too, so no caller can ever reach outside the store. */
-const BLOB_NAME = /^app_[A-Za-z0-9]{1,64}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const BLOB_NAME = /^app_[A-Za-z0-9]{1,64}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function assertBlobName(name: string): void {
   if (!BLOB_NAME.test(name)) throw new Error(`refusing blob name ${JSON.stringify(name)}`);

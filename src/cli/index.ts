@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import { registerAppCommands } from './apps.js';
 import { registerBillingCommands } from './billing.js';
 import { registerHashcashCommands } from './hashcash.js';
+import { registerOperationsCommands } from './operations.js';
 import { registerServerCommands } from './server.js';
 import { UsageError } from './shared.js';
 import { registerTenantCommands } from './tenants.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   registerHashcashCommands(program);
   registerBillingCommands(program);
   registerUserCommands(program);
+  registerOperationsCommands(program);
   return program;
 }
 

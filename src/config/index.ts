@@ -61,6 +61,8 @@ export interface Config {
   blobTimeoutMs: number;
   /** An upload whose node has not vouched for it this long is released (its node is gone); nodes vouch every third of it. */
   uploadStaleSeconds: number;
+  /** A deleted object's blob stays this long before the sweep removes it, so a backup taken meanwhile still finds it (docs/operations.md, "Backups"). */
+  blobDeletionGraceSeconds: number;
   shutdownGraceSeconds: number;
   shutdownDrainSeconds: number;
   /** Largest single object (OBJECTS_MAX_BYTES). */

@@ -30,7 +30,7 @@ export async function openInProcess(clock: Clock, env: (dir: string) => Record<s
     databaseUrl = database.url;
     dropDb = database.drop;
   }
-  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: randomBytes(32).toString('base64'), SMTP_URL: 'log:', ...env(dir) });
+  const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: randomBytes(32).toString('base64'), SMTP_URL: 'log:', BLOB_DELETION_GRACE_SECONDS: '0', ...env(dir) });
   const deps = createDeps(config, createLogger('silent'), { clock });
   await migrateToLatest(deps.db);
   return {

@@ -117,6 +117,8 @@ export const BASE_ENV: Record<string, string> = {
   LOG_LEVEL: 'info',
   // PostgreSQL refuses to start without SMTP_URL; tests that read mail pass their SMTP sink instead.
   SMTP_URL: 'log:',
+  // A deleted object's blob goes at once, as tests of deletion expect; backup-restore.test.ts keeps the default grace.
+  BLOB_DELETION_GRACE_SECONDS: '0',
 };
 
 export function cleanEnv(): Record<string, string> {

@@ -6,7 +6,7 @@ import * as applications from '../../store/repos/applications.js';
 import * as purge from '../../store/repos/app-purge.js';
 import { acquireJobLock, findJobLock, releaseJobLock, renewJobLock, takeJobLockFrom } from '../../store/repos/job-locks.js';
 import { inTransaction } from '../../store/transaction.js';
-import { deleteBlobsNow } from '../objects/blob-deletion.js';
+import { deleteBlobsNow, deleteQueuedBlobs } from '../objects/blob-deletion.js';
 import { UPLOAD_TIMEOUT_SECONDS } from '../objects/upload-sweep.js';
 
 // The second half of deleting an app (docs/operations.md and docs/privacy.md): the app is already marked deleted
@@ -20,7 +20,7 @@ const LEASE_SECONDS = 60;
 const RENEW_AFTER_MS = 15_000;
 const PURGE_EVERY_MS = 30_000;
 
-export type PurgeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'blobs' | 'tableMetadata'> & { config: Pick<Deps['config'], 'appPurgeBatchSize'> };
+export type PurgeDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'blobs' | 'tableMetadata'> & { config: Pick<Deps['config'], 'appPurgeBatchSize' | 'blobDeletionGraceSeconds'> };
 
 /** Rows (or tables, objects, blobs) removed, by what they were. */
 export type PurgeCounts = Record<string, number>;
@@ -135,10 +135,11 @@ async function purgeApp(deps: PurgeDeps, lease: Lease, appId: string, options: P
 
   for (const table of purge.APP_TABLES_AFTER_USERS) await drain(table.table, () => purge.deleteBatch(deps.db, table, appId, batch));
 
-  // Blobs queued by the object batches whose deletion a crash cut short.
+  // Blobs queued by the object batches whose deletion a crash cut short, or kept for the deletion grace:
+  // those still within it stay queued (no row names the app), and the sweep removes them when it ends.
   await drain('blobs', async () => {
-    const queued = await purge.listQueuedBlobsOfApp(deps.db, appId, iso(deps.clock.now()), batch);
-    const deleted = await deleteBlobsNow(deps, queued);
+    const queued = await purge.listQueuedBlobsOfApp(deps.db, appId, iso(addSeconds(deps.clock.now(), -deps.config.blobDeletionGraceSeconds)), batch);
+    const deleted = await deleteQueuedBlobs(deps, queued);
     if (deleted < queued.length) throw new Error('the blob store refused deletions; the purge resumes on its next run');
     return deleted;
   });

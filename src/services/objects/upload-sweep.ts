@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import * as objects from '../../store/repos/objects.js';
 import { inTransaction } from '../../store/transaction.js';
 import { LogThrottle } from '../../observability/log-throttle.js';
-import { deleteBlobsNow } from './blob-deletion.js';
+import { deleteBlobsNow, deleteQueuedBlobs } from './blob-deletion.js';
 import { lockAppUsage, releaseUsage } from './storage-quota.js';
 
 /**
@@ -34,7 +34,8 @@ export async function sweepObjects(deps: SweepDeps): Promise<ObjectSweepReport> 
   report.stale_uploads += await releaseUploads(deps, await objects.listStaleUploads(deps.db, iso(addSeconds(now, -UPLOAD_TIMEOUT_SECONDS)), BATCH));
   // Temporary files of writes cut by a crash (file store): older than any live upload can be.
   report.orphan_blobs = await deps.blobs.sweepTemporary(addSeconds(now, -UPLOAD_TIMEOUT_SECONDS));
-  report.orphan_blobs += await deleteBlobsNow(deps, await objects.listBlobDeletions(deps.db, iso(addSeconds(now, -DELETION_GRACE_SECONDS)), BATCH));
+  const queuedBefore = iso(addSeconds(now, -Math.max(DELETION_GRACE_SECONDS, deps.config.blobDeletionGraceSeconds)));
+  report.orphan_blobs += await deleteQueuedBlobs(deps, await objects.listBlobDeletions(deps.db, queuedBefore, BATCH));
   return report;
 }
 
