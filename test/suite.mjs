@@ -22,6 +22,7 @@ export const SQLITE_ONLY = {
   'test/packages/client-readme-types.test.ts': "tsc --strict over packages/client/README.md's snippets, no server",
   'test/suite/**': "the suite's own rules (sleeps), no database",
   'test/structure/file-size.test.ts': 'counts the lines of source files, no database',
+  'test/structure/deploy-artefacts.test.ts': 'the Dockerfile, compose file, Kubernetes manifests and systemd unit, no database',
   'src/crypto/**': 'pure functions, no database',
   'src/http/**': 'request plugins, no database',
   'src/limits/limiter.test.ts': 'rate-limit arithmetic in memory (Redis: test/contract/rate-limits.test.ts on PostgreSQL)',
