@@ -61,6 +61,10 @@ export const ERROR_CODES = [
   'user_banned',
   'provider_limit_reached',
   'invalid_issuer',
+  'invalid_password_hash',
+  'invalid_totp_secret',
+  'external_id_taken',
+  'identity_taken',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Algorithm, hash, verify } from '@node-rs/argon2';
+import { verifyLegacyHash } from './legacy-verify.js';
 
 // OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane.
 export const PASSWORD_PARAMS = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1, outputLen: 32 } as const;
@@ -61,13 +62,23 @@ export function hashPassword(password: string): Promise<string> {
   return hashing(() => hash(password, PASSWORD_PARAMS));
 }
 
+/**
+ * Whether the password matches the hash: argon2 (ours, or an imported argon2id/i/d PHC string) or one of
+ * the imported families (crypto/legacy-verify.ts), each in a hashing slot.
+ */
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
   try {
-    return await hashing(() => verify(passwordHash, password));
+    return await hashing(() => (passwordHash.startsWith('$argon2') ? verify(passwordHash, password) : verifyLegacyHash(passwordHash, password)));
   } catch {
     return false;
   }
 }
+
+/** The prefix of every hash this service makes: anything else (an imported hash) is replaced at its next successful sign-in. */
+const CURRENT_PREFIX = `$argon2id$v=19$m=${PASSWORD_PARAMS.memoryCost},t=${PASSWORD_PARAMS.timeCost},p=${PASSWORD_PARAMS.parallelism}$`;
+
+/** True for a hash not of this service's own kind and cost (an imported one): re-hash it once the password proved right. */
+export const needsRehash = (passwordHash: string) => !passwordHash.startsWith(CURRENT_PREFIX);
 
 let dummyHash: Promise<string> | undefined;
 

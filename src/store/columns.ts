@@ -19,6 +19,7 @@ export const APPLICATION_COLUMNS = everyColumn<ApplicationsTable>()([
 export const USER_COLUMNS = everyColumn<UsersTable>()([
   'id', 'app_id', 'email', 'email_normalized', 'email_verified', 'password_hash', 'is_bot', 'public_key', 'requires_verification',
   'contested', 'created_at', 'updated_at', 'public_metadata', 'private_metadata', 'unsafe_metadata', 'banned',
+  'external_id',
 ]);
 
 export const SIGNING_KEY_COLUMNS = everyColumn<SigningKeysTable>()(['id', 'app_id', 'version', 'kid', 'public_jwk', 'private_key_sealed', 'created_at', 'retired_at']);

@@ -19,6 +19,7 @@ import { tableRoutes } from './tables.js';
 import { userRoutes } from './users.js';
 import { eventRoutes } from './events.js';
 import { userDeletionRoutes } from './user-deletion.js';
+import { userImportRoutes } from './user-import.js';
 import { billingRoutes } from './billing.js';
 import { meAccountRoutes } from './account/me-account.js';
 import { meSessionRoutes } from './account/me-sessions.js';
@@ -55,6 +56,7 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   userDeletionRoutes(app, deps, guards);
   // Events (docs/events.md)
   eventRoutes(app, deps, guards);
+  userImportRoutes(app, deps, guards);
   // 4.9 billing
   billingRoutes(app, deps, guards);
   // 4.2 OAuth

@@ -29,6 +29,7 @@ export const UserBody = Type.Object(
     private_metadata: PrivateMetadata,
     unsafe_metadata: UnsafeMetadata,
     banned: Type.Boolean({ description: 'every sign-in and refresh is refused while true' }),
+    external_id: Type.Union([Type.String(), Type.Null()], { description: "an imported user's id where it came from (POST /v1/users/import); null otherwise" }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -51,13 +52,14 @@ const ListQuery = Type.Object({
   limit: SafeInteger({ minimum: 1, maximum: 200, default: 50 }),
   offset: SafeInteger({ minimum: 0, maximum: 10_000_000, default: 0 }),
   email: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'exact match, case-insensitive' })),
+  external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "exact match: the imported user with this id where it came from" })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page: the page starts after its last user' })),
   include_total: Type.Optional(Type.Boolean({ description: 'accepted and ignored: `total` is always answered' })),
 });
 
 const UserList = Type.Object({
   users: Type.Array(UserBody),
-  total: Type.Integer({ description: 'every user matching the query (with `email`: 0 or 1)' }),
+  total: Type.Integer({ description: 'every user matching the query (with `email` or `external_id`: 0 or 1)' }),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'where the next page starts; null on the last page' }),
 });
 
@@ -95,8 +97,8 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => {
-      const { include_total: _ignored, ...query } = request.query;
-      const page = await listUsers(deps, request.application!.id, query);
+      const { include_total: _ignored, external_id: externalId, ...query } = request.query;
+      const page = await listUsers(deps, request.application!.id, { ...query, externalId });
       return { users: page.users.map(exportedUser), total: page.total, next_cursor: page.nextCursor };
     },
   );

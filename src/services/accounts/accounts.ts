@@ -1,5 +1,5 @@
 import { iso } from '../../clock.js';
-import { burnPasswordCheck, verifyPassword } from '../../crypto/passwords.js';
+import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from '../../crypto/passwords.js';
 import type { Deps } from '../../deps.js';
 import { ApiError, badRequest, unauthorized } from '../../errors.js';
 import type { Application } from '../../store/repos/applications.js';
@@ -105,7 +105,20 @@ export async function signInWithPassword(
   if (user.requiresVerification) {
     throw unauthorized('email not verified: use the code or link we sent, or sign in with a magic link', 'email_not_verified');
   }
+  if (needsRehash(user.passwordHash!)) return rehashAndFinish(deps, app, user, password, client);
   return finishSignIn(deps, app, user, ['pwd'], client);
+}
+
+/**
+ * The first sign-in against an imported hash (docs/import.md): the password, proven right, is hashed with
+ * argon2id (before the write) and replaces the old hash in the transaction that opens the session (or the
+ * MFA challenge), so the old hash is gone once the user is in. A password changed meanwhile wins: 401.
+ */
+async function rehashAndFinish(deps: AccountDeps, app: Application, user: User, password: string, client?: ClientInfo): Promise<SignInResult> {
+  const fresh = await hashPassword(password);
+  return finishSignIn(deps, app, user, ['pwd'], client, async (trx) => {
+    if (!(await users.replacePasswordHash(trx, app.id, user.id, user.passwordHash, fresh, iso(deps.clock.now())))) throw invalidCredentials();
+  });
 }
 
 /**

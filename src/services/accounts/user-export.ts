@@ -29,6 +29,7 @@ export const exportedUser = (user: User) => ({
   private_metadata: user.privateMetadata,
   unsafe_metadata: user.unsafeMetadata,
   banned: user.banned,
+  external_id: user.externalId,
   created_at: user.createdAt,
   updated_at: user.updatedAt,
 });

@@ -38,7 +38,8 @@ export interface UserPage {
  * free between them. `total` is the app's kept count (store/repos/user-counts.ts), or with `email` a probe
  * of the unique email index (0 or 1): never a count over the app's users.
  */
-export async function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string; cursor?: string }): Promise<UserPage> {
+export async function listUsers(deps: UserDeps, appId: string, query: { limit: number; offset: number; email?: string; externalId?: string; cursor?: string }): Promise<UserPage> {
+  if (query.externalId !== undefined) return userWithExternalId(deps, appId, query.externalId, query);
   let after = query.cursor === undefined ? undefined : decodeUserCursor(query.cursor);
   let offset = query.offset;
   const total = query.email === undefined ? await sumUserCount(deps.db, appId) : await listing.countUsersWithEmail(deps.db, appId, query.email);
@@ -54,6 +55,18 @@ export async function listUsers(deps: UserDeps, appId: string, query: { limit: n
   const last = page.at(-1);
   const nextCursor = found.length > query.limit && last ? encodeUserCursor({ createdAt: last.createdAt, id: last.id }) : null;
   return { users: page, total, nextCursor };
+}
+
+/**
+ * `GET /v1/users?external_id=`: the imported user with that id (a probe of the unique index of migration
+ * 0036), when it matches `email` too; a one-user list never has a next page.
+ */
+async function userWithExternalId(deps: UserDeps, appId: string, externalId: string, query: { offset: number; email?: string; cursor?: string }): Promise<UserPage> {
+  if (query.cursor !== undefined) decodeUserCursor(query.cursor);
+  const user = await users.findUserByExternalId(deps.db, appId, externalId);
+  const matches = user !== undefined && (query.email === undefined || (user.email !== null && users.normalizeEmail(user.email) === users.normalizeEmail(query.email)));
+  const found = matches ? [user] : [];
+  return { users: query.offset > 0 || query.cursor !== undefined ? [] : found, total: found.length, nextCursor: null };
 }
 
 // A cursor is the last user's (created_at, id): nothing the page did not show, so it needs no MAC; any

@@ -17,7 +17,7 @@ import type { AccountDeps } from '../accounts/account-deps.js';
 import { joinAmr, splitAmr, type Amr } from './assurance.js';
 import { queueFactorNotice, totpSecretBinding } from './factors.js';
 import { FAILED_CODES_BEFORE_LOCK, factorLocked, isLocked, lockSchedule } from './lockout.js';
-import { refuseBanned, startSession, type ClientInfo, type SessionDeps, type SessionTokens } from '../sessions/sessions.js';
+import { refuseBanned, startSession, type ClientInfo, type InWrite, type SessionDeps, type SessionTokens } from '../sessions/sessions.js';
 
 // Sign-in with a second factor (docs/mfa.md). A first factor that succeeds for a user with a verified
 // factor answers an MFA challenge instead of a session: a short-lived, single-use token that, with a
@@ -41,15 +41,18 @@ export type SignInResult = { tokens: SessionTokens; mfa?: undefined } | { mfa: M
  * The end of every interactive first factor: a session, or an MFA challenge when the user has a
  * verified factor. `amr` names the first factor. Bots and server-issued sign-in tokens never come here.
  */
-export async function finishSignIn(deps: SessionDeps, app: Pick<Application, 'id'>, user: User, amr: Amr[], client?: ClientInfo): Promise<SignInResult> {
+export async function finishSignIn(deps: SessionDeps, app: Pick<Application, 'id'>, user: User, amr: Amr[], client?: ClientInfo, inWrite?: InWrite): Promise<SignInResult> {
   // Before any second factor is asked for: a banned user gets no MFA challenge either.
   refuseBanned(user);
   const verified = user.isBot ? [] : await factors.listFactors(deps.db, app.id, user.id, { verifiedOnly: true });
-  if (verified.length === 0) return { tokens: await startSession(deps, app.id, user, { amr, client }) };
+  if (verified.length === 0) return { tokens: await startSession(deps, app.id, user, { amr, client, inWrite }) };
   const token = newOpaqueToken('mfa_');
   const now = deps.clock.now();
   const expiresAt = iso(addSeconds(now, MFA_CHALLENGE_SECONDS));
-  await challenges.insertChallenge(deps.db, { id: newUuid(), appId: app.id, userId: user.id, tokenHash: sha256Hex(token), amr: joinAmr(amr), now: iso(now), expiresAt });
+  const challenge = { id: newUuid(), appId: app.id, userId: user.id, tokenHash: sha256Hex(token), amr: joinAmr(amr), now: iso(now), expiresAt };
+  // `inWrite` commits with the challenge: the first factor's own write when a second is needed.
+  if (inWrite) await inTransaction(deps.db, async (trx) => (await inWrite(trx), challenges.insertChallenge(trx, challenge)));
+  else await challenges.insertChallenge(deps.db, challenge);
   return {
     mfa: {
       mfa_required: true,

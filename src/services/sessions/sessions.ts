@@ -7,6 +7,8 @@ import * as refreshTokens from '../../store/repos/refresh-tokens.js';
 import * as sessions from '../../store/repos/sessions.js';
 import * as sessionTokens from '../../store/repos/session-tokens.js';
 import { toUser, type User } from '../../store/repos/users.js';
+import type { Db } from '../../store/db.js';
+import { inTransaction } from '../../store/transaction.js';
 import { aalOf, joinAmr, splitAmr, type Amr } from '../mfa/assurance.js';
 import { MAX_ACCESS_TOKEN_BYTES, renderClaims } from './token-claims.js';
 
@@ -41,13 +43,13 @@ export async function startSession(
   deps: SessionDeps,
   appId: string,
   user: User,
-  options: { amr?: readonly Amr[]; accessExpiresAt?: Date; client?: ClientInfo } = {},
+  options: { amr?: readonly Amr[]; accessExpiresAt?: Date; client?: ClientInfo; inWrite?: InWrite } = {},
 ): Promise<SessionTokens> {
   refuseBanned(user);
   const now = deps.clock.now();
   const sessionId = newUuid();
   const refreshToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, sessionId, 0);
-  const { kid, tokenClaims } = await sessionTokens.openSession(deps.db, {
+  const open = (db: Db) => sessionTokens.openSession(db, {
     appId,
     sessionId,
     userId: user.id,
@@ -58,9 +60,15 @@ export async function startSession(
     ip: options.client?.ip ?? null,
     amr: joinAmr(options.amr ?? []),
   });
+  // The access token is signed after the commit: signing may read the app's key, which SQLite's one connection cannot do mid-transaction.
+  const inWrite = options.inWrite;
+  const { kid, tokenClaims } = inWrite ? await inTransaction(deps.db, async (trx) => (await inWrite(trx), open(trx))) : await open(deps.db);
   const access = { kid, tokenClaims, amr: [...(options.amr ?? [])], authTime: unixSeconds(now) };
   return issueAccess(deps, appId, access, user, sessionId, refreshToken, options.accessExpiresAt);
 }
+
+/** A write that commits with the session (or MFA challenge) a sign-in opens, or not at all: an imported hash's replacement. */
+export type InWrite = (trx: Db) => Promise<void>;
 
 /** An ISO time or a Date as JWT NumericDate (whole seconds). */
 export const unixSeconds = (time: Date | string) => Math.floor(new Date(time).getTime() / 1000);

@@ -34,6 +34,7 @@ import * as m0030 from './0030-user-metadata.js';
 import * as m0031 from './0031-token-claims.js';
 import * as m0032 from './0032-events.js';
 import * as m0037 from './0037-oauth-more-providers.js';
+import * as m0036 from './0036-user-import.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0031-token-claims': m0031,
   '0032-events': m0032,
   '0037-oauth-more-providers': m0037,
+  '0036-user-import': m0036,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -22,6 +22,8 @@ export interface User {
   unsafeMetadata: Metadata;
   /** Banned by the server: every sign-in and refresh is refused. */
   banned: boolean;
+  /** Its id in the service it was imported from, unique per app; null for users made here. */
+  externalId: string | null;
 }
 
 /** A metadata object, as stored (JSON text) and answered. */
@@ -32,7 +34,7 @@ export type UserFields = Pick<
   UserRow,
   | 'id' | 'app_id' | 'email' | 'email_verified' | 'password_hash' | 'is_bot' | 'public_key' | 'requires_verification' | 'created_at' | 'updated_at'
   | 'public_metadata' | 'private_metadata' | 'unsafe_metadata' | 'banned'
->;
+> & Partial<Pick<UserRow, 'external_id'>>;
 
 /** A stored metadata column: always an object ('{}' when none; the service writes only objects). */
 export const parseMetadata = (text: string): Metadata => JSON.parse(text) as Metadata;
@@ -53,6 +55,7 @@ export function toUser(row: UserFields): User {
     privateMetadata: parseMetadata(row.private_metadata),
     unsafeMetadata: parseMetadata(row.unsafe_metadata),
     banned: row.banned === 1,
+    externalId: row.external_id ?? null,
   };
 }
 

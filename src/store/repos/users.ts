@@ -24,6 +24,9 @@ export function emailUserRow(input: {
   passwordHash: string | null;
   requiresVerification: boolean;
   now: string;
+  externalId?: string | null;
+  /** When the user was made, when not now (an imported user's). */
+  createdAt?: string;
 }): UserRow {
   const email = input.email.trim();
   return {
@@ -37,12 +40,13 @@ export function emailUserRow(input: {
     public_key: null,
     requires_verification: input.requiresVerification ? 1 : 0,
     contested: 0,
-    created_at: input.now,
+    created_at: input.createdAt ?? input.now,
     updated_at: input.now,
     public_metadata: '{}',
     private_metadata: '{}',
     unsafe_metadata: '{}',
     banned: 0,
+    external_id: input.externalId ?? null,
   };
 }
 
@@ -69,6 +73,12 @@ const userByEmailQuery = compiledQuery(['appId', 'emailNormalized'], (db, v) =>
 
 export async function findUserByEmail(db: Db, appId: string, email: string): Promise<User | undefined> {
   const [row] = await userByEmailQuery(db, { appId, emailNormalized: normalizeEmail(email) });
+  return row && toUser(row);
+}
+
+/** The user of this app with this external_id (an imported user's id elsewhere; the unique index of migration 0036), or undefined. */
+export async function findUserByExternalId(db: Db, appId: string, externalId: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').select(USER_COLUMNS).where('app_id', '=', appId).where('external_id', '=', externalId).executeTakeFirst();
   return row && toUser(row);
 }
 

@@ -1,0 +1,182 @@
+import { iso } from '../../clock.js';
+import { seal } from '../../crypto/envelope.js';
+import { newUuid } from '../../crypto/ids.js';
+import { hashPassword } from '../../crypto/passwords.js';
+import type { Deps } from '../../deps.js';
+import { badRequest, conflict, type ErrorCode } from '../../errors.js';
+import type { Application } from '../../store/repos/applications.js';
+import { isUniqueViolation } from '../../store/dialect.js';
+import * as factors from '../../store/repos/mfa-factors.js';
+import { findOAuthIdentity, insertOAuthIdentity } from '../../store/repos/oauth-identities.js';
+import type { OAuthProviderName } from '../../store/repos/oauth-providers.js';
+import * as users from '../../store/repos/users.js';
+import { inTransaction } from '../../store/transaction.js';
+import { totpSecretBinding } from '../mfa/factors.js';
+import { checkImportUser, itemError, type CheckedImport } from './import-item.js';
+
+// POST /v1/users/import and `gatehouse user import` (docs/import.md): up to IMPORT_MAX users a call, each its
+// own transaction (the user, its count, identities, TOTP factor and user.created event commit together or not
+// at all), so a bad item never stops the others. Nothing is hashed for an imported hash; a plain `password`
+// is hashed with argon2id before its write, as POST /v1/users does.
+
+export type ImportDeps = Pick<Deps, 'db' | 'clock' | 'masterKey'>;
+
+export const IMPORT_MAX = 1000;
+/** Items written at once: PostgreSQL's pool runs them side by side; SQLite's one connection takes them in turn. */
+const ITEMS_AT_ONCE = 8;
+
+export type OnConflict = 'skip' | 'error';
+
+export interface ImportResult {
+  index: number;
+  status: 'created' | 'skipped' | 'error';
+  user_id: string | null;
+  detail: string | null;
+  code: ErrorCode | null;
+}
+
+export interface ImportAnswer {
+  created: number;
+  skipped: number;
+  failed: number;
+  results: ImportResult[];
+}
+
+/** Who asked for the import (the events' actor). */
+export interface ImportActor {
+  type: 'secret_key' | 'operator';
+  id: string | null;
+}
+
+const errorResult = (index: number, error: unknown): ImportResult => ({ index, status: 'error', user_id: null, ...itemError(error) });
+
+/** Imports the users in order; results has one entry per user sent. */
+export async function importUsers(deps: ImportDeps, app: Application, input: { users: unknown[]; on_conflict?: OnConflict }, actor: ImportActor): Promise<ImportAnswer> {
+  const onConflict = input.on_conflict ?? 'error';
+  if (!Array.isArray(input.users) || input.users.length < 1 || input.users.length > IMPORT_MAX) throw badRequest(`users must hold 1 to ${IMPORT_MAX} users`);
+  const now = deps.clock.now();
+  const results: ImportResult[] = new Array(input.users.length);
+  const work: { index: number; item: CheckedImport }[] = [];
+  // Two items of one call that name one email or external_id: the later is what a repeat of the earlier would be.
+  const seen = new Set<string>();
+  input.users.forEach((raw, index) => {
+    try {
+      const item = checkImportUser(raw, { passwordsEnabled: app.passwordsEnabled, now });
+      const keys = [`e:${users.normalizeEmail(item.email)}`, ...(item.externalId === null ? [] : [`x:${item.externalId}`])];
+      if (keys.some((key) => seen.has(key))) {
+        if (onConflict === 'skip') results[index] = { index, status: 'skipped', user_id: null, detail: 'the same email or external_id appears earlier in this call', code: null };
+        else throw conflict('the same email or external_id appears earlier in this call', 'user_exists');
+        return;
+      }
+      keys.forEach((key) => seen.add(key));
+      work.push({ index, item });
+    } catch (error) {
+      results[index] = errorResult(index, error);
+    }
+  });
+  let next = 0;
+  const worker = async () => {
+    while (next < work.length) {
+      const { index, item } = work[next++]!;
+      try {
+        results[index] = { index, ...(await importOne(deps, app, item, onConflict)), detail: null, code: null };
+      } catch (error) {
+        results[index] = errorResult(index, error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ITEMS_AT_ONCE, work.length) }, worker));
+  const count = (status: ImportResult['status']) => results.filter((result) => result.status === status).length;
+  const answer = { created: count('created'), skipped: count('skipped'), failed: count('error'), results };
+  void actor;
+  return answer;
+}
+
+/** The user already holding the item's email or external_id in the app, if any. */
+async function existingUser(db: Deps['db'], appId: string, item: CheckedImport): Promise<{ id: string; by: 'email' | 'external_id' } | undefined> {
+  const byEmail = await users.findUserByEmail(db, appId, item.email);
+  if (byEmail) return { id: byEmail.id, by: 'email' };
+  const byExternal = item.externalId === null ? undefined : await users.findUserByExternalId(db, appId, item.externalId);
+  return byExternal && { id: byExternal.id, by: 'external_id' };
+}
+
+const taken = (by: 'email' | 'external_id') =>
+  by === 'email' ? conflict('a user with this email already exists', 'user_exists') : conflict('a user with this external_id already exists', 'external_id_taken');
+
+async function importOne(deps: ImportDeps, app: Application, item: CheckedImport, onConflict: OnConflict): Promise<{ status: 'created' | 'skipped'; user_id: string }> {
+  if (onConflict === 'skip') {
+    const existing = await existingUser(deps.db, app.id, item);
+    if (existing) return { status: 'skipped', user_id: existing.id };
+  }
+  // argon2 runs before the write: slow work stays outside the database.
+  const passwordHash = item.password !== null ? await hashPassword(item.password) : item.passwordHash;
+  const now = iso(deps.clock.now());
+  const row = users.emailUserRow({
+    id: newUuid(),
+    appId: app.id,
+    email: item.email,
+    emailVerified: item.emailVerified,
+    passwordHash,
+    requiresVerification: false,
+    now,
+    externalId: item.externalId,
+    createdAt: item.createdAt ?? now,
+  });
+  try {
+    await inTransaction(deps.db, async (trx) => {
+      await users.insertUser(trx, row);
+      for (const identity of item.identities) {
+        await insertOAuthIdentity(trx, {
+          app_id: app.id,
+          provider: identity.provider as OAuthProviderName,
+          subject: identity.subject,
+          user_id: row.id,
+          email: identity.email,
+          name: null,
+          created_at: now,
+          updated_at: now,
+        });
+      }
+      if (item.totpSecret !== null) await insertTotpFactor(deps, trx, app.id, row.id, item.totpSecret, now);
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // A concurrent writer (another call, a sign-up) took the email, external_id or an identity first.
+    const existing = await existingUser(deps.db, app.id, item);
+    if (existing && onConflict === 'skip') return { status: 'skipped', user_id: existing.id };
+    if (existing) throw taken(existing.by);
+    throw await identityTaken(deps, app.id, item);
+  }
+  return { status: 'created', user_id: row.id };
+}
+
+async function identityTaken(deps: ImportDeps, appId: string, item: CheckedImport) {
+  for (const identity of item.identities) {
+    if (await findOAuthIdentity(deps.db, appId, identity.provider as OAuthProviderName, identity.subject)) {
+      return conflict(`the ${identity.provider} identity is linked to another user already`, 'identity_taken');
+    }
+  }
+  return conflict('a user with this email already exists', 'user_exists');
+}
+
+/** A verified TOTP factor of the imported secret, sealed as an enrolled one is (bound to its factor id). */
+async function insertTotpFactor(deps: ImportDeps, db: Deps['db'], appId: string, userId: string, secret: string, now: string): Promise<void> {
+  const id = newUuid();
+  await factors.insertFactor(db, {
+    id,
+    app_id: appId,
+    user_id: userId,
+    type: 'totp',
+    status: 'verified',
+    friendly_name: 'Imported authenticator',
+    secret_sealed: seal(deps.masterKey, secret, totpSecretBinding(id)),
+    last_step: null,
+    credential_id: null,
+    public_key: null,
+    sign_count: null,
+    transports: null,
+    created_at: now,
+    updated_at: now,
+    last_used_at: null,
+  });
+}
