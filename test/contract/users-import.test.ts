@@ -75,6 +75,15 @@ describe('19 POST /v1/users/import', () => {
     const shown = await api(server, 'GET', `/v1/users/${res.body.results[3].user_id}`, { bearer: app.secret_key });
     expect(shown.body).toMatchObject({ email: good[1], email_verified: true, external_id: `ext-${good[1]}`, created_at: '2019-05-04T03:02:01.000Z' });
     expect((await signIn(good[0], PASSWORD)).status).toBe(200);
+    // Events: one users.imported for the call, with its counts; a user.created (source import) per user made.
+    const imported = await api(server, 'GET', '/v1/events?type=users.imported&limit=1', { bearer: app.secret_key });
+    expect(imported.body.events[0]).toMatchObject({ type: 'users.imported', app_id: app.app_id, user_id: null, actor: { type: 'secret_key' }, data: { created: 3, skipped: 0, failed: 9 } });
+    for (const index of [0, 3, 11]) {
+      const userId = res.body.results[index].user_id;
+      const created = await api(server, 'GET', `/v1/events?type=user.created&user_id=${userId}`, { bearer: app.secret_key });
+      expect(created.body.events.map((e: { data: { source: string } }) => e.data.source)).toEqual(['import']);
+    }
+    expect((await api(server, 'GET', '/v1/events?type=users.imported', { bearer: other.secret_key })).body.events).toEqual([]);
   });
 
   it('on_conflict skip: a second run of the same file imports nothing and changes nothing', async () => {

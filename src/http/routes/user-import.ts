@@ -3,6 +3,7 @@ import type { Deps } from '../../deps.js';
 import { ALGORITHMS } from '../../crypto/imported-hashes.js';
 import { ERROR_CODES } from '../../errors.js';
 import { IMPORT_MAX, importUsers } from '../../services/accounts/user-import.js';
+import { eventContext } from '../event-context.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
@@ -79,6 +80,6 @@ export function userImportRoutes(app: Http, deps: Deps, guards: Guards): void {
         response: { 200: ImportAnswer, ...errors(400, 401, 403, 413) },
       },
     },
-    async (request) => importUsers(deps, request.application!, request.body, { type: 'secret_key', id: null }),
+    async (request) => importUsers(deps, request.application!, request.body, eventContext(request)),
   );
 }

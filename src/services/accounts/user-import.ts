@@ -12,11 +12,13 @@ import type { OAuthProviderName } from '../../store/repos/oauth-providers.js';
 import * as users from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import { totpSecretBinding } from '../mfa/factors.js';
+import { eventOf, recordEvent, type EventContext } from '../events/index.js';
 import { checkImportUser, itemError, type CheckedImport } from './import-item.js';
+import { recordUserCreated } from './users.js';
 
 // POST /v1/users/import and `gatehouse user import` (docs/import.md): up to IMPORT_MAX users a call, each its
 // own transaction (the user, its count, identities, TOTP factor and user.created event commit together or not
-// at all), so a bad item never stops the others. Nothing is hashed for an imported hash; a plain `password`
+// at all; one users.imported event with the counts follows), so a bad item never stops the others. Nothing is hashed for an imported hash; a plain `password`
 // is hashed with argon2id before its write, as POST /v1/users does.
 
 export type ImportDeps = Pick<Deps, 'db' | 'clock' | 'masterKey'>;
@@ -42,16 +44,10 @@ export interface ImportAnswer {
   results: ImportResult[];
 }
 
-/** Who asked for the import (the events' actor). */
-export interface ImportActor {
-  type: 'secret_key' | 'operator';
-  id: string | null;
-}
-
 const errorResult = (index: number, error: unknown): ImportResult => ({ index, status: 'error', user_id: null, ...itemError(error) });
 
 /** Imports the users in order; results has one entry per user sent. */
-export async function importUsers(deps: ImportDeps, app: Application, input: { users: unknown[]; on_conflict?: OnConflict }, actor: ImportActor): Promise<ImportAnswer> {
+export async function importUsers(deps: ImportDeps, app: Application, input: { users: unknown[]; on_conflict?: OnConflict }, context: EventContext): Promise<ImportAnswer> {
   const onConflict = input.on_conflict ?? 'error';
   if (!Array.isArray(input.users) || input.users.length < 1 || input.users.length > IMPORT_MAX) throw badRequest(`users must hold 1 to ${IMPORT_MAX} users`);
   const now = deps.clock.now();
@@ -79,7 +75,7 @@ export async function importUsers(deps: ImportDeps, app: Application, input: { u
     while (next < work.length) {
       const { index, item } = work[next++]!;
       try {
-        results[index] = { index, ...(await importOne(deps, app, item, onConflict)), detail: null, code: null };
+        results[index] = { index, ...(await importOne(deps, app, item, onConflict, context)), detail: null, code: null };
       } catch (error) {
         results[index] = errorResult(index, error);
       }
@@ -88,7 +84,9 @@ export async function importUsers(deps: ImportDeps, app: Application, input: { u
   await Promise.all(Array.from({ length: Math.min(ITEMS_AT_ONCE, work.length) }, worker));
   const count = (status: ImportResult['status']) => results.filter((result) => result.status === status).length;
   const answer = { created: count('created'), skipped: count('skipped'), failed: count('error'), results };
-  void actor;
+  // One event per call, with its counts (no email: the users' own user.created events name them).
+  const totals = { created: answer.created, skipped: answer.skipped, failed: answer.failed };
+  await inTransaction(deps.db, (trx) => recordEvent(trx, eventOf(context, { type: 'users.imported', tenantId: app.tenantId, appId: app.id, userId: null, data: totals }), deps.clock.now()));
   return answer;
 }
 
@@ -103,14 +101,15 @@ async function existingUser(db: Deps['db'], appId: string, item: CheckedImport):
 const taken = (by: 'email' | 'external_id') =>
   by === 'email' ? conflict('a user with this email already exists', 'user_exists') : conflict('a user with this external_id already exists', 'external_id_taken');
 
-async function importOne(deps: ImportDeps, app: Application, item: CheckedImport, onConflict: OnConflict): Promise<{ status: 'created' | 'skipped'; user_id: string }> {
+async function importOne(deps: ImportDeps, app: Application, item: CheckedImport, onConflict: OnConflict, context: EventContext): Promise<{ status: 'created' | 'skipped'; user_id: string }> {
   if (onConflict === 'skip') {
     const existing = await existingUser(deps.db, app.id, item);
     if (existing) return { status: 'skipped', user_id: existing.id };
   }
   // argon2 runs before the write: slow work stays outside the database.
   const passwordHash = item.password !== null ? await hashPassword(item.password) : item.passwordHash;
-  const now = iso(deps.clock.now());
+  const at = deps.clock.now();
+  const now = iso(at);
   const row = users.emailUserRow({
     id: newUuid(),
     appId: app.id,
@@ -125,6 +124,7 @@ async function importOne(deps: ImportDeps, app: Application, item: CheckedImport
   try {
     await inTransaction(deps.db, async (trx) => {
       await users.insertUser(trx, row);
+      await recordUserCreated(trx, app, row.id, row.email, { context, source: 'import' }, at);
       for (const identity of item.identities) {
         await insertOAuthIdentity(trx, {
           app_id: app.id,
