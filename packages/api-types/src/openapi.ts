@@ -776,6 +776,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import up to 1,000 users with their password hashes, identities and TOTP secrets, each its own write */
+        post: operations["importUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing": {
         parameters: {
             query?: never;
@@ -1265,7 +1282,7 @@ export interface components {
              * @description a stable snake_case code (docs/api.md)
              * @enum {string}
              */
-            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer";
+            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken";
         };
     };
     responses: never;
@@ -3819,6 +3836,8 @@ export interface operations {
                 offset?: number;
                 /** @description exact match, case-insensitive */
                 email?: string;
+                /** @description exact match: the imported user with this id where it came from */
+                external_id?: string;
                 /** @description next_cursor of the previous page: the page starts after its last user */
                 cursor?: string;
                 /** @description accepted and ignored: `total` is always answered */
@@ -3858,12 +3877,14 @@ export interface operations {
                             };
                             /** @description every sign-in and refresh is refused while true */
                             banned: boolean;
+                            /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
+                            external_id: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        /** @description every user matching the query (with `email`: 0 or 1) */
+                        /** @description every user matching the query (with `email` or `external_id`: 0 or 1) */
                         total: number;
                         /** @description where the next page starts; null on the last page */
                         next_cursor: string | null;
@@ -3943,6 +3964,8 @@ export interface operations {
                         };
                         /** @description every sign-in and refresh is refused while true */
                         banned: boolean;
+                        /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
+                        external_id: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -4026,6 +4049,8 @@ export interface operations {
                         };
                         /** @description every sign-in and refresh is refused while true */
                         banned: boolean;
+                        /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
+                        external_id: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -4195,6 +4220,8 @@ export interface operations {
                         };
                         /** @description every sign-in and refresh is refused while true */
                         banned: boolean;
+                        /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
+                        external_id: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -4428,6 +4455,8 @@ export interface operations {
                             };
                             /** @description every sign-in and refresh is refused while true */
                             banned: boolean;
+                            /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
+                            external_id: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4683,6 +4712,122 @@ export interface operations {
             };
             /** @description Every error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    users: {
+                        email: string;
+                        /** @default false */
+                        email_verified?: boolean;
+                        /** @description a hash made elsewhere, verified at sign-in and then replaced by argon2id (docs/import.md) */
+                        password_hash?: {
+                            /** @description bcrypt, argon2id, argon2i, argon2d, scrypt, firebase_scrypt, pbkdf2_sha1, pbkdf2_sha256, pbkdf2_sha512, md5, sha1, sha256, sha512 */
+                            algorithm: string;
+                            hash?: string;
+                            salt?: string;
+                            /** @description md5/sha*: utf8 (default), base64 or hex */
+                            salt_encoding?: string;
+                            /** @description md5/sha*: prefix or suffix */
+                            salt_position?: string;
+                            /** @description scrypt: a power of two, at most 2^20 */
+                            n?: number;
+                            r?: number;
+                            p?: number;
+                            /** @description scrypt: bytes of the hash (default 64) */
+                            key_length?: number;
+                            /** @description firebase_scrypt: base64_signer_key of the project's hash parameters */
+                            signer_key?: string;
+                            salt_separator?: string;
+                            rounds?: number;
+                            mem_cost?: number;
+                        };
+                        /** @description hashed by the server; not with password_hash */
+                        password?: string;
+                        /** @description 1 to 255 characters, unique in the app: the user's id where it came from */
+                        external_id?: string;
+                        created_at?: string;
+                        identities?: {
+                            provider: string;
+                            subject: string;
+                            email?: string;
+                        }[];
+                        /** @description base32: becomes a verified TOTP factor */
+                        totp_secret?: string;
+                    }[];
+                    /** @default error */
+                    on_conflict?: "skip" | "error";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: number;
+                        skipped: number;
+                        failed: number;
+                        /** @description one per user sent, in order */
+                        results: {
+                            index: number;
+                            status: "created" | "skipped" | "error";
+                            /** @description the new user, or the one already holding the email or external_id (skipped) */
+                            user_id: string | null;
+                            detail: string | null;
+                            /** @description why the item failed (docs/api.md) */
+                            code: ("validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken") | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
