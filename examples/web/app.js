@@ -166,6 +166,37 @@ for (const other of config.others) {
   $('sso-sign-ins').append(button);
 }
 
+/**
+ * The app's sign-in providers (GitHub, Microsoft, its own OpenID Connect ones...), one button each, from
+ * GET /v1/oauth/providers/public: what the app configured, named as it chose. The provider sends the
+ * person back here, where handleRedirect() reports how it went.
+ */
+async function drawProviderButtons() {
+  const providers = await auth.listOAuthProviders().catch(() => []);
+  $('oauth-sign-ins').replaceChildren(
+    ...providers.map(({ provider, display_name }) => {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'secondary wide';
+      button.id = `oauth-${provider}`;
+      button.textContent = `Sign in with ${display_name}`;
+      button.onclick = () =>
+        run(`Going to ${display_name}…`, async () => {
+          await auth.signInWithOAuth({ provider, redirectTo: here });
+          return `Going to ${display_name}…`;
+        });
+      return button;
+    }),
+  );
+}
+
+/** What to tell the person when a provider sign-in came back with ?error= (docs/oauth.md lists the codes). */
+const OAUTH_ERRORS = {
+  email_not_verified: 'That account has no verified email address with the provider. Verify it there, or sign in another way.',
+  access_denied: 'The sign-in was cancelled.',
+  provider_unavailable: 'The provider could not be reached. Try again in a moment.',
+};
+
 /** The app named by `?sign_in_with=` (a link of that app's page), removed from the address; or undefined. */
 function ssoRequested() {
   const url = new URL(location.href);
@@ -185,7 +216,7 @@ $('sign-out').onclick = () => run('Signing out…', async () => {
 async function greet() {
   const landing = await auth.handleRedirect();
   if (!landing) return;
-  // An email link, Google or Apple, or SSO proved who this is; the account asks for its second factor too.
+  // An email link, a sign-in provider, or SSO proved who this is; the account asks for its second factor too.
   if (landing.type === 'mfa') {
     askForSecondFactor(landing.mfaToken, landing.factors);
     return notice('One more step: confirm it is you.', 'ok');
@@ -198,7 +229,7 @@ async function greet() {
     else if (landing.refused === 'signed_in') notice(`You are already signed in to ${config.name}: the sign-in from the other app was not used.`, 'ok');
     else notice(session ? `You are signed in to ${config.name} with your account from the other app.` : 'That sign-in did not work. Sign in here instead.', session ? 'ok' : 'error');
   }
-  if (landing.type === 'oauth') notice(landing.error ? 'That sign-in did not work. Try again.' : 'You are signed in.', landing.error ? 'error' : 'ok');
+  if (landing.type === 'oauth') notice(landing.error ? (OAUTH_ERRORS[landing.error] ?? 'That sign-in did not work. Try again.') : 'You are signed in.', landing.error ? 'error' : 'ok');
   if (landing.type === 'password_reset') {
     $('welcome').hidden = true;
     $('reset-step').hidden = false;
@@ -222,7 +253,7 @@ async function start() {
     if (event !== 'INITIAL_SESSION' && event !== 'TOKEN_REFRESHED') redraw(session);
   });
   const from = ssoRequested();
-  await greet();
+  await Promise.all([greet(), drawProviderButtons()]);
   const session = await auth.getSession();
   // Signed out here and come from another app's "Open" link: sign in with that app's session.
   if (from && !session) return signInWith(from);

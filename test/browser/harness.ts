@@ -83,9 +83,9 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
   });
 }
 
-/** Starts Gatehouse (mail to an SMTP sink), the two apps of one tenant, the example server, the attacker's server and chromium. */
-export async function startSites(): Promise<Sites> {
-  const env = await startAuthServer();
+/** Starts Gatehouse (mail to an SMTP sink; `serverEnv` added to its environment), the two apps of one tenant, the example server, the attacker's server and chromium. */
+export async function startSites(serverEnv: Record<string, string> = {}): Promise<Sites> {
+  const env = await startAuthServer(serverEnv);
   const apiPort = env.server.port;
   const webPort = await freePort();
   const tenantId = await createTenant(env.server, 'Example');

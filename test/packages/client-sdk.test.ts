@@ -104,6 +104,23 @@ describe('39 @gatehouse/client: SSO and OAuth helpers', () => {
     const error = await oauth.auth.signInWithOAuth({ provider: 'google', redirectTo: 'https://sibling.example.test/', skipBrowserRedirect: true }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'GatehouseError', status: 400, detail: 'google sign-in is not configured for this application' });
   });
+
+  it("53 client sdk: listOAuthProviders names the app's providers for its buttons; signInWithOAuth takes github and an oidc-<name>", async () => {
+    const oauth = client({ publishableKey: sibling.publishable_key });
+    expect(await oauth.auth.listOAuthProviders()).toEqual([]);
+    const configured = [
+      api(env.server, 'PUT', '/v1/oauth/providers/github', { bearer: sibling.secret_key, body: { client_id: 'Iv1.sdk', client_secret: 'gh-secret' } }),
+      api(env.server, 'PUT', '/v1/oauth/providers/oidc-acme', { bearer: sibling.secret_key, body: { issuer: 'https://sso.acme.example.test', client_id: 'c', client_secret: 's', display_name: 'Acme SSO' } }),
+    ];
+    for (const res of await Promise.all(configured)) expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const listed = await oauth.auth.listOAuthProviders();
+    expect(listed).toEqual([{ provider: 'github', display_name: 'GitHub' }, { provider: 'oidc-acme', display_name: 'Acme SSO' }]);
+    // GitHub needs no discovery: authorize answers its URL (GITHUB_URL's default, https://github.com).
+    const { url } = await oauth.auth.signInWithOAuth({ provider: listed[0].provider, redirectTo: 'https://sibling.example.test/', skipBrowserRedirect: true });
+    expect(url).toMatch(/^https:\/\/github\.com\/login\/oauth\/authorize\?client_id=Iv1\.sdk&/);
+    expect(new URL(url).searchParams.get('redirect_uri')).toBe(`${env.server.url}/v1/oauth/github/callback`);
+    for (const name of ['github', 'oidc-acme']) await api(env.server, 'DELETE', `/v1/oauth/providers/${name}`, { bearer: sibling.secret_key });
+  });
 });
 
 describe('39 @gatehouse/client: the session', () => {

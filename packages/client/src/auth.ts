@@ -21,6 +21,15 @@ function currentPage(): string | undefined {
   return location ? location.origin + location.pathname : undefined;
 }
 
+/** A sign-in provider's name: a built-in one, or an app's own OpenID Connect provider `oidc-<name>`. */
+export type OAuthProvider = 'google' | 'apple' | 'github' | 'microsoft' | `oidc-${string}`;
+
+/** A provider the app offers (GET /v1/oauth/providers/public). */
+export interface OAuthProviderInfo {
+  provider: OAuthProvider;
+  display_name: string;
+}
+
 export class AuthApi extends AccountApi {
   /** What the page's address said when the client started (see handleRedirect). */
   landing: Promise<Landing | undefined> = Promise.resolve(undefined);
@@ -103,11 +112,20 @@ export class AuthApi extends AccountApi {
   }
 
   /**
-   * Starts an OAuth sign-in (Google, Apple): answers the provider's URL and, in a browser, goes there
-   * (unless `skipBrowserRedirect`). It must run in the browser that signs in, same-site with Gatehouse:
-   * the answer sets the cookie the callback checks. The person lands on `redirectTo` signed in.
+   * The sign-in providers the app offers, for a page's buttons: each one's `provider` (what
+   * signInWithOAuth takes) and `display_name` ("Sign in with GitHub", "Sign in with Acme SSO").
    */
-  async signInWithOAuth(input: { provider: 'google' | 'apple'; redirectTo?: string; skipBrowserRedirect?: boolean }): Promise<{ url: string }> {
+  async listOAuthProviders(): Promise<OAuthProviderInfo[]> {
+    return (await this.http.json<{ providers: OAuthProviderInfo[] }>('GET', '/v1/oauth/providers/public')).providers;
+  }
+
+  /**
+   * Starts an OAuth sign-in (Google, Apple, GitHub, Microsoft or a custom `oidc-<name>` provider): answers
+   * the provider's URL and, in a browser, goes there (unless `skipBrowserRedirect`). It must run in the
+   * browser that signs in, same-site with Gatehouse: the answer sets the cookie the callback checks. The
+   * person lands on `redirectTo` signed in.
+   */
+  async signInWithOAuth(input: { provider: OAuthProvider; redirectTo?: string; skipBrowserRedirect?: boolean }): Promise<{ url: string }> {
     const redirect = input.redirectTo ?? currentPage();
     if (!redirect) throw new TypeError('signInWithOAuth needs redirectTo outside a browser');
     const answer = await this.http.json<{ authorization_url: string }>('GET', `/v1/oauth/${input.provider}/authorize`, {

@@ -137,7 +137,7 @@ export function createClient(options: ClientOptions): GatehouseClient {
 export { GatehouseError, isGatehouseError, MfaRequiredError, type MfaFactor } from './errors.js';
 export type { ErrorCode } from '@gatehouse/api-types';
 export { memoryStorage, type StorageAdapter } from './storage.js';
-export type { AuthApi, SignUpResult } from './auth.js';
+export type { AuthApi, OAuthProvider, OAuthProviderInfo, SignUpResult } from './auth.js';
 export type { AccountApi } from './account.js';
 export type { Factor, FactorAdded, FactorList, MfaApi, TotpEnrollment } from './factors.js';
 export type { BucketApi, StorageApi, UploadOptions } from './buckets.js';
