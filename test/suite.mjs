@@ -24,6 +24,7 @@ export const SQLITE_ONLY = {
   'test/structure/file-size.test.ts': 'counts the lines of source files, no database',
   'test/structure/deploy-artefacts.test.ts': 'the Dockerfile, compose file, Kubernetes manifests and systemd unit, no database',
   'src/crypto/**': 'pure functions, no database',
+  'src/import-formats/**': 'the export readers over text chunks, no database (the CLI imports: test/contract/cli-import.test.ts on both)',
   'src/http/**': 'request plugins, no database',
   'src/limits/limiter.test.ts': 'rate-limit arithmetic in memory (Redis: test/contract/rate-limits.test.ts on PostgreSQL)',
   'src/mail/**': 'mail templates, no database',

@@ -9,6 +9,7 @@ import { listUserFactors, resetUserFactors } from '../services/mfa/admin.js';
 import { findApplication } from '../store/repos/applications.js';
 import type { Deps } from '../deps.js';
 import { jsonObject, onOff, print, UsageError, wholeNumber, withDeps } from './shared.js';
+import { registerImportCommand } from './user-import.js';
 
 // `gatehouse user ...` (docs/cli.md, docs/users.md and docs/privacy.md): the same services as GET /v1/users,
 // GET and PATCH /v1/users/{id}, DELETE /v1/users/{id} and GET /v1/users/{id}/export. An unknown app or user (or a user of another app) exits 1 with "user not found".
@@ -46,6 +47,7 @@ export function registerUserCommands(program: Command): void {
     if (!app) throw notFound('user not found');
     return app;
   };
+  registerImportCommand(user);
   user
     .command('list')
     .argument('<app_id>')
