@@ -65,6 +65,14 @@ export const ERROR_CODES = [
   'invalid_totp_secret',
   'external_id_taken',
   'identity_taken',
+  'slug_taken',
+  'last_owner',
+  'member_limit_reached',
+  'organization_limit_reached',
+  'already_member',
+  'invalid_invitation',
+  'invitation_email_mismatch',
+  'role_in_use',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

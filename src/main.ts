@@ -14,6 +14,7 @@ import type { Logger } from './observability/logger.js';
 import { scheduleMaintenance } from './services/maintenance.js';
 import { scheduleUploadLiveness } from './services/objects/upload-sweep.js';
 import { schedulePurge } from './services/apps/purge.js';
+import { scheduleOrganizationPurge } from './services/organizations/purge.js';
 import { scheduleMetering } from './services/billing/metering.js';
 import { startMailWorker } from './services/mail/worker.js';
 import { checkMasterKey } from './services/apps/master-key-check.js';
@@ -63,6 +64,7 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
   const stopUploadLiveness = scheduleUploadLiveness(deps);
   const stopMetering = scheduleMetering(deps);
   const stopPurge = schedulePurge(deps);
+  const stopOrgPurge = scheduleOrganizationPurge(deps);
   const mailWorker = startMailWorker(deps);
   listening?.(deps);
 
@@ -91,6 +93,7 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
       stopUploadLiveness();
       stopMetering();
       stopPurge();
+      stopOrgPurge();
       // Stops accepting, lets requests in flight finish (new requests on kept-alive connections get 503).
       closeIdleConnectionsLater(app.server);
       await app.close();

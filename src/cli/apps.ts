@@ -23,7 +23,9 @@ export function appSettingOptions(command: Command): Command {
     .addOption(new Option('--mfa <policy>', 'second factors: optional, or required (users without one may only enroll; docs/mfa.md)').choices(['optional', 'required']))
     .option('--tables-limit-bytes <n>', 'custom-table storage limit of this app (default: TABLES_STORAGE_LIMIT_BYTES)', wholeNumber)
     .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber)
-    .option('--token-claims <json>', 'custom access-token claims, a JSON template like {"role": "{{user.public_metadata.role}}"}; {} removes it (docs/users.md)', jsonObject);
+    .option('--token-claims <json>', 'custom access-token claims, a JSON template like {"role": "{{user.public_metadata.role}}"}; {} removes it (docs/users.md)', jsonObject)
+    .option('--organizations <on|off>', 'organisations, their members and data (default on; off: every organisation route is 404)', onOff)
+    .addOption(new Option('--org-creation <who>', 'who may create organisations: any signed-in user, or the server only (default users)').choices(['users', 'server']));
 }
 
 
@@ -44,6 +46,8 @@ export interface SettingFlags {
   tablesLimitBytes?: number;
   objectsLimitBytes?: number;
   tokenClaims?: Record<string, unknown>;
+  organizations?: boolean;
+  orgCreation?: 'users' | 'server';
   name?: string;
 }
 
@@ -65,6 +69,8 @@ export function toSettings(flags: SettingFlags): apps.AppSettings & { name?: str
     tablesLimitBytes: flags.tablesLimitBytes,
     objectsLimitBytes: flags.objectsLimitBytes,
     tokenClaims: flags.tokenClaims,
+    organizations: flags.organizations,
+    orgCreation: flags.orgCreation,
     name: flags.name,
   };
 }

@@ -49,6 +49,8 @@ export interface Config {
   billingPrices: BillingPrices;
   /** Custom-table storage per app unless the app sets its own (TABLES_STORAGE_LIMIT_BYTES, default 100 MiB). */
   tablesStorageLimitBytes: number;
+  /** Members per organisation (ORG_MAX_MEMBERS, default 10,000; docs/organizations.md). */
+  orgMaxMembers: number;
   /** Resilience (docs/operations.md): query and pool timeouts, the mail outbox, shutdown. */
   dbQueryTimeoutMs: number;
   dbPoolTimeoutMs: number;
@@ -126,6 +128,7 @@ export function loadConfig(env: Env = process.env, options: { serve?: boolean } 
     objectsMaxBytes: integer(env, 'OBJECTS_MAX_BYTES', 50 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     objectsStorageLimitBytes: integer(env, 'OBJECTS_STORAGE_LIMIT_BYTES', 1024 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     appPurgeBatchSize: integer(env, 'APP_PURGE_BATCH_SIZE', 500, 1, 10_000),
+    orgMaxMembers: integer(env, 'ORG_MAX_MEMBERS', 10_000, 1, 1_000_000),
     ...parseResilience(env),
   };
 }

@@ -31,6 +31,8 @@ export const DEFAULT_RATE_LIMITS = {
   email_change_user: { limit: 5, windowSeconds: 300 },
   // Second-factor guesses per IP (docs/mfa.md); each challenge also dies after 5 wrong ones.
   mfa_verify_ip: { limit: 30, windowSeconds: 60 },
+  // Invitations sent per organisation (docs/organizations.md): each one emails an address a member typed.
+  org_invitation_org: { limit: 20, windowSeconds: 3600 },
 } satisfies Record<string, RateRule>;
 
 export type RateLimitName = keyof typeof DEFAULT_RATE_LIMITS;

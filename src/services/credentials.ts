@@ -41,6 +41,8 @@ export interface SessionContext {
   /** How the session was opened and its assurance level (docs/mfa.md), from the access token. */
   amr: string[];
   aal: 'aal1' | 'aal2';
+  /** The active organisation the access token names (org_id); the data statements check it is still the session's. */
+  orgId: string | undefined;
 }
 
 /**
@@ -66,6 +68,7 @@ export function sessionContext(claims: VerifiedAccessToken, via: SessionContext[
     authTime: claims.auth_time,
     amr: claims.amr,
     aal: claims.aal,
+    orgId: claims.org_id,
   };
 }
 

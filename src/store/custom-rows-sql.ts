@@ -1,6 +1,9 @@
 import { rowLimitText } from './limit.js';
 import type { DialectName } from './dialect.js';
 import { columnIdent, tableIdent } from './repos/custom-rows.js';
+import type { RowOwner } from './row-owner.js';
+
+export type { OrgGate, RowOwner } from './row-owner.js';
 
 // The SQL text of a custom table's keyset page (POST .../rows/query): its conditions, its segment's range
 // and order, the bounded walk of the sort's index and the filter's matching rows, every value a bound
@@ -33,6 +36,17 @@ export interface Segment {
 const META = { created_at: 'created_at', updated_at: 'updated_at', user_id: 'user_id' } as const;
 const fieldSql = (f: FieldRef) => (f.kind === 'column' ? columnIdent(f.columnId) : META[f.name]);
 const OPS = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** The WHERE term of a page's owner scope, its parameters added to `p`. */
+export function ownerSql(owner: RowOwner, p: Parameters): string {
+  if (typeof owner === 'string') return `user_id = ${p.add(owner)}`;
+  const g = owner.gate;
+  return (
+    `user_id = ${p.add(owner.key)} and exists (select 1 from sessions gs join organization_members gm on gm.organization_id = gs.active_org_id and gm.user_id = gs.user_id` +
+    ` join organizations gg on gg.id = gm.organization_id where gs.id = ${p.add(g.sessionId)} and gs.app_id = ${p.add(g.appId)} and gs.user_id = ${p.add(g.userId)}` +
+    ` and gs.active_org_id = ${p.add(g.orgId)} and gs.revoked_at is null and gg.app_id = ${p.add(g.appId)} and gg.deleted_at is null)`
+  );
+}
 
 /** Collects bound parameters and answers the dialect's placeholder for each. */
 export class Parameters {
@@ -69,13 +83,13 @@ export function pageSql(
   p: Parameters,
   tableId: string,
   conditions: Condition[],
-  userId: string | undefined,
+  userId: RowOwner | undefined,
   segment: Segment,
   shape: { columns?: string; gate?: string; from?: string } = {},
 ): { text: string; orderBy: (prefix: string) => string } {
   const where = shape.gate === undefined ? [] : [shape.gate];
   for (const c of conditions) where.push(conditionSql(c, p));
-  if (userId !== undefined) where.push(`user_id = ${p.add(userId)}`);
+  if (userId !== undefined) where.push(ownerSql(userId, p));
   const s = fieldSql(segment.sort);
   const dir = segment.dir === 'asc' ? 'asc' : 'desc';
   const cmp = segment.dir === 'asc' ? '>' : '<';
@@ -103,7 +117,7 @@ export const sameField = (a: FieldRef, b: FieldRef) => (a.kind === 'column' ? b.
  * rows where planning with the value takes the score index in under 1 ms (docs/tables.md). Every other
  * page is planned with its values (an unnamed statement).
  */
-export function planIgnoresValues(conditions: Condition[], userId: string | undefined, sort: FieldRef): boolean {
+export function planIgnoresValues(conditions: Condition[], userId: RowOwner | undefined, sort: FieldRef): boolean {
   return userId === undefined && conditions.every((c) => c.op === 'is_null' || sameField(c.field, sort));
 }
 
@@ -117,8 +131,8 @@ export function walkSql(p: Parameters, tableId: string, conditions: Condition[],
 }
 
 /** The rows matching every condition, `cap` + 1 at most, in no order: the planner takes a filter's index. */
-export function matchingSql(p: Parameters, tableId: string, conditions: Condition[], userId: string | undefined, columns: string, cap: number): string {
+export function matchingSql(p: Parameters, tableId: string, conditions: Condition[], userId: RowOwner | undefined, columns: string, cap: number): string {
   const where = conditions.map((c) => conditionSql(c, p));
-  if (userId !== undefined) where.push(`user_id = ${p.add(userId)}`);
+  if (userId !== undefined) where.push(ownerSql(userId, p));
   return `select ${columns} from ${tableIdent(tableId)} where ${where.join(' and ')} limit ${rowLimitText(cap + 1)}`;
 }

@@ -317,7 +317,7 @@ describe('10 query: a page shows each row as reading it does', () => {
       expect(read.status).toBe(200);
       expect(paged[n], `row ${n}`).toStrictEqual(read.body);
       expect(Object.keys(paged[n].data), `row ${n}: data in column order`).toEqual(Object.keys(read.body.data));
-      expect(Object.keys(paged[n]), `row ${n}: fields`).toEqual(['row_id', 'data', 'user_id', 'created_at', 'updated_at']);
+      expect(Object.keys(paged[n]), `row ${n}: fields`).toEqual(['row_id', 'data', 'user_id', 'organization_id', 'created_by', 'created_at', 'updated_at']);
     }
     expect(paged[0].data).toStrictEqual({ ...rows[0], d: '0001-01-01T00:00:00.000Z' });
     expect(paged[2].data).toStrictEqual({ i: 0, f: -1.5e-7, t: '', d: '2026-02-03T03:05:06.700Z' });

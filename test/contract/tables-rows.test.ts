@@ -74,6 +74,8 @@ describe('10 rows: create, read, PATCH, delete', () => {
       row_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       data: { title: 'pen', qty: 1 },
       user_id: null,
+      organization_id: null,
+      created_by: null,
       created_at: expect.stringMatching(/Z$/),
       updated_at: res.body.created_at,
     });

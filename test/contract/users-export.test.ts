@@ -86,7 +86,7 @@ describe('14 exporting a user', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const doc = res.body;
-    expect(Object.keys(doc)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors']);
+    expect(Object.keys(doc)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors', 'organizations']);
     const user = await api(server, 'GET', `/v1/users/${alice.userId}`, { bearer: app.secret_key });
     expect(doc.user).toEqual(user.body);
     expect(doc.identities).toEqual([{ provider: 'google', subject: identity, email: 'alice@gmail.example' }]);
@@ -169,6 +169,6 @@ describe('14 exporting a user', () => {
     expect(doc.paths['/v1/users/{user_id}'].delete.responses['200']).toBeDefined();
     expect(doc.paths['/v1/me'].delete.responses['403']).toBeDefined();
     const exported = doc.paths['/v1/users/{user_id}/export'].get.responses['200'].content['application/json'].schema;
-    expect(Object.keys(exported.properties)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors']);
+    expect(Object.keys(exported.properties)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors', 'organizations']);
   });
 });

@@ -28,6 +28,10 @@ import { mfaVerifyRoutes } from './mfa/verify.js';
 import { myFactorRoutes } from './mfa/my-factors.js';
 import { userFactorRoutes } from './mfa/user-factors.js';
 import { passkeyRoutes } from './mfa/passkeys.js';
+import { organizationRoutes } from './organizations/organizations.js';
+import { organizationMemberRoutes } from './organizations/members.js';
+import { organizationRoleRoutes } from './organizations/roles.js';
+import { activeOrganizationRoutes } from './organizations/active.js';
 
 /** Every route module, one per spec part, registered explicitly. */
 export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -67,4 +71,9 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   // 4.8 object storage
   bucketRoutes(app, deps, guards);
   objectRoutes(app, deps, guards);
+  // Organisations (docs/organizations.md)
+  organizationRoutes(app, deps, guards);
+  organizationMemberRoutes(app, deps, guards);
+  organizationRoleRoutes(app, deps, guards);
+  activeOrganizationRoutes(app, deps, guards);
 }

@@ -10,12 +10,14 @@ import type { Http } from '../types.js';
 import { callerOf } from './tables-caller.js';
 
 // docs/tables.md: rows and queries. Secret (every row, may set user_id) or
-// Publishable + Session (only the session user's rows; another user's row is 404).
+// Publishable + Session (only the session user's rows, or its active organisation's; another's row is 404).
 
 const RowBody = Type.Object({
   row_id: Uuid,
   data: Type.Record(Type.String(), Type.Unknown()),
   user_id: Type.Union([Uuid, Type.Null()]),
+  organization_id: Type.Union([Uuid, Type.Null()], { description: 'the organisation that owns the row (docs/organizations.md)' }),
+  created_by: Type.Union([Uuid, Type.Null()], { description: 'the user whose session wrote the row' }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -75,7 +77,14 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
         ...route,
         summary: 'Create a row (data at most 256 KiB; 413 past the storage limit)',
         params: TableParams,
-        body: Type.Object({ data: Data, user_id: Type.Optional(Type.Union([Uuid, Type.Null()])) }, { additionalProperties: NoOtherField }),
+        body: Type.Object(
+          {
+            data: Data,
+            user_id: Type.Optional(Type.Union([Uuid, Type.Null()])),
+            organization_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: "the organisation that owns the row: a session's active organisation (docs/organizations.md)" })),
+          },
+          { additionalProperties: NoOtherField },
+        ),
         response: { 201: RowBody, ...errors(400, 401, 403, 404, 413, 429) },
       },
     },

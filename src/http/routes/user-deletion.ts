@@ -50,6 +50,10 @@ const ExportBody = Type.Object(
       }),
     ),
     factors: Type.Array(Factor, { description: 'Second factors (docs/mfa.md): type, name and dates; never a TOTP secret, a public key or a recovery code' }),
+    organizations: Type.Array(
+      Type.Object({ organization_id: Uuid, name: Type.String(), slug: Type.String(), role: Type.String(), created_at: Timestamp, updated_at: Timestamp }),
+      { description: "The user's memberships (docs/organizations.md)" },
+    ),
   },
   { description: "Everything the app holds about the user (no password, token hash or secret); only tables holding a row of the user are listed" },
 );
@@ -105,7 +109,7 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
       schema: {
         operationId: 'exportUser',
         ...secretRoute,
-        summary: "Export a user: their record, identities, sessions, rows, objects' metadata and second factors, streamed",
+        summary: "Export a user: their record, identities, sessions, rows, objects' metadata, second factors and organisations, streamed",
         params: UserParams,
         response: { 200: ExportBody, ...errors(400, 401, 403, 404) },
       },

@@ -9,7 +9,7 @@ import type { Metadata } from '../../store/repos/users.js';
 
 export const METADATA_MAX_BYTES = 8 * 1024;
 
-export type MetadataKind = 'public_metadata' | 'private_metadata' | 'unsafe_metadata';
+export type MetadataKind = 'public_metadata' | 'private_metadata' | 'unsafe_metadata' | 'metadata';
 
 /** The object as stored, or 400 `metadata_too_large` when its JSON text exceeds 8 KiB. */
 export function metadataText(kind: MetadataKind, value: Metadata): string {

@@ -10,6 +10,9 @@ import type { QueuedBlob } from '../../store/repos/objects.js';
 import { deleteUserBucketUsage, deleteUserObjects, userShares } from '../../store/repos/user-objects.js';
 import * as erasure from '../../store/repos/user-erasure.js';
 import { deleteMailTo } from '../../store/repos/mail-outbox.js';
+import { deleteUserMemberships } from '../../store/repos/organization-members.js';
+import { deleteInvitationsToEmail } from '../../store/repos/organization-invitations.js';
+import { normalizeEmail } from '../../store/repos/users.js';
 import { deleteUserRow, findUserById, lockUser } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import { deleteBlobsNow } from '../objects/blob-deletion.js';
@@ -40,6 +43,7 @@ export async function deleteUser(deps: UserDeletionDeps, appId: string, userId: 
     // none can add anything for the user between the reads below and the commit.
     if (!(await lockUser(trx, deps.store.dialect, appId, userId, 'update'))) throw notFound('user not found');
     await deleteUserMail(trx, appId, userId);
+    await deleteUserOrganizations(trx, appId, userId);
     await erasure.deleteUserSessions(trx, appId, userId);
     await erasure.deleteUserChallenges(trx, appId, userId);
     await erasure.deleteUserSsoTokens(trx, appId, userId);
@@ -53,6 +57,13 @@ export async function deleteUser(deps: UserDeletionDeps, appId: string, userId: 
   });
   deps.log.info({ app_id: appId, user_id: userId, blobs: blobs.length }, 'user deleted');
   await deleteBlobsNow(deps, blobs);
+}
+
+/** The user's memberships (each organisation's counts go down with them) and the invitations to their address. */
+async function deleteUserOrganizations(trx: Db, appId: string, userId: string): Promise<void> {
+  await deleteUserMemberships(trx, appId, userId);
+  const user = await findUserById(trx, appId, userId);
+  if (user?.email) await deleteInvitationsToEmail(trx, appId, normalizeEmail(user.email));
 }
 
 /**
@@ -83,7 +94,7 @@ async function deleteUserTableRows(deps: UserDeletionDeps, trx: Db, appId: strin
 }
 
 /** The user's objects and uploads in flight: their bytes leave the app, bucket and per-user counters at once. */
-async function deleteUserStorage(deps: UserDeletionDeps, trx: Db, appId: string, userId: string): Promise<QueuedBlob[]> {
+export async function deleteUserStorage(deps: UserDeletionDeps, trx: Db, appId: string, userId: string): Promise<QueuedBlob[]> {
   await lockAppUsage(trx, appId);
   const shares = await userShares(trx, appId, userId);
   const now = deps.clock.now();

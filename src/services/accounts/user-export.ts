@@ -3,6 +3,7 @@ import { notFound } from '../../errors.js';
 import { pageUserRows } from '../../store/repos/custom-rows.js';
 import { findCustomTable, listCustomTableIds, type CustomTable } from '../../store/repos/custom-tables.js';
 import { listFactors } from '../../store/repos/mfa-factors.js';
+import { findUserMemberships } from '../../store/repos/organization-members.js';
 import { listUserIdentities, pageUserSessions } from '../../store/repos/user-export.js';
 import { pageUserObjects } from '../../store/repos/user-objects.js';
 import { findUserById, type User } from '../../store/repos/users.js';
@@ -72,7 +73,10 @@ async function* documentOf(deps: UserExportDeps, appId: string, user: User): Asy
     return { items: page, next: page.length === PAGE && last ? ([last.bucket_id, last.key] as [string, string]) : undefined };
   });
   // Second factors: what they are and when they were used; the secrets stay sealed in the database.
-  yield `],"factors":${JSON.stringify((await listFactors(deps.db, appId, user.id)).map(toFactorView))}}`;
+  yield `],"factors":${JSON.stringify((await listFactors(deps.db, appId, user.id)).map(toFactorView))}`;
+  // Memberships (docs/organizations.md): the organisation's name and slug, the role and since when.
+  const memberships = (await findUserMemberships(deps.db, appId, user.id)).map((m) => ({ organization_id: m.organization_id, name: m.name, slug: m.slug, role: m.role, created_at: m.created_at, updated_at: m.updated_at }));
+  yield `,"organizations":${JSON.stringify(memberships)}}`;
 }
 
 /** The items of every page, as JSON array elements joined by commas (without the brackets). */

@@ -9,11 +9,12 @@ import type { Application } from '../../store/repos/applications.js';
 import { findAppObjectsLimit } from '../../store/repos/object-usage.js';
 import * as tenants from '../../store/repos/tenants.js';
 import { findTablesLimit } from '../../store/repos/custom-tables.js';
-import type { ApplicationUpdate } from '../../store/types.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { KeyRing } from './keys.js';
 import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
-import { storedTemplate } from '../sessions/token-claims.js';
+import { settingsToColumns, type AppSettings } from './settings.js';
+
+export type { AppSettings };
 
 export interface AppsDeps {
   db: Db;
@@ -21,32 +22,6 @@ export interface AppsDeps {
   keys: KeyRing;
   /** Not read: an app is shown with its settings as stored (null follows the server's HASHCASH_ENABLED). */
   hashcashEnabled?: boolean;
-}
-
-export interface AppSettings {
-  domain?: string | null;
-  /** Replaces the allow-list. */
-  allowedOrigins?: string[];
-  /** Added to the allow-list (after a replacement, when both are given). */
-  addAllowedOrigins?: string[];
-  /** Removed from the allow-list (an origin not on it is no error). */
-  removeAllowedOrigins?: string[];
-  verificationMethod?: 'code' | 'link' | 'both';
-  passwordsEnabled?: boolean;
-  hashcashEnabled?: boolean;
-  hashcashDifficulty?: number;
-  botMinUsd?: number;
-  linkLanding?: boolean;
-  /** Users may delete their own account (DELETE /v1/me). */
-  selfDelete?: boolean;
-  /** Second factors: 'required' makes every user enroll one (docs/mfa.md). */
-  mfa?: 'optional' | 'required';
-  /** Custom-table storage limit in bytes; null: TABLES_STORAGE_LIMIT_BYTES. */
-  tablesLimitBytes?: number | null;
-  /** Bytes of object storage; null follows OBJECTS_STORAGE_LIMIT_BYTES. */
-  objectsLimitBytes?: number | null;
-  /** The custom claims template (docs/users.md); null removes it. */
-  tokenClaims?: Record<string, unknown> | null;
 }
 
 /** The app as the CLI and admin API show it; `secret_key` only right after it was made. */
@@ -72,6 +47,8 @@ export interface AppView {
   objects_limit_bytes: number | null;
   /** The custom claims template, or null: tokens carry only the service's claims. */
   token_claims: Record<string, string> | null;
+  organizations_enabled: boolean;
+  org_creation: 'users' | 'server';
   signing_key_id: string | null;
   created_at: string;
   updated_at: string;
@@ -89,50 +66,6 @@ export async function createTenant(deps: AppsDeps, name: string): Promise<Tenant
   const row = { id: newTenantId(), name: name.trim(), created_at: iso(deps.clock.now()) };
   await tenants.insertTenant(deps.db, row);
   return { tenant_id: row.id, name: row.name, created_at: row.created_at };
-}
-
-function settingsToColumns(settings: AppSettings): ApplicationUpdate {
-  const columns: ApplicationUpdate = {};
-  if (settings.domain !== undefined) columns.domain = settings.domain === null ? null : parseDomain(settings.domain);
-  if (settings.allowedOrigins !== undefined) {
-    columns.allowed_origins = JSON.stringify([...new Set(settings.allowedOrigins.map(parseOrigin))]);
-  }
-  if (settings.verificationMethod !== undefined) {
-    if (!['code', 'link', 'both'].includes(settings.verificationMethod)) throw badRequest('verification method must be code, link or both');
-    columns.verification_method = settings.verificationMethod;
-  }
-  if (settings.passwordsEnabled !== undefined) columns.passwords_enabled = settings.passwordsEnabled ? 1 : 0;
-  if (settings.hashcashEnabled !== undefined) columns.hashcash_enabled = settings.hashcashEnabled ? 1 : 0;
-  if (settings.hashcashDifficulty !== undefined) {
-    const d = settings.hashcashDifficulty;
-    if (!Number.isInteger(d) || d < 0 || d > 32) throw badRequest('hashcash difficulty must be a whole number from 0 to 32');
-    columns.hashcash_difficulty = d;
-  }
-  if (settings.botMinUsd !== undefined) {
-    const usd = settings.botMinUsd;
-    if (!Number.isFinite(usd) || usd < 0 || Math.round(usd * 100) !== Number((usd * 100).toFixed(6))) {
-      throw badRequest('bot minimum must be a non-negative USD amount with at most 2 decimals');
-    }
-    columns.bot_min_usd_cents = Math.round(usd * 100);
-  }
-  if (settings.linkLanding !== undefined) columns.link_landing = settings.linkLanding ? 1 : 0;
-  if (settings.selfDelete !== undefined) columns.self_delete = settings.selfDelete ? 1 : 0;
-  if (settings.mfa !== undefined) {
-    if (settings.mfa !== 'optional' && settings.mfa !== 'required') throw badRequest('mfa must be optional or required');
-    columns.mfa_policy = settings.mfa === 'required' ? 'required' : null;
-  }
-  if (settings.tablesLimitBytes !== undefined) {
-    const limit = settings.tablesLimitBytes;
-    if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0)) throw badRequest('tables limit must be a whole number of bytes');
-    columns.tables_limit_bytes = limit;
-  }
-  if (settings.objectsLimitBytes !== undefined) {
-    const n = settings.objectsLimitBytes;
-    if (n !== null && (!Number.isSafeInteger(n) || n < 0)) throw badRequest('objects limit must be a whole number of bytes');
-    columns.objects_limit_bytes = n;
-  }
-  if (settings.tokenClaims !== undefined) columns.token_claims = storedTemplate(settings.tokenClaims);
-  return columns;
 }
 
 async function withUniqueDomain<T>(work: () => Promise<T>): Promise<T> {
@@ -172,6 +105,8 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
         tables_limit_bytes: (columns.tables_limit_bytes as number | null | undefined) ?? null,
         objects_limit_bytes: (columns.objects_limit_bytes as number | null | undefined) ?? null,
         token_claims: (columns.token_claims as string | null | undefined) ?? null,
+        organizations_enabled: (columns.organizations_enabled as number | undefined) ?? 1,
+        org_creation: (columns.org_creation as 'users' | 'server' | undefined) ?? 'users',
         created_at: now,
         updated_at: now,
       });
@@ -290,6 +225,8 @@ export async function describeApp(deps: AppsDeps, appId: string): Promise<AppVie
     tables_limit_bytes: await findTablesLimit(deps.db, app.id),
     objects_limit_bytes: await findAppObjectsLimit(deps.db, app.id),
     token_claims: app.tokenClaims === null ? null : (JSON.parse(app.tokenClaims) as Record<string, string>),
+    organizations_enabled: app.organizationsEnabled,
+    org_creation: app.orgCreation,
     signing_key_id: (await deps.keys.currentKid(app.id)) ?? null,
     created_at: app.createdAt,
     updated_at: app.updatedAt,

@@ -28,9 +28,20 @@ export interface AccessClaims {
   auth_time?: number;
   /** The app's custom claims (services/sessions/token-claims.ts); never one of the names above. */
   custom?: Record<string, unknown>;
+  /** The session's active organisation (docs/organizations.md): org_id, org_slug, org_role, org_permissions. */
+  org?: OrgClaims;
+}
+
+export interface OrgClaims {
+  id: string;
+  slug: string;
+  role: string;
+  permissions: string[];
 }
 
 export interface VerifiedAccessToken extends AccessClaims {
+  /** The active organisation the token names (its org_id claim), if any. */
+  org_id?: string;
   amr: string[];
   aal: 'aal1' | 'aal2';
   aud: string;
@@ -109,6 +120,7 @@ export class KeyRing {
       amr: claims.amr ?? [],
       aal: claims.aal ?? 'aal1',
       ...(claims.auth_time === undefined ? {} : { auth_time: claims.auth_time }),
+      ...(claims.org === undefined ? {} : { org_id: claims.org.id, org_slug: claims.org.slug, org_role: claims.org.role, org_permissions: claims.org.permissions }),
       iss: this.issuer,
       aud: appId,
       sub: claims.sub,
@@ -219,6 +231,7 @@ function toVerified(payload: JWTPayload): VerifiedAccessToken | undefined {
     aal: payload.aal === 'aal2' ? 'aal2' : 'aal1',
     // Tokens signed before auth_time carry none: no recent sign-in is known for them.
     auth_time: typeof payload.auth_time === 'number' && Number.isSafeInteger(payload.auth_time) ? payload.auth_time : undefined,
+    ...(typeof payload.org_id === 'string' ? { org_id: payload.org_id } : {}),
     exp: payload.exp as number,
     iat: payload.iat as number,
   };

@@ -25,6 +25,7 @@ export async function createBucket(deps: BucketDeps, appId: string, name: string
     name,
     max_size_bytes: null,
     max_size_bytes_per_user: null,
+    max_size_bytes_per_org: null,
     used_bytes: 0,
     object_count: 0,
     created_at: now,

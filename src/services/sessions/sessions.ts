@@ -11,6 +11,9 @@ import type { Db } from '../../store/db.js';
 import { inTransaction } from '../../store/transaction.js';
 import { aalOf, joinAmr, splitAmr, type Amr } from '../mfa/assurance.js';
 import { MAX_ACCESS_TOKEN_BYTES, renderClaims } from './token-claims.js';
+import { findActiveOrganization } from '../../store/repos/active-organization.js';
+import type { OrgClaims } from '../apps/keys.js';
+import { permissionsOf } from '../organizations/permissions.js';
 
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 /** A rotated refresh token presented within this window is only refused (two tabs racing); later it means theft. */
@@ -84,6 +87,14 @@ interface AccessBasis {
   tokenClaims: string | null;
   amr: string[];
   authTime: number | undefined;
+  /** The session's active organisation (docs/organizations.md), read when the session has one. */
+  org?: OrgClaims;
+}
+
+/** The org_* claims of the session's active organisation, or undefined (none, removed, deleted, or organisations off). */
+async function orgClaims(deps: SessionDeps, appId: string, sessionId: string): Promise<OrgClaims | undefined> {
+  const active = await findActiveOrganization(deps.db, appId, sessionId);
+  return active && { id: active.id, slug: active.slug, role: active.role, permissions: permissionsOf(active.role, active.rolePermissions) };
 }
 
 async function issueAccess(
@@ -159,7 +170,9 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
     await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
     refuseBanned(user);
   }
-  const basis = { kid: rotated.kid, tokenClaims: rotated.tokenClaims, amr: splitAmr(rotated.amr), authTime: unixSeconds(rotated.authenticatedAt) };
+  // Only a session with an active organisation reads it (one more statement); every other refresh is as before.
+  const org = rotated.activeOrgId ? await orgClaims(deps, appId, token.sessionId) : undefined;
+  const basis = { kid: rotated.kid, tokenClaims: rotated.tokenClaims, amr: splitAmr(rotated.amr), authTime: unixSeconds(rotated.authenticatedAt), org };
   return issueAccess(deps, appId, basis, user, token.sessionId, newToken);
 }
 
@@ -226,7 +239,8 @@ export async function reissueAccess(
   tokenClaims: string | null,
 ): Promise<{ access_token: string; expires_at: string }> {
   const exp = addSeconds(deps.clock.now(), 15 * 60);
-  const accessToken = await signAccess(deps, appId, { kid: undefined, tokenClaims, amr, authTime }, user, sessionId, exp);
+  const org = await orgClaims(deps, appId, sessionId);
+  const accessToken = await signAccess(deps, appId, { kid: undefined, tokenClaims, amr, authTime, org }, user, sessionId, exp);
   return { access_token: accessToken, expires_at: iso(exp) };
 }
 
@@ -237,7 +251,7 @@ export async function reissueAccess(
  */
 async function signAccess(deps: SessionDeps, appId: string, basis: AccessBasis, user: User, sessionId: string, exp: Date): Promise<string> {
   const { kid, amr } = basis;
-  const claims = { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr), auth_time: basis.authTime };
+  const claims = { sub: user.id, sid: sessionId, email: user.email, email_verified: user.emailVerified, amr, aal: aalOf(amr), auth_time: basis.authTime, org: basis.org };
   if (basis.tokenClaims === null) return deps.keys.signAccessToken(appId, claims, exp, kid);
   const token = await deps.keys.signAccessToken(appId, { ...claims, custom: renderClaims(basis.tokenClaims, user) }, exp, kid);
   if (token.length <= MAX_ACCESS_TOKEN_BYTES) return token;

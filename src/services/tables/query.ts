@@ -2,13 +2,13 @@ import { iso } from '../../clock.js';
 import { badRequest, notFound } from '../../errors.js';
 import type { StoredRow } from '../../store/repos/custom-rows.js';
 import * as rowsRepo from '../../store/repos/custom-rows-query.js';
-import type { Condition, FieldRef, SchemaCheck, Segment } from '../../store/repos/custom-rows-query.js';
+import type { Condition, FieldRef, RowOwner, SchemaCheck, Segment } from '../../store/repos/custom-rows-query.js';
 import type { CustomTable } from '../../store/repos/custom-tables.js';
 import { cachesTableMetadata, encodeValue, isMissingTable, sortSegments, type ColumnType } from '../../store/tables-dialect.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { STALE, withCachedTable } from './metadata-cache.js';
 import { fieldValue, rowRecords, type RowRecord } from './records.js';
-import type { Caller } from './rows.js';
+import { scopeOf, type Caller } from './rows.js';
 import { requireTable, type TablesDeps } from './schema.js';
 import { checkValue } from './values.js';
 
@@ -152,7 +152,7 @@ async function queryPage(deps: TablesDeps, appId: string, table: CustomTable, ca
   if (start < 0) throw badRequest('cursor is invalid, or belongs to another query');
   /** The page's rows so far, each a RowRecord as JSON. */
   const found: string[] = [];
-  const userId = caller.kind === 'user' ? caller.userId : undefined;
+  const userId = scopeOf(appId, caller);
   const asJson = (rows: StoredRow[]) => {
     for (const record of rowRecords(dialect, table.columns, rows)) found.push(JSON.stringify(record));
   };
@@ -208,7 +208,7 @@ interface CheckedRead {
   table: CustomTable;
   check: SchemaCheck;
   conditions: Condition[];
-  userId: string | undefined;
+  userId: RowOwner | undefined;
   input: QueryInput;
 }
 

@@ -2,6 +2,7 @@ import type { DialectName } from '../../store/dialect.js';
 import type { CustomColumn, CustomTable } from '../../store/repos/custom-tables.js';
 import { columnIdent, type StoredRow } from '../../store/repos/custom-rows.js';
 import { decodeValue } from '../../store/tables-dialect.js';
+import { orgOfOwnerKey } from '../../store/repos/organizations.js';
 import { rowCost } from './values.js';
 
 // Records as the API shows them (docs/tables.md), and a stored row's data and size.
@@ -34,6 +35,10 @@ export interface RowRecord {
   row_id: string;
   data: Record<string, unknown>;
   user_id: string | null;
+  /** The organisation that owns the row (docs/organizations.md), or null. */
+  organization_id: string | null;
+  /** Who wrote the row (a session's user), or null (the secret key, or before migration 0035). */
+  created_by: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -71,10 +76,16 @@ function dataOf(dialect: DialectName, readers: ColumnReader[], row: StoredRow): 
 const recordOf = (dialect: DialectName, readers: ColumnReader[], row: StoredRow): RowRecord => ({
   row_id: row.row_id,
   data: dataOf(dialect, readers, row),
-  user_id: row.user_id,
+  ...ownerFields(row.user_id, (row.created_by as string | null | undefined) ?? null),
   created_at: row.created_at,
   updated_at: row.updated_at,
 });
+
+/** A stored owner as the record shows it: an organisation's owner key is its organization_id, with user_id null. */
+export function ownerFields(owner: string | null, createdBy: string | null): Pick<RowRecord, 'user_id' | 'organization_id' | 'created_by'> {
+  const org = orgOfOwnerKey(owner);
+  return { user_id: org === null ? owner : null, organization_id: org, created_by: createdBy };
+}
 
 /** The row's data keyed by column name, in column order; null values are absent. */
 export const storedData = (dialect: DialectName, columns: CustomColumn[], row: StoredRow) => dataOf(dialect, readersOf(columns), row);

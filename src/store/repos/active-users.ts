@@ -1,5 +1,5 @@
 import { compiledQuery } from '../compiled.js';
-import type { Db } from '../db.js';
+import type { Db, RunNow } from '../db.js';
 
 // Monthly active users, kept as they happen (migration 0022): a user's first session start or refresh of a
 // month in an app inserts (app, user, month) into active_users, and only the write that inserted it adds
@@ -71,3 +71,9 @@ export async function deleteActiveUsersBefore(db: Db, period: string, batch: num
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** SQLite, inside sqliteTransaction (store/repos/session-tokens.ts): marks the user active in `period`, and counts them when this inserted the mark. */
+export const markActiveNow = (run: RunNow, db: Db, appId: string, userId: string, period: string): void => {
+  if (run(markActiveQuery.statement(db, { appId, userId, period })).length === 0) return;
+  run(countActiveQuery.statement(db, { appId, period, slot: slotOf(userId) }));
+};

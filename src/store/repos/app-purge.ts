@@ -41,6 +41,12 @@ export const APP_TABLES_BEFORE_USERS: readonly AppScopedTable[] = [
 ];
 
 export const APP_TABLES_AFTER_USERS: readonly AppScopedTable[] = [
+  // Organisations (migration 0035): invitations and memberships before the organisations they name.
+  { table: 'organization_invitations', key: ['id'], appColumn: 'app_id' },
+  { table: 'organization_members', key: ['organization_id', 'user_id'], appColumn: 'app_id' },
+  { table: 'organization_user_counts', key: ['app_id', 'user_id'], appColumn: 'app_id' },
+  { table: 'organization_roles', key: ['app_id', 'key'], appColumn: 'app_id' },
+  { table: 'organizations', key: ['id'], appColumn: 'app_id' },
   { table: 'users', key: ['id'], appColumn: 'app_id' },
   { table: 'api_keys', key: ['id'], appColumn: 'app_id' },
   { table: 'signing_keys', key: ['id'], appColumn: 'app_id' },

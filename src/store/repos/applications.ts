@@ -25,6 +25,9 @@ export interface Application {
   mfaRequired: boolean;
   /** The custom claims template as set (JSON; services/sessions/token-claims.ts), or null. */
   tokenClaims: string | null;
+  /** Organisations (docs/organizations.md): off, every organisation route is 404; 'server': only Secret creates them. */
+  organizationsEnabled: boolean;
+  orgCreation: 'users' | 'server';
   createdAt: string;
   updatedAt: string;
   /** The tenant's balance is below zero (billing): every route but billing, health and JWKS answers 402. */
@@ -52,6 +55,9 @@ export function toApplication(row: ApplicationWithPause): Application {
     // Rows read by a statement prepared before migration 0024 lack the column: optional, as before.
     mfaRequired: row.mfa_policy === 'required',
     tokenClaims: row.token_claims ?? null,
+    // Rows read by a statement prepared before migration 0035 lack the columns: the defaults.
+    organizationsEnabled: row.organizations_enabled !== 0,
+    orgCreation: row.org_creation === 'server' ? 'server' : 'users',
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     paused: row.tenant_paused === 1,

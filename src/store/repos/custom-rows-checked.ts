@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { executeCompiled, type Db } from '../db.js';
 import { PREPARE_PER_CONNECTION } from '../pg-pool.js';
-import { pageSql, Parameters, planIgnoresValues, sameField, walkSql, type Condition, type Segment } from '../custom-rows-sql.js';
+import { pageSql, Parameters, planIgnoresValues, sameField, walkSql, type Condition, type RowOwner, type Segment } from '../custom-rows-sql.js';
 import type { ColumnType } from '../tables-dialect.js';
 import { columnIdent, type StoredRow } from './custom-rows.js';
 
@@ -46,7 +46,7 @@ function jsonValueSql(type: ColumnType, column: string): string {
 
 /**
  * The select list that writes each row as its API record in JSON (records.ts, RowRecord: row_id, data,
- * user_id, created_at, updated_at, in that order), so node-postgres reads one text per row instead of
+ * user_id, organization_id, created_by, created_at, updated_at, in that order), so node-postgres reads one text per row instead of
  * every column and the route sends the texts as they are. Keys of `data` are column names, user text,
  * so they are bound parameters (JSON-quoted here); a null value is left out (concat_ws skips nulls).
  * row_id and the timestamps are written by the service (a UUID, ISO 8601 UTC) and need no escaping.
@@ -61,10 +61,18 @@ function rowJsonSql(p: Parameters, columns: JsonColumn[]): string {
         ? `concat_ws(',', ${fields.join(', ')})`
         : `concat_ws(',', ${chunks(fields, 50).map((group) => `nullif(concat_ws(',', ${group.join(', ')}), '')`).join(', ')})`;
   return (
-    `'{"row_id":"' || row_id || '","data":{' || ${data} || '},"user_id":' || coalesce(to_json(user_id)::text, 'null')` +
+    `'{"row_id":"' || row_id || '","data":{' || ${data} || '},"user_id":' || ${OWNER_JSON}` +
     ` || ',"created_at":"' || created_at || '","updated_at":"' || updated_at || '"}' as j`
   );
 }
+
+/**
+ * user_id, organization_id and created_by as records.ts writes them: an organisation's owner key
+ * ('org:<id>', migration 0035) is its organization_id, with user_id null.
+ */
+const OWNER_JSON =
+  `case when user_id like 'org:%' then 'null,"organization_id":' || to_json(substr(user_id, 5))::text` +
+  ` else coalesce(to_json(user_id)::text, 'null') || ',"organization_id":null' end || ',"created_by":' || coalesce(to_json(created_by)::text, 'null')`;
 
 const chunks = <T>(items: T[], size: number): T[][] => Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
@@ -89,7 +97,7 @@ function versionText(check: SchemaCheck): string {
  * snapshot; no rows says nothing (an empty page, a stale version, no such table or key), and the caller
  * asks checkedSegmentQuery, which tells them apart.
  */
-export function gatedJsonSegmentQuery(tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: string | undefined, segment: Segment, walk?: number): CompiledQuery<{ j: string }> {
+export function gatedJsonSegmentQuery(tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: RowOwner | undefined, segment: Segment, walk?: number): CompiledQuery<{ j: string }> {
   const p = new Parameters('postgres');
   const version = versionText(check);
   const select = rowJsonSql(p, columns);
@@ -112,7 +120,7 @@ export function gatedJsonSegmentQuery(tableId: string, check: SchemaCheck, colum
  * rows, each with the version. The check is a function so that PostgreSQL plans it once per connection,
  * not with every page planned with its values (`offset 0` keeps it a single call).
  */
-export function checkedSegmentQuery(tableId: string, check: SchemaCheck, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<CheckedRow> {
+export function checkedSegmentQuery(tableId: string, check: SchemaCheck, conditions: Condition[], userId: RowOwner | undefined, segment: Segment): CompiledQuery<CheckedRow> {
   const p = new Parameters('postgres');
   const page = pageSql(p, tableId, conditions, userId, segment);
   const version = versionText(check);
@@ -125,7 +133,7 @@ export function checkedSegmentQuery(tableId: string, check: SchemaCheck, conditi
 }
 
 /** The gated segment's rows as JSON records (gatedJsonSegmentQuery); none when the check did not hold or the page is empty. */
-export async function queryGatedJson(db: Db, tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: string | undefined, segment: Segment): Promise<string[]> {
+export async function queryGatedJson(db: Db, tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: RowOwner | undefined, segment: Segment): Promise<string[]> {
   if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');
   const found = await executeCompiled(db, gatedJsonSegmentQuery(tableId, check, columns, conditions, userId, segment));
   return found.map((row) => row.j);
@@ -144,7 +152,7 @@ export async function queryCheckedRows(
   tableId: string,
   check: SchemaCheck,
   conditions: Condition[],
-  userId: string | undefined,
+  userId: RowOwner | undefined,
   segment: Segment,
 ): Promise<{ schemaVersion: number | undefined; rows: StoredRow[] }> {
   if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');

@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { executeCompiled, type Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
-import { matchingSql, pageSql, Parameters, planIgnoresValues, sameField, seekable, walkSql, type Condition, type Segment } from '../custom-rows-sql.js';
+import { matchingSql, pageSql, Parameters, planIgnoresValues, sameField, seekable, walkSql, type Condition, type RowOwner, type Segment } from '../custom-rows-sql.js';
 import { gatedJsonSegmentQuery, type JsonColumn, type SchemaCheck } from './custom-rows-checked.js';
 import type { StoredRow } from './custom-rows.js';
 
@@ -17,12 +17,12 @@ import type { StoredRow } from './custom-rows.js';
 //
 // The SQL text is store/custom-rows-sql.ts; PostgreSQL's checked pages are custom-rows-checked.ts, re-exported
 // here with the types so that the tables service reads every page through one module.
-export type { Condition, FieldRef, Segment } from '../custom-rows-sql.js';
+export type { Condition, FieldRef, OrgGate, RowOwner, Segment } from '../custom-rows-sql.js';
 export { planIgnoresValues } from '../custom-rows-sql.js';
 export { checkedSegmentQuery, gatedJsonSegmentQuery, queryCheckedRows, queryGatedJson, type JsonColumn, type SchemaCheck } from './custom-rows-checked.js';
 
 /** The segment's SELECT as SQL text and its parameters. Exported for the unit test of its shapes. */
-export function segmentQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment): CompiledQuery<StoredRow> {
+export function segmentQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: RowOwner | undefined, segment: Segment): CompiledQuery<StoredRow> {
   const p = new Parameters(dialect);
   return CompiledQuery.raw(pageSql(p, tableId, conditions, userId, segment).text, p.values) as CompiledQuery<StoredRow>;
 }
@@ -38,7 +38,7 @@ export function segmentQuery(dialect: DialectName, tableId: string, conditions: 
  *    that many), which are then sorted.
  * Neither: QueryTooBroad (400 with a hint): the filter keeps few rows in sort order but too many to sort.
  */
-export async function queryRows(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment, bounds: QueryBounds = QUERY_BOUNDS): Promise<StoredRow[]> {
+export async function queryRows(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: RowOwner | undefined, segment: Segment, bounds: QueryBounds = QUERY_BOUNDS): Promise<StoredRow[]> {
   if (segment.part === 'all' && segment.after) throw new Error('an `all` segment starts from the beginning');
   if (segment.limit === 0 || planIgnoresValues(conditions, userId, segment.sort)) return executeCompiled(db, segmentQuery(dialect, tableId, conditions, userId, segment));
   const walk = walkLength(segment, bounds);
@@ -57,7 +57,7 @@ export const walkLength = (segment: Segment, bounds: QueryBounds = QUERY_BOUNDS)
  * bounded). Else QueryTooBroad. Two statements, each bounded: the walk's length on the sort's index, and a
  * count of the matching rows through a filter's index stopped past the cap.
  */
-export async function walkNotFilledBecause(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment, bounds: QueryBounds = QUERY_BOUNDS): Promise<'segment_ended' | 'few_matches'> {
+export async function walkNotFilledBecause(db: Db, dialect: DialectName, tableId: string, conditions: Condition[], userId: RowOwner | undefined, segment: Segment, bounds: QueryBounds = QUERY_BOUNDS): Promise<'segment_ended' | 'few_matches'> {
   const walk = walkLength(segment, bounds);
   const [examined] = await executeCompiled(db, sortedWalkLengthQuery(dialect, tableId, conditions, segment, walk));
   // The walk reached the segment's end: every row it holds was examined.
@@ -73,7 +73,7 @@ export async function walkNotFilledBecause(db: Db, dialect: DialectName, tableId
  * (walkLength rows at most), filtered as it comes, as gated JSON records (gatedJsonSegmentQuery's gate).
  * The page when it fills; fewer rows say nothing (the walk ran short, or the gate did not hold).
  */
-export async function queryGatedWalkJson(db: Db, tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: string | undefined, segment: Segment): Promise<string[]> {
+export async function queryGatedWalkJson(db: Db, tableId: string, check: SchemaCheck, columns: JsonColumn[], conditions: Condition[], userId: RowOwner | undefined, segment: Segment): Promise<string[]> {
   const found = await executeCompiled(db, gatedJsonSegmentQuery(tableId, check, columns, conditions, userId, segment, walkLength(segment)));
   return found.map((row) => row.j);
 }
@@ -97,7 +97,7 @@ export class QueryTooBroad extends Error {
 }
 
 /** Way 1: the walk, filtered by the other conditions and the user scope, in order, `segment.limit` rows at most. */
-export function sortedWalkQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment, walk: number): CompiledQuery<StoredRow> {
+export function sortedWalkQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: RowOwner | undefined, segment: Segment, walk: number): CompiledQuery<StoredRow> {
   const p = new Parameters(dialect);
   const from = `(${walkSql(p, tableId, conditions, segment, walk)}) walked`;
   const others = conditions.filter((c) => !sameField(c.field, segment.sort));
@@ -110,13 +110,13 @@ function sortedWalkLengthQuery(dialect: DialectName, tableId: string, conditions
   return CompiledQuery.raw(`select count(*) as n from (${walkSql(p, tableId, conditions, segment, walk, 'row_id')}) walked`, p.values) as CompiledQuery<{ n: number }>;
 }
 
-function filteredCountQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, cap: number): CompiledQuery<{ n: number }> {
+function filteredCountQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: RowOwner | undefined, cap: number): CompiledQuery<{ n: number }> {
   const p = new Parameters(dialect);
   return CompiledQuery.raw(`select count(*) as n from (${matchingSql(p, tableId, conditions, userId, '1 as one', cap)}) matching`, p.values) as CompiledQuery<{ n: number }>;
 }
 
 /** Way 2: the matching rows (known to be at most `cap`), then the segment's range, order and limit over them. */
-export function filteredSortQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: string | undefined, segment: Segment, cap: number): CompiledQuery<StoredRow> {
+export function filteredSortQuery(dialect: DialectName, tableId: string, conditions: Condition[], userId: RowOwner | undefined, segment: Segment, cap: number): CompiledQuery<StoredRow> {
   const p = new Parameters(dialect);
   const from = `(${matchingSql(p, tableId, conditions, userId, '*', cap)}) matching`;
   return CompiledQuery.raw(pageSql(p, tableId, [], undefined, segment, { from }).text, p.values) as CompiledQuery<StoredRow>;

@@ -3,6 +3,8 @@ import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { columnTypeSql, lockClause, sumsDeletedRows, type ColumnType } from '../tables-dialect.js';
+import type { OrgGate, RowOwner } from '../row-owner.js';
+import { isActiveMember } from './organizations.js';
 
 // The real tables behind custom tables: `t_<table id hex>` with columns `c_<column id hex>`, indexes
 // `i_...`. Every identifier is built here from a UUID the service generated and checked against a strict
@@ -44,6 +46,7 @@ export interface PhysicalColumn {
 export interface StoredRow {
   row_id: string;
   user_id: string | null;
+  created_by?: string | null;
   created_at: string;
   updated_at: string;
   size_bytes: number;
@@ -65,6 +68,7 @@ export async function createDataTable(db: Db, dialect: DialectName, tableId: str
   await sql`create table ${table(tableId)} (
     row_id text primary key,
     user_id text,
+    created_by text,
     created_at text not null,
     updated_at text not null,
     size_bytes integer not null${sql.join(defs, sql``)}
@@ -126,7 +130,10 @@ export async function setRowSize(db: Db, tableId: string, rowId: string, sizeByt
 
 export interface RowWrite {
   rowId: string;
+  /** The owner: a user's id, an organisation's owner key, or null. */
   userId: string | null;
+  /** The writer (a session's user), or null. */
+  createdBy?: string | null;
   createdAt: string;
   updatedAt: string;
   sizeBytes: number;
@@ -134,32 +141,49 @@ export interface RowWrite {
   values: Map<string, unknown>;
 }
 
-export async function insertRow(db: Db, tableId: string, row: RowWrite): Promise<void> {
-  const names = [sql.ref('row_id'), sql.ref('user_id'), sql.ref('created_at'), sql.ref('updated_at'), sql.ref('size_bytes')];
-  const values: unknown[] = [row.rowId, row.userId, row.createdAt, row.updatedAt, row.sizeBytes];
+/**
+ * Inserts the row; with `gate` (an organisation's row written by a member), only while the gate holds, in the
+ * same statement. False when the gate refused it.
+ */
+export async function insertRow(db: Db, tableId: string, row: RowWrite, gate?: OrgGate): Promise<boolean> {
+  const names = [sql.ref('row_id'), sql.ref('user_id'), sql.ref('created_by'), sql.ref('created_at'), sql.ref('updated_at'), sql.ref('size_bytes')];
+  const values: unknown[] = [row.rowId, row.userId, row.createdBy ?? null, row.createdAt, row.updatedAt, row.sizeBytes];
   for (const [columnId, value] of row.values) {
     names.push(column(columnId));
     values.push(value);
   }
-  await sql`insert into ${table(tableId)} (${sql.join(names)}) values (${sql.join(values)})`.execute(db);
+  if (gate === undefined) {
+    await sql`insert into ${table(tableId)} (${sql.join(names)}) values (${sql.join(values)})`.execute(db);
+    return true;
+  }
+  const result = await sql`insert into ${table(tableId)} (${sql.join(names)}) select ${sql.join(values)} where ${isActiveMember(gate.appId, gate.orgId, gate.userId, gate.sessionId)}`.execute(db);
+  return Number(result.numAffectedRows ?? 0) === 1;
 }
 
-export async function updateRow(db: Db, tableId: string, row: Omit<RowWrite, 'userId' | 'createdAt'>): Promise<void> {
+/** Writes the row's new values, within the owner's scope (its gate too); false when nothing was written. */
+export async function updateRow(db: Db, tableId: string, row: Omit<RowWrite, 'userId' | 'createdAt'>, owner?: RowOwner): Promise<boolean> {
   const sets: RawBuilder<unknown>[] = [sql`updated_at = ${row.updatedAt}`, sql`size_bytes = ${row.sizeBytes}`];
   for (const [columnId, value] of row.values) sets.push(sql`${column(columnId)} = ${value}`);
-  await sql`update ${table(tableId)} set ${sql.join(sets)} where row_id = ${row.rowId}`.execute(db);
+  const result = await sql`update ${table(tableId)} set ${sql.join(sets)} where row_id = ${row.rowId}${ownerFilter(owner)}`.execute(db);
+  return Number(result.numAffectedRows ?? 0) === 1;
 }
 
-const ownerFilter = (userId: string | undefined) => (userId === undefined ? sql`` : sql` and user_id = ${userId}`);
+/** A user's own rows, or an organisation's behind the gate that its reader is an active member (docs/organizations.md). */
+function ownerFilter(owner: RowOwner | undefined) {
+  if (owner === undefined) return sql``;
+  if (typeof owner === 'string') return sql` and user_id = ${owner}`;
+  const g = owner.gate;
+  return sql` and user_id = ${owner.key} and ${isActiveMember(g.appId, g.orgId, g.userId, g.sessionId)}`;
+}
 
 /** The row, or undefined; `userId` scopes it to one owner. `lock` locks it on PostgreSQL (read-modify-write). */
-export async function findRow(db: Db, dialect: DialectName, tableId: string, rowId: string, userId: string | undefined, lock = false): Promise<StoredRow | undefined> {
+export async function findRow(db: Db, dialect: DialectName, tableId: string, rowId: string, userId: RowOwner | undefined, lock = false): Promise<StoredRow | undefined> {
   const { rows } = await sql<StoredRow>`select * from ${table(tableId)} where row_id = ${rowId}${ownerFilter(userId)}${lock ? lockClause(dialect, 'update') : sql``}`.execute(db);
   return rows[0];
 }
 
 /** Deletes the row; returns its size, or undefined when there was none (for this owner). */
-export async function deleteRow(db: Db, tableId: string, rowId: string, userId: string | undefined): Promise<number | undefined> {
+export async function deleteRow(db: Db, tableId: string, rowId: string, userId: RowOwner | undefined): Promise<number | undefined> {
   const { rows } = await sql<{ size_bytes: number }>`delete from ${table(tableId)} where row_id = ${rowId}${ownerFilter(userId)} returning size_bytes`.execute(db);
   return rows[0] === undefined ? undefined : Number(rows[0].size_bytes);
 }
@@ -177,6 +201,16 @@ export async function deleteUserRows(db: Db, dialect: DialectName, tableId: stri
   const { rows } = await sql<{ n: number | null }>`select sum(size_bytes) as n from ${table(tableId)} where user_id = ${userId}`.execute(db);
   await sql`delete from ${table(tableId)} where user_id = ${userId}`.execute(db);
   return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Deletes up to `limit` rows of one owner (an organisation's purge: its owner key) by the (user_id, row_id)
+ * index; answers how many went and the bytes they counted, which the caller frees in the same transaction.
+ */
+export async function deleteOwnerRowBatch(db: Db, tableId: string, owner: string, limit: number): Promise<{ rows: number; bytes: number }> {
+  const { rows } = await sql<{ size_bytes: number }>`delete from ${table(tableId)} where row_id in (
+    select row_id from ${table(tableId)} where user_id = ${owner} order by user_id, row_id limit ${rowLimit(limit)}) returning size_bytes`.execute(db);
+  return { rows: rows.length, bytes: rows.reduce((sum, row) => sum + Number(row.size_bytes), 0) };
 }
 
 /** A page of the user's rows in row_id order after `afterRowId` (an export): one walk of the (user_id, row_id) index. */

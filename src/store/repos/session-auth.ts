@@ -2,6 +2,7 @@ import { compiledQuery } from '../compiled.js';
 import { APPLICATION_COLUMNS, qualified } from '../columns.js';
 import { rowLimit } from '../limit.js';
 import { toApplication, type Application } from './applications.js';
+import type { ActiveOrganization } from './active-organization.js';
 import { parseMetadata, toUser, type Metadata, type User, type UserFields } from './users.js';
 
 /** What GET /v1/me answers about the signed-in user. */
@@ -12,6 +13,8 @@ export interface SessionUser {
   isBot: boolean;
   publicMetadata: Metadata;
   unsafeMetadata: Metadata;
+  /** The session's active organisation (docs/organizations.md), or null. */
+  organization: ActiveOrganization | null;
 }
 
 const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId', 'now'], (db, v) =>
@@ -22,8 +25,13 @@ const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId
     .innerJoin('users', (join) => join.onRef('users.id', '=', 'sessions.user_id').onRef('users.app_id', '=', 'sessions.app_id'))
     // The tenant's pause rides on the same query (billing: no extra round trip, no cache).
     .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
+    // The session's active organisation (migration 0035), while the user is a member and it is live: by primary keys.
+    .leftJoin('organization_members as om', (join) => join.onRef('om.organization_id', '=', 'sessions.active_org_id').onRef('om.user_id', '=', 'sessions.user_id'))
+    .leftJoin('organizations as oo', (join) => join.onRef('oo.id', '=', 'om.organization_id').onRef('oo.app_id', '=', 'sessions.app_id').on('oo.deleted_at', 'is', null))
+    .leftJoin('organization_roles as orl', (join) => join.onRef('orl.app_id', '=', 'oo.app_id').onRef('orl.key', '=', 'om.role'))
     .select(qualified('applications', APPLICATION_COLUMNS))
     .select('billing_accounts.paused as tenant_paused')
+    .select(['oo.id as org_id', 'oo.slug as org_slug', 'om.role as org_role', 'orl.permissions as org_role_permissions'])
     // The metadata GET /v1/me shows rides on the row already read (never the private one).
     .select([
       'users.email as user_email',
@@ -55,7 +63,7 @@ export async function findSessionAuth(
 ): Promise<{ app: Application; user: SessionUser } | undefined> {
   const [row] = await sessionAuthQuery(db, input);
   if (!row) return undefined;
-  const { user_email, user_email_verified, user_is_bot, user_public_metadata, user_unsafe_metadata, ...app } = row;
+  const { user_email, user_email_verified, user_is_bot, user_public_metadata, user_unsafe_metadata, org_id, org_slug, org_role, org_role_permissions, ...app } = row;
   return {
     app: toApplication(app),
     user: {
@@ -65,6 +73,7 @@ export async function findSessionAuth(
       isBot: user_is_bot === 1,
       publicMetadata: parseMetadata(user_public_metadata),
       unsafeMetadata: parseMetadata(user_unsafe_metadata),
+      organization: org_id === null || org_slug === null || org_role === null ? null : { id: org_id, slug: org_slug, role: org_role, rolePermissions: org_role_permissions },
     },
   };
 }

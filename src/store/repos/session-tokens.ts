@@ -1,10 +1,10 @@
 import { sql, type QueryCreator } from 'kysely';
 import { USER_COLUMNS, qualified } from '../columns.js';
 import { compiledQuery } from '../compiled.js';
-import { isSqlite, sqliteTransaction, type Db, type RunNow } from '../db.js';
+import { isSqlite, sqliteTransaction, type Db } from '../db.js';
 import { inTransaction } from '../transaction.js';
 import type { Database, UserRow } from '../types.js';
-import { countActiveQuery, markActiveQuery, markActiveUser, slotOf } from './active-users.js';
+import { markActiveNow, markActiveUser } from './active-users.js';
 import { liveKeyGate, tokenClaimsQuery, tokenClaimsStatement, type KeyGate } from './applications.js';
 import { activeKidQuery, activeKidStatement } from './signing-keys.js';
 import { claimRefreshTokenStatement } from './refresh-tokens.js';
@@ -48,6 +48,7 @@ export interface Rotated {
   kid: string | undefined;
   /** The app's custom claims template (JSON), or null: read in the same statement, so a change applies at the next refresh. */
   tokenClaims: string | null;
+  activeOrgId?: string | null; // the session's active organisation (migration 0035): its claims are read only then
 }
 
 /**
@@ -79,7 +80,7 @@ function rotationStatement(q: QueryCreator<Database>, v: Record<keyof RotationVa
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', v.now as string)
     .where((eb) => liveKeyGate(eb, v as unknown as KeyGate, 'publishable'))
-    .returning(['app_id', 'user_id', 'prior_rotated_at', 'created_at', 'amr', 'authenticated_at']);
+    .returning(['app_id', 'user_id', 'prior_rotated_at', 'created_at', 'amr', 'authenticated_at', 'active_org_id']);
 }
 
 /**
@@ -121,6 +122,7 @@ const rotateOnPostgres = compiledQuery(ROTATION_NAMES, (db, v) =>
     .select('session.amr as session_amr')
     .select('session.authenticated_at as session_authenticated_at')
     .select('session.created_at as session_created_at')
+    .select('session.active_org_id as session_active_org_id')
     .select(() => activeKidStatement(db, v.appId).as('kid'))
     .select(() => tokenClaimsStatement(db, v.appId).as('token_claims'))
     .where('users.app_id', '=', v.appId),
@@ -135,8 +137,8 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
   if (!isSqlite(db)) {
     const [row] = await rotateOnPostgres(db, values);
     if (!row) return undefined;
-    const { kid, token_claims, session_amr, session_authenticated_at, session_created_at, ...user } = row;
-    return { user, amr: session_amr ?? null, authenticatedAt: session_authenticated_at ?? session_created_at, kid: kid ?? undefined, tokenClaims: token_claims ?? null };
+    const { kid, token_claims, session_amr, session_authenticated_at, session_created_at, session_active_org_id, ...user } = row;
+    return { user, amr: session_amr ?? null, authenticatedAt: session_authenticated_at ?? session_created_at, kid: kid ?? undefined, tokenClaims: token_claims ?? null, activeOrgId: session_active_org_id ?? null };
   }
   return sqliteTransaction(db, (run) => {
     const [session] = run(rotateQuery.statement(db, values));
@@ -150,6 +152,7 @@ export async function rotateRefreshToken(db: Db, values: RotationValues): Promis
       authenticatedAt: session.authenticated_at ?? session.created_at,
       kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid,
       tokenClaims: run(tokenClaimsQuery.statement(db, { appId: values.appId }))[0]?.token_claims ?? null,
+      activeOrgId: session.active_org_id ?? null,
     };
   });
 }
@@ -291,10 +294,4 @@ function countMarked<DB extends Database & { marked: { app_id: string; user_id: 
     .expression((eb) => eb.selectFrom('marked').select(['marked.app_id', 'marked.period', sql<string>`substr(marked.user_id, 1, 1)`.as('slot'), sql<number>`1`.as('users')]))
     .onConflict((oc) => oc.columns(['app_id', 'period', 'slot']).doUpdateSet((eb) => ({ users: eb('active_user_counts.users', '+', 1) })))
     .returning('active_user_counts.app_id');
-}
-
-/** SQLite, inside sqliteTransaction: marks the user active in `period`, and counts them when this inserted the mark. */
-function markActiveNow(run: RunNow, db: Db, appId: string, userId: string, period: string): void {
-  if (run(markActiveQuery.statement(db, { appId, userId, period })).length === 0) return;
-  run(countActiveQuery.statement(db, { appId, period, slot: slotOf(userId) }));
 }

@@ -24,6 +24,10 @@ export interface ApplicationsTable {
   objects_limit_bytes?: number | null; // null: OBJECTS_STORAGE_LIMIT_BYTES
   /** The custom claims template, JSON (migration 0031); null: none. */
   token_claims?: string | null;
+  /** 1: the organisation routes answer; 0: each is 404 (migration 0035). */
+  organizations_enabled?: number;
+  /** Who may create organisations: 'users' (any signed-in user) or 'server' (migration 0035). */
+  org_creation?: 'users' | 'server';
   created_at: string;
   updated_at: string;
   /** 1 when emailed links answer a one-button page (migration 0011). */

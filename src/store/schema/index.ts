@@ -7,6 +7,7 @@ import type { CustomColumnsTable, CustomTableUsageTable, CustomTablesTable } fro
 import type { BlobDeletionsTable, BucketUserUsageTable, BucketsTable, ObjectStorageUsageTable, ObjectUploadsTable, ObjectsTable } from './objects.js';
 import type { MailOutboxTable } from './mail.js';
 import type { EventCountsTable, EventsTable } from './events.js';
+import type { OrganizationInvitationsTable, OrganizationMembersTable, OrganizationRolesTable, OrganizationsTable, OrganizationUserCountsTable } from './organizations.js';
 
 // The schema as Kysely sees it, one declaration per table (in the file of its area), listed here once.
 // Portable across SQLite and PostgreSQL: timestamps are ISO 8601 UTC text (lexicographic order = time
@@ -22,6 +23,7 @@ export * from './custom-tables.js';
 export * from './objects.js';
 export * from './mail.js';
 export * from './events.js';
+export * from './organizations.js';
 
 export interface Database {
   tenants: TenantsTable;
@@ -64,4 +66,9 @@ export interface Database {
   webauthn_challenges: WebauthnChallengesTable;
   events: EventsTable;
   event_counts: EventCountsTable;
+  organizations: OrganizationsTable;
+  organization_members: OrganizationMembersTable;
+  organization_user_counts: OrganizationUserCountsTable;
+  organization_roles: OrganizationRolesTable;
+  organization_invitations: OrganizationInvitationsTable;
 }

@@ -8,6 +8,8 @@ export interface BucketsTable {
   name: string;
   max_size_bytes: number | null;
   max_size_bytes_per_user: number | null;
+  /** Bytes one organisation may hold in the bucket (migration 0035); null: no cap of its own. */
+  max_size_bytes_per_org?: number | null;
   used_bytes: number; // committed objects plus uploads in flight
   object_count: number;
   created_at: string;

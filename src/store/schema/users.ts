@@ -56,6 +56,8 @@ export interface SessionsTable {
   amr?: string | null;
   /** When the user last proved who they are in this session (migration 0029; null before it: created_at). */
   authenticated_at?: string | null;
+  /** The session's active organisation (migration 0035): its access tokens carry the org claims. */
+  active_org_id?: string | null;
 }
 
 /** A user active (a session started or refreshed) in an app in a month 'YYYY-MM' (migration 0022). */

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { changePassword } from '../../../services/accounts/password-change.js';
+import { activeOrganizationOf } from '../../../services/organizations/active.js';
 import { confirmEmailChange, requestEmailChange } from '../../../services/accounts/email-change.js';
 import { rateLimitIp } from '../../client-ip.js';
 import type { Guards } from '../../plugins/guards.js';
@@ -104,7 +105,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
       }
       const proof = 'code' in body ? { code: body.code } : { token: body.token };
       const user = await confirmEmailChange(deps, application, request.session!, proof);
-      return meBody(user);
+      return meBody(user, await activeOrganizationOf(deps, application, request.session!.sessionId));
     },
   );
 }

@@ -1,3 +1,4 @@
+import { organizationView, type ActiveOrganization } from '../../../services/organizations/active.js';
 import { Type } from '@sinclair/typebox';
 
 // Request and response pieces shared by the sign-up and sign-in routes.
@@ -16,6 +17,18 @@ export const MeBody = Type.Object({
   is_bot: Type.Boolean(),
   public_metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'written by the server' }),
   unsafe_metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'written by the user (PATCH /v1/me)' }),
+  organization: Type.Union(
+    [
+      Type.Object({
+        organization_id: Type.String({ format: 'uuid' }),
+        slug: Type.String(),
+        role: Type.String(),
+        permissions: Type.Array(Type.String()),
+      }),
+      Type.Null(),
+    ],
+    { description: "the session's active organisation (POST /v1/sessions/active_organization), null when none" },
+  ),
 });
 
 /** GET /v1/me's answer: never the private metadata. */
@@ -26,13 +39,14 @@ export const meBody = (user: {
   isBot: boolean;
   publicMetadata: Record<string, unknown>;
   unsafeMetadata: Record<string, unknown>;
-}) => ({
+}, organization: ActiveOrganization | null | undefined) => ({
   user_id: user.id,
   email: user.email,
   email_verified: user.emailVerified,
   is_bot: user.isBot,
   public_metadata: user.publicMetadata,
   unsafe_metadata: user.unsafeMetadata,
+  organization: organizationView(organization),
 });
 
 export const SessionTokensBody = Type.Object({

@@ -4,6 +4,7 @@ import { unauthorized } from '../../../errors.js';
 import { currentUser, logout } from '../../../services/accounts/accounts.js';
 import { refreshSession } from '../../../services/sessions/sessions.js';
 import { updateMe } from '../../../services/accounts/user-updates.js';
+import { activeOrganizationOf } from '../../../services/organizations/active.js';
 import { clearAuthCookies, REFRESH_COOKIE, requestCookie, setAuthCookies } from '../../cookies.js';
 import { checkCookieOrigin, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
@@ -35,8 +36,10 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => {
-      const user = request.sessionUser ?? (await currentUser(deps, request.application!.id, request.session!.userId));
-      return meBody(user);
+      const app = request.application!;
+      if (request.sessionUser) return meBody(request.sessionUser, app.organizationsEnabled ? request.sessionUser.organization : null);
+      const user = await currentUser(deps, app.id, request.session!.userId);
+      return meBody(user, await activeOrganizationOf(deps, app, request.session!.sessionId));
     },
   );
 
@@ -53,7 +56,10 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         response: { 200: MeBody, ...errors(400, 401, 403) },
       },
     },
-    async (request) => meBody(await updateMe(deps, request.application!.id, request.session!.userId, request.body)),
+    async (request) => {
+      const user = await updateMe(deps, request.application!.id, request.session!.userId, request.body);
+      return meBody(user, await activeOrganizationOf(deps, request.application!, request.session!.sessionId));
+    },
   );
 
   app.post(
