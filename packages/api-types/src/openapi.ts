@@ -732,7 +732,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Export a user: their record, identities, sessions, rows, objects' metadata and second factors, streamed */
+        /** Export a user: their record, identities, sessions, rows, objects' metadata, second factors and organisations, streamed */
         get: operations["exportUser"];
         put?: never;
         post?: never;
@@ -1271,6 +1271,242 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's organisations, a page at a time */
+        get: operations["listOrganizations"];
+        put?: never;
+        /** Create an organisation: a user becomes its owner (org_creation users); the server may name an owner */
+        post: operations["createOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user's organisations, with their role in each */
+        get: operations["listMyOrganizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{user_id}/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's organisations, with their role in each */
+        get: operations["listUserOrganizations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One organisation (a member, or the server) */
+        get: operations["getOrganization"];
+        put?: never;
+        post?: never;
+        /** Delete an organisation (org:delete): refused at once, its members, invitations, rows and objects purged in batches */
+        delete: operations["deleteOrganization"];
+        options?: never;
+        head?: never;
+        /** Change name or slug (org:update); metadata: the server only */
+        patch: operations["updateOrganization"];
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's members, a page at a time (any member) */
+        get: operations["listOrganizationMembers"];
+        put?: never;
+        /** Add a user of the app to the organisation with a role */
+        post: operations["addOrganizationMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (oneself, or org:members:manage); the last owner stays (409) */
+        delete: operations["removeOrganizationMember"];
+        options?: never;
+        head?: never;
+        /** Change a member's role (org:members:manage; only an owner makes or changes an owner; the last owner stays) */
+        patch: operations["updateOrganizationMember"];
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's invitations (org:invitations:manage) */
+        get: operations["listOrganizationInvitations"];
+        put?: never;
+        /**
+         * Invite an email address (org:invitations:manage): emailed with a link carrying ?invitation_token=
+         * @description The link opens redirect_url (on the allow-list), else the app's first allowed origin. 20 an hour and 100 pending per organisation (429 with Retry-After).
+         */
+        post: operations["createOrganizationInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organization_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One invitation (org:invitations:manage) */
+        get: operations["getOrganizationInvitation"];
+        put?: never;
+        post?: never;
+        /** Revoke a pending invitation (org:invitations:manage) */
+        delete: operations["revokeOrganizationInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pending invitations to the signed-in user's verified email */
+        get: operations["listMyInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation by its emailed token or its id, with a session whose verified email is the invitation's */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organization_roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's custom roles */
+        get: operations["listOrganizationRoles"];
+        put?: never;
+        /** Create a custom role */
+        post: operations["createOrganizationRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organization_roles/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a custom role no member or pending invitation holds (409 role_in_use otherwise) */
+        delete: operations["deleteOrganizationRole"];
+        options?: never;
+        head?: never;
+        /** Change a custom role's name or permissions (members holding it have them at once) */
+        patch: operations["updateOrganizationRole"];
+        trace?: never;
+    };
+    "/v1/sessions/active_organization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set (or, with null, clear) the session's active organisation: a new access token with org_* claims
+         * @description The session keeps it across refreshes. A session authenticated by cookie gets its __session cookie renewed.
+         */
+        post: operations["setActiveOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1282,7 +1518,7 @@ export interface components {
              * @description a stable snake_case code (docs/api.md)
              * @enum {string}
              */
-            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken";
+            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use";
         };
     };
     responses: never;
@@ -1762,6 +1998,14 @@ export interface operations {
                         unsafe_metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description the session's active organisation (POST /v1/sessions/active_organization), null when none */
+                        organization: {
+                            /** Format: uuid */
+                            organization_id: string;
+                            slug: string;
+                            role: string;
+                            permissions: string[];
+                        } | null;
                     };
                 };
             };
@@ -1873,6 +2117,14 @@ export interface operations {
                         unsafe_metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description the session's active organisation (POST /v1/sessions/active_organization), null when none */
+                        organization: {
+                            /** Format: uuid */
+                            organization_id: string;
+                            slug: string;
+                            role: string;
+                            permissions: string[];
+                        } | null;
                     };
                 };
             };
@@ -2352,6 +2604,14 @@ export interface operations {
                         unsafe_metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description the session's active organisation (POST /v1/sessions/active_organization), null when none */
+                        organization: {
+                            /** Format: uuid */
+                            organization_id: string;
+                            slug: string;
+                            role: string;
+                            permissions: string[];
+                        } | null;
                     };
                 };
             };
@@ -4514,6 +4774,18 @@ export interface operations {
                             created_at: string;
                             last_used_at: string | null;
                         }[];
+                        /** @description The user's memberships (docs/organizations.md) */
+                        organizations: {
+                            /** Format: uuid */
+                            organization_id: string;
+                            name: string;
+                            slug: string;
+                            role: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
                     };
                 };
             };
@@ -4794,7 +5066,7 @@ export interface operations {
                             user_id: string | null;
                             detail: string | null;
                             /** @description why the item failed (docs/api.md) */
-                            code: ("validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken") | null;
+                            code: ("validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use") | null;
                         }[];
                     };
                 };
@@ -6584,6 +6856,8 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     user_id?: string | null;
+                    /** @description the organisation that owns the row: a session's active organisation (docs/organizations.md) */
+                    organization_id?: string | null;
                 } & {
                     [key: string]: unknown;
                 };
@@ -6603,6 +6877,10 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         user_id: string | null;
+                        /** @description the organisation that owns the row (docs/organizations.md) */
+                        organization_id: string | null;
+                        /** @description the user whose session wrote the row */
+                        created_by: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -6723,6 +7001,10 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             user_id: string | null;
+                            /** @description the organisation that owns the row (docs/organizations.md) */
+                            organization_id: string | null;
+                            /** @description the user whose session wrote the row */
+                            created_by: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -6795,6 +7077,10 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         user_id: string | null;
+                        /** @description the organisation that owns the row (docs/organizations.md) */
+                        organization_id: string | null;
+                        /** @description the user whose session wrote the row */
+                        created_by: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -6947,6 +7233,10 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         user_id: string | null;
+                        /** @description the organisation that owns the row (docs/organizations.md) */
+                        organization_id: string | null;
+                        /** @description the user whose session wrote the row */
+                        created_by: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -7702,6 +7992,1706 @@ export interface operations {
                             updated_at: string;
                         }[];
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrganizations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                slug?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizations: {
+                            /** Format: uuid */
+                            organization_id: string;
+                            name: string;
+                            slug: string;
+                            /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            members_count: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description the caller's role (a member's view) */
+                            role?: string;
+                            /** @description the caller's permissions (a member's view) */
+                            permissions?: string[];
+                        }[];
+                        /** @description where the next page starts; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    slug?: string;
+                    /** Format: uuid */
+                    owner_user_id?: string;
+                    /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organization_id: string;
+                        name: string;
+                        slug: string;
+                        /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        members_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description the caller's role (a member's view) */
+                        role?: string;
+                        /** @description the caller's permissions (a member's view) */
+                        permissions?: string[];
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMyOrganizations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizations: {
+                            /** Format: uuid */
+                            organization_id: string;
+                            name: string;
+                            slug: string;
+                            /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            members_count: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description the caller's role (a member's view) */
+                            role?: string;
+                            /** @description the caller's permissions (a member's view) */
+                            permissions?: string[];
+                        }[];
+                        /** @description where the next page starts; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUserOrganizations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        organizations: {
+                            /** Format: uuid */
+                            organization_id: string;
+                            name: string;
+                            slug: string;
+                            /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            members_count: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description the caller's role (a member's view) */
+                            role?: string;
+                            /** @description the caller's permissions (a member's view) */
+                            permissions?: string[];
+                        }[];
+                        /** @description where the next page starts; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organization_id: string;
+                        name: string;
+                        slug: string;
+                        /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        members_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description the caller's role (a member's view) */
+                        role?: string;
+                        /** @description the caller's permissions (a member's view) */
+                        permissions?: string[];
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "deleted";
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    slug?: string;
+                    /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organization_id: string;
+                        name: string;
+                        slug: string;
+                        /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+                        metadata: {
+                            [key: string]: unknown;
+                        };
+                        members_count: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description the caller's role (a member's view) */
+                        role?: string;
+                        /** @description the caller's permissions (a member's view) */
+                        permissions?: string[];
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrganizationMembers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        members: {
+                            /** Format: uuid */
+                            organization_id: string;
+                            /** Format: uuid */
+                            user_id: string;
+                            email: string | null;
+                            role: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        /** @description where the next page starts; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addOrganizationMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    user_id: string;
+                    /** @description owner, admin, member, or a custom role key */
+                    role: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organization_id: string;
+                        /** Format: uuid */
+                        user_id: string;
+                        email: string | null;
+                        role: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeOrganizationMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "deleted";
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrganizationMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description owner, admin, member, or a custom role key */
+                    role: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organization_id: string;
+                        /** Format: uuid */
+                        user_id: string;
+                        email: string | null;
+                        role: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrganizationInvitations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "pending" | "accepted" | "revoked";
+            };
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitations: {
+                            /** Format: uuid */
+                            invitation_id: string;
+                            /** Format: uuid */
+                            organization_id: string;
+                            email: string;
+                            role: string;
+                            status: "pending" | "accepted" | "revoked" | "expired";
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            organization_name?: string;
+                            organization_slug?: string;
+                        }[];
+                        /** @description where the next page starts; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOrganizationInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @description owner, admin, member, or a custom role key */
+                    role: string;
+                    redirect_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        invitation_id: string;
+                        /** Format: uuid */
+                        organization_id: string;
+                        email: string;
+                        role: string;
+                        status: "pending" | "accepted" | "revoked" | "expired";
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        organization_name?: string;
+                        organization_slug?: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganizationInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        invitation_id: string;
+                        /** Format: uuid */
+                        organization_id: string;
+                        email: string;
+                        role: string;
+                        status: "pending" | "accepted" | "revoked" | "expired";
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        organization_name?: string;
+                        organization_slug?: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOrganizationInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: string;
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "deleted";
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMyInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        invitations: {
+                            /** Format: uuid */
+                            invitation_id: string;
+                            /** Format: uuid */
+                            organization_id: string;
+                            email: string;
+                            role: string;
+                            status: "pending" | "accepted" | "revoked" | "expired";
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            organization_name?: string;
+                            organization_slug?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token?: string;
+                    /** Format: uuid */
+                    invitation_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organization_id: string;
+                        /** Format: uuid */
+                        user_id: string;
+                        email: string | null;
+                        role: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrganizationRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        roles: {
+                            key: string;
+                            name: string;
+                            /** @description org:read and the permissions the role lists */
+                            permissions: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOrganizationRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    key: string;
+                    name: string;
+                    /** @description permission strings, built-in (org:update, ...) or the app's own */
+                    permissions: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        name: string;
+                        /** @description org:read and the permissions the role lists */
+                        permissions: string[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrganizationRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "deleted";
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrganizationRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description permission strings, built-in (org:update, ...) or the app's own */
+                    permissions?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        name: string;
+                        /** @description org:read and the permissions the role lists */
+                        permissions: string[];
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setActiveOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organization_id: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** Format: date-time */
+                        expires_at: string;
                     };
                 };
             };
