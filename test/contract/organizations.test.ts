@@ -52,7 +52,8 @@ describe('app options', () => {
     expect(byServer.status).toBe(201);
     expect(byServer.body).toMatchObject({ name: 'Y', slug: 'y', members_count: 1 });
     expect((await u('GET', `/v1/organizations/${orgId}`)).status).toBe(200);
-  });
+    // Three CLI processes: slow on a loaded machine.
+  }, 180_000);
 });
 
 describe('organisations', () => {
