@@ -13,6 +13,7 @@ import { outageReporter } from './http/plugins/unavailable.js';
 import { genReqId } from './http/plugins/request-id.js';
 import { finishOpenApi } from './http/openapi.js';
 import { VERSION } from './http/routes/health.js';
+import { routeNamingHook } from './observability/tracing.js';
 import { docsUiRoutes } from './http/routes/docs-ui.js';
 import { BadJsonBody, parseJsonBody } from './http/json-body.js';
 import { registerRoutes } from './http/routes/index.js';
@@ -107,6 +108,9 @@ export async function buildApp(deps: Deps): Promise<Http> {
   const app = createFastify(deps);
   const guards = createGuards(deps);
   const requests = addRequestHooks(app, deps, guards);
+  // With traces on, each request's span is named by its route template; off, no hook at all.
+  const nameSpan = routeNamingHook();
+  if (nameSpan) app.addHook('onRequest', nameSpan);
   const outages = outageReporter(deps);
   registerErrorHandling(app, { onUnavailable: outages.database, onOutage: outages.outage });
   parseJsonBodies(app);

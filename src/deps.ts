@@ -16,6 +16,7 @@ import { KeyRing, ACCESS_TOKEN_SECONDS } from './services/apps/keys.js';
 import { openStore, type Db, type Store } from './store/db.js';
 import { createServiceMetrics, type ServiceMetrics } from './observability/service-metrics.js';
 import { MailSignal } from './mail/signal.js';
+import { tracedBlobStore, tracedMailer } from './observability/tracing.js';
 import { TableMetadataCache } from './services/tables/metadata-cache.js';
 
 /** Everything the service needs, built once and passed down explicitly: no globals. */
@@ -91,8 +92,8 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
   const masterKeys = config.previousMasterKey ? [masterKey, config.previousMasterKey] : [masterKey];
   const keys = new KeyRing(store.db, masterKeys, clock, config.publicBaseUrl, retiredKeyLifetime);
   const limiter = createLimiter(config, { clock, log, keySecret: deriveKey(masterKey, 'rate-limit-keys'), refused: (name) => metrics.ops.rateLimited.inc({ limit: name }) });
-  const mailer = createMailer(config, log);
-  const blobs = createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log, failed: (operation) => metrics.ops.blobFailures.inc({ operation }) });
+  const mailer = tracedMailer(createMailer(config, log));
+  const blobs = tracedBlobStore(createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log, failed: (operation) => metrics.ops.blobFailures.inc({ operation }) }));
   metrics.ops.watch({ pool: store.poolStats, redis: limiter.redisAvailable });
   return {
     config,

@@ -10,6 +10,7 @@ import { openStore } from './store/db.js';
 import { LogThrottle } from './observability/log-throttle.js';
 import { logIsPretty } from './observability/log-pretty.js';
 import { RELEASE } from './release.js';
+import { stopTracing } from './observability/tracing.js';
 import type { Logger } from './observability/logger.js';
 import { scheduleMaintenance } from './services/maintenance.js';
 import { scheduleUploadLiveness } from './services/objects/upload-sweep.js';
@@ -99,6 +100,7 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
       await app.close();
       await mailStopped;
       await deps.close();
+      await stopTracing();
     } catch (error) {
       log.error({ err: error }, 'shutdown failed');
       code = 1;

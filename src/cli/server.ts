@@ -13,16 +13,22 @@ export function registerServerCommands(program: Command): void {
     .description('run the HTTP service (applies pending migrations first)')
     .option('--workers <n|auto>', 'processes accepting on the port (auto: one per core; more than 1 needs REDIS_URL)', '1')
     .action(async (flags: { workers: string }) => {
+      const { serveLogDestination } = await import('../observability/log-pretty.js');
+      const config = readConfig({ serve: true });
+      // One process writes standard output alone; workers share it, in writes that never interleave.
+      const workersFlag = flags.workers;
+      const batchBytes = workersFlag === '1' ? OWN_BATCH_BYTES : SHARED_BATCH_BYTES;
+      const log = createLogger(config.logLevel, serveLogDestination(config.database), batchBytes);
+      // Traces (OTEL_* variables) start before the HTTP server, pg and ioredis load, so their
+      // instrumentations patch them; off, nothing of OpenTelemetry is loaded (observability/tracing.ts).
+      const { startTracing, tracingWanted } = await import('../observability/tracing.js');
+      if (tracingWanted(process.env)) await startTracing(process.env, log);
       // The HTTP service (Fastify, every route, the OpenAPI document) loads only for serve: every other
       // command starts in a fraction of the time.
       const { MAX_WORKERS, parseWorkers, serveWorkers } = await import('../runtime/cluster.js');
-      const { serveLogDestination } = await import('../observability/log-pretty.js');
       const workers = parseWorkers(flags.workers);
       if (workers === undefined) throw new UsageError(`--workers must be auto or a whole number from 1 to ${MAX_WORKERS}`);
-      const config = readConfig({ serve: true });
-      // One process writes standard output alone; workers share it, in writes that never interleave.
-      const batchBytes = workers === 1 ? OWN_BATCH_BYTES : SHARED_BATCH_BYTES;
-      await serveWorkers(config, createLogger(config.logLevel, serveLogDestination(config.database), batchBytes), workers);
+      await serveWorkers(config, log, workers);
     });
 
   program
