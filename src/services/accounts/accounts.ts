@@ -101,6 +101,9 @@ export async function signInWithPassword(
   checkPasswordAllowed(app, password);
   const user = known ? known.user : await users.findUserByEmail(deps.db, app.id, email);
   const ok = user?.passwordHash ? await verifyPassword(user.passwordHash, password) : await burnPasswordCheck(password);
+  // A wrong password against an imported hash (md5 answers in microseconds) costs an argon2 check too: never
+  // faster than an unknown email, so the time does not tell that the account exists.
+  if (!ok && user?.passwordHash && needsRehash(user.passwordHash)) await burnPasswordCheck(password);
   if (!user || !ok) throw invalidCredentials();
   if (user.requiresVerification) {
     throw unauthorized('email not verified: use the code or link we sent, or sign in with a magic link', 'email_not_verified');
