@@ -73,6 +73,8 @@ export const ERROR_CODES = [
   'invalid_invitation',
   'invitation_email_mismatch',
   'role_in_use',
+  'webhook_url_refused',
+  'webhook_limit_reached',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

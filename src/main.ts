@@ -18,6 +18,7 @@ import { schedulePurge } from './services/apps/purge.js';
 import { scheduleOrganizationPurge } from './services/organizations/purge.js';
 import { scheduleMetering } from './services/billing/metering.js';
 import { startMailWorker } from './services/mail/worker.js';
+import { startWebhookWorker } from './services/webhooks/worker.js';
 import { checkMasterKey } from './services/apps/master-key-check.js';
 import { migrateToLatest } from './store/migrations/index.js';
 import { refreshPlannerStatistics } from './store/statistics.js';
@@ -67,6 +68,7 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
   const stopPurge = schedulePurge(deps);
   const stopOrgPurge = scheduleOrganizationPurge(deps);
   const mailWorker = startMailWorker(deps);
+  const webhookWorker = startWebhookWorker(deps);
   listening?.(deps);
 
   let closing = false;
@@ -87,6 +89,8 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
     // No new email from now on and no new relay connection; sends in flight get a moment, then their
     // rows go back to the outbox for the next node or start (services/mail/worker.ts).
     const mailStopped = mailWorker.stop(Math.max(0, grace - 1_000));
+    // Attempts in flight get the same moment; the rest go back to the queue for the next node or start.
+    const webhooksStopped = webhookWorker.stop(Math.max(0, grace - 1_000));
     let code = 0;
     try {
       if (config.shutdownDrainSeconds > 0) await new Promise((r) => setTimeout(r, config.shutdownDrainSeconds * 1000));
@@ -99,6 +103,7 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
       closeIdleConnectionsLater(app.server);
       await app.close();
       await mailStopped;
+      await webhooksStopped;
       await deps.close();
       await stopTracing();
     } catch (error) {

@@ -7,10 +7,11 @@ import { parseRateLimits, type RateLimits } from './rate-limits.js';
 import { parseResilience } from './resilience.js';
 import { parseAdminToken, parseMasterKeys } from './secrets.js';
 import { parseBlobStore, parseDatabase, type BlobStoreConfig, type DatabaseConfig } from './stores.js';
+import { parseWebhooks, type WebhookConfig } from './webhooks.js';
 
 export { ConfigError, type BlobStoreConfig, type DatabaseConfig };
 
-export interface Config {
+export interface Config extends WebhookConfig {
   port: number;
   host: string;
   database: DatabaseConfig;
@@ -130,6 +131,7 @@ export function loadConfig(env: Env = process.env, options: { serve?: boolean } 
     appPurgeBatchSize: integer(env, 'APP_PURGE_BATCH_SIZE', 500, 1, 10_000),
     orgMaxMembers: integer(env, 'ORG_MAX_MEMBERS', 10_000, 1, 1_000_000),
     ...parseResilience(env),
+    ...parseWebhooks(env),
   };
 }
 

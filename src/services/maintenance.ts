@@ -11,6 +11,7 @@ import { deleteExpiredOAuthStates } from '../store/repos/oauth-states.js';
 import { outboxDir } from '../mail/index.js';
 import { pruneOutbox } from '../mail/outbox.js';
 import { sweepObjects } from './objects/upload-sweep.js';
+import { pruneFinishedDeliveries } from '../store/repos/webhook-deliveries.js';
 import { CODE_SECONDS, MAGIC_LINK_SECONDS, VERIFY_LINK_SECONDS } from './accounts/verification.js';
 
 export const PRUNE_JOB = 'prune-expired-rows';
@@ -31,6 +32,8 @@ export const DEAD_SESSION_RETENTION_DAYS = 62;
  * attempts and masked last_error; the message is sealed), then the clean-up deletes it.
  */
 export const GIVEN_UP_MAIL_RETENTION_DAYS = 7;
+/** A webhook delivery that succeeded or failed for good stays this long in GET .../deliveries, then goes. */
+export const WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
 
 export type MaintenanceDeps = Pick<Deps, 'db' | 'clock' | 'log'> & Partial<Pick<Deps, 'blobs' | 'config'>>;
 
@@ -51,6 +54,8 @@ export interface PruneReport {
   active_users: number;
   /** Outbox emails given up on more than GIVEN_UP_MAIL_RETENTION_DAYS ago. */
   given_up_mail: number;
+  /** Webhook deliveries finished and queued more than WEBHOOK_DELIVERY_RETENTION_DAYS ago. */
+  webhook_deliveries: number;
   /** Dev outbox `.eml` files older than the longest code or link lifetime (this node's directory). */
   outbox_files?: number;
 }
@@ -100,7 +105,7 @@ async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
  */
 export async function pruneExpiredRows(deps: MaintenanceDeps, holder = `${hostname()}:${process.pid}:${newUuid()}`): Promise<PruneReport> {
   const now = deps.clock.now();
-  const report: PruneReport = { ran: false, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, mfa_challenges: 0, sessions: 0, active_users: 0, given_up_mail: 0 };
+  const report: PruneReport = { ran: false, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, mfa_challenges: 0, sessions: 0, active_users: 0, given_up_mail: 0, webhook_deliveries: 0 };
   // Each node's own files, so outside the lease: an email's code and link are dead after the longest lifetime.
   const outbox = deps.config && outboxDir(deps.config);
   if (outbox) report.outbox_files = await pruneOutbox(outbox, addSeconds(now, -OUTBOX_KEEP_SECONDS));
@@ -115,6 +120,7 @@ export async function pruneExpiredRows(deps: MaintenanceDeps, holder = `${hostna
     report.oauth_states = await timed('oauth_states', skewed);
     report.mfa_challenges = (await timed('mfa_challenges', skewed)) + (await timed('webauthn_challenges', skewed));
     report.given_up_mail = await timed('given_up_mail', iso(addSeconds(now, -GIVEN_UP_MAIL_RETENTION_DAYS * 86_400)));
+    report.webhook_deliveries = await inBatches(() => pruneFinishedDeliveries(deps.db, iso(addSeconds(now, -WEBHOOK_DELIVERY_RETENTION_DAYS * 86_400)), PRUNE_BATCH));
     if (deps.blobs && deps.config) Object.assign(report, await sweepObjects({ ...deps, blobs: deps.blobs, config: deps.config }));
     const deadBefore = iso(addSeconds(now, -DEAD_SESSION_RETENTION_DAYS * 86_400 - SKEW_SECONDS));
     const swept = await sweepSessions(deps, deadBefore);

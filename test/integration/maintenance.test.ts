@@ -41,7 +41,7 @@ describe('clean-up of expired rows', () => {
     await deps.db.insertInto('bot_auth_replays').values({ signature_hash: 's1', app_id: app.app_id, expires_at: iso(addSeconds(now, 300)) }).execute();
 
     const early = await pruneExpiredRows(deps);
-    expect(early).toEqual({ ran: true, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, mfa_challenges: 0, stale_uploads: 0, orphan_blobs: 0, sessions: 0, active_users: 0, given_up_mail: 0, outbox_files: 0 });
+    expect(early).toEqual({ ran: true, replay_guards: 0, email_challenges: 0, sso_tokens: 0, refresh_tokens: 0, oauth_states: 0, mfa_challenges: 0, stale_uploads: 0, orphan_blobs: 0, sessions: 0, active_users: 0, given_up_mail: 0, webhook_deliveries: 0, outbox_files: 0 });
 
     now = addSeconds(now, 8 * 86_400);
     const later = await pruneExpiredRows(deps);

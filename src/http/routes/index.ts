@@ -32,6 +32,7 @@ import { organizationRoutes } from './organizations/organizations.js';
 import { organizationMemberRoutes } from './organizations/members.js';
 import { organizationRoleRoutes } from './organizations/roles.js';
 import { activeOrganizationRoutes } from './organizations/active.js';
+import { webhookRoutes } from './webhooks/index.js';
 
 /** Every route module, one per spec part, registered explicitly. */
 export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -76,4 +77,6 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   organizationMemberRoutes(app, deps, guards);
   organizationRoleRoutes(app, deps, guards);
   activeOrganizationRoutes(app, deps, guards);
+  // Webhooks (docs/webhooks.md)
+  webhookRoutes(app, deps, guards);
 }

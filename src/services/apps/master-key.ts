@@ -6,6 +6,7 @@ import { outboxMailBinding } from '../mail/outbox.js';
 import { verifierBinding } from '../oauth/sign-in.js';
 import { providerSecretBinding } from '../oauth/providers.js';
 import { totpSecretBinding } from '../mfa/factors.js';
+import { previousWebhookSecretBinding, webhookSecretBinding } from '../webhooks/endpoints.js';
 import type { Db } from '../../store/db.js';
 import * as sealedSecrets from '../../store/repos/sealed-secrets.js';
 
@@ -70,6 +71,16 @@ export const SEALED_SOURCES: SealedSource[] = [
     page: async (db, afterId, limit) =>
       (await sealedSecrets.pageTotpSecrets(db, afterId, limit)).map((row) => ({ id: row.id, sealed: row.secret_sealed!, binding: totpSecretBinding(row.id) })),
     replace: (db, id, previous, next) => sealedSecrets.replaceSealedTotpSecret(db, id, previous, next),
+  },
+  {
+    // Webhook endpoints' signing secrets, and the one a rotation replaced while it still signs.
+    name: 'webhook_endpoints',
+    page: async (db, afterId, limit) =>
+      (await sealedSecrets.pageWebhookSecrets(db, afterId, limit)).flatMap((row) => [
+        { id: `${row.id} current`, sealed: row.secret_sealed, binding: webhookSecretBinding(row.id) },
+        ...(row.previous_secret_sealed ? [{ id: `${row.id} previous`, sealed: row.previous_secret_sealed, binding: previousWebhookSecretBinding(row.id) }] : []),
+      ]),
+    replace: (db, id, previous, next) => sealedSecrets.replaceSealedWebhookSecret(db, id, previous, next),
   },
 ];
 

@@ -91,3 +91,21 @@ export async function replaceSealedTotpSecret(db: Db, id: string, previous: stri
   const rows = await db.updateTable('mfa_factors').set({ secret_sealed: next }).where('id', '=', id).where('secret_sealed', '=', previous).returning('id').execute();
   return rows.length === 1;
 }
+
+/**
+ * A page of webhook endpoints' sealed secrets in id order, after the endpoint of `after` ("id current" or
+ * "id previous"): each endpoint gives its secret, and the one a rotation replaced while it is kept.
+ */
+export async function pageWebhookSecrets(db: Db, after: string | undefined, limit: number) {
+  let query = db.selectFrom('webhook_endpoints').select(['id', 'secret_sealed', 'previous_secret_sealed']).orderBy('id').limit(rowLimit(limit));
+  if (after !== undefined) query = query.where('id', '>', after.split(' ')[0]);
+  return query.execute();
+}
+
+/** Replaces an endpoint's secret ("id current") or previous secret ("id previous") if it still holds `previous`. */
+export async function replaceSealedWebhookSecret(db: Db, id: string, previous: string, next: string): Promise<boolean> {
+  const [endpointId, which] = id.split(' ');
+  const column = which === 'previous' ? 'previous_secret_sealed' : 'secret_sealed';
+  const rows = await db.updateTable('webhook_endpoints').set({ [column]: next }).where('id', '=', endpointId).where(column, '=', previous).returning('id').execute();
+  return rows.length === 1;
+}

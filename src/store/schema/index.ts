@@ -8,6 +8,7 @@ import type { BlobDeletionsTable, BucketUserUsageTable, BucketsTable, ObjectStor
 import type { MailOutboxTable } from './mail.js';
 import type { EventCountsTable, EventsTable } from './events.js';
 import type { OrganizationInvitationsTable, OrganizationMembersTable, OrganizationRolesTable, OrganizationsTable, OrganizationUserCountsTable } from './organizations.js';
+import type { WebhookDeliveriesTable, WebhookEndpointCountsTable, WebhookEndpointTypesTable, WebhookEndpointsTable } from './webhooks.js';
 
 // The schema as Kysely sees it, one declaration per table (in the file of its area), listed here once.
 // Portable across SQLite and PostgreSQL: timestamps are ISO 8601 UTC text (lexicographic order = time
@@ -24,6 +25,7 @@ export * from './objects.js';
 export * from './mail.js';
 export * from './events.js';
 export * from './organizations.js';
+export * from './webhooks.js';
 
 export interface Database {
   tenants: TenantsTable;
@@ -71,4 +73,8 @@ export interface Database {
   organization_user_counts: OrganizationUserCountsTable;
   organization_roles: OrganizationRolesTable;
   organization_invitations: OrganizationInvitationsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_endpoint_types: WebhookEndpointTypesTable;
+  webhook_endpoint_counts: WebhookEndpointCountsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

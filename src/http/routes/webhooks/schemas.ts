@@ -1,0 +1,80 @@
+import { Type } from '@sinclair/typebox';
+import { SafeInteger, Timestamp } from '../../schemas.js';
+
+// docs/webhooks.md: the webhook endpoint and delivery records.
+
+const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  minItems: 1,
+  maxItems: 100,
+  description: 'event types, prefixes such as "user.*", or "*" (every type but signin.failed)',
+});
+
+export const WebhookId = Type.String({ pattern: '^wh_[A-Za-z0-9]{24}$' });
+export const DeliveryId = Type.String({ minLength: 1, maxLength: 100, pattern: '^dlv_[A-Za-z0-9_]+$' });
+
+export const WebhookBody = Type.Object(
+  {
+    webhook_id: WebhookId,
+    url: Type.String(),
+    event_types: Type.Array(Type.String()),
+    description: Type.String(),
+    enabled: Type.Boolean(),
+    disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'why the service or the app disabled it; null while enabled' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    stats: Type.Object({
+      succeeded_24h: Type.Integer({ description: 'deliveries whose last attempt in the last 24 hours succeeded' }),
+      failed_24h: Type.Integer({ description: 'deliveries whose last attempt in the last 24 hours failed' }),
+    }),
+  },
+  { description: 'A webhook endpoint of the application' },
+);
+
+export const CreatedWebhookBody = Type.Intersect([WebhookBody, Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 bytes: shown in this answer only' }) })]);
+
+export const CreateBody = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'https; no private, loopback, link-local or metadata address' }),
+  event_types: Type.Optional(EventTypes),
+  description: Type.Optional(Type.String({ maxLength: 500 })),
+  enabled: Type.Optional(Type.Boolean()),
+});
+
+export const PatchBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    event_types: Type.Optional(EventTypes),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    enabled: Type.Optional(Type.Boolean({ description: 'true clears disabled_reason' })),
+  },
+  { minProperties: 1 },
+);
+
+export const RotatedBody = Type.Object({
+  secret: Type.String({ description: 'the new secret, shown in this answer only' }),
+  previous_expires_at: Timestamp,
+});
+
+export const DeliveryBody = Type.Object({
+  delivery_id: DeliveryId,
+  event_id: Type.String({ description: 'the webhook-id header of every attempt' }),
+  event_type: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempts: Type.Integer(),
+  next_attempt_at: Type.Union([Timestamp, Type.Null()]),
+  last_attempt_at: Type.Union([Timestamp, Type.Null()]),
+  last_status_code: Type.Union([Type.Integer(), Type.Null()]),
+  last_error: Type.Union([Type.String({ description: 'at most 1 KiB of the answer or the failure' }), Type.Null()]),
+});
+
+export const DeliveriesQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')])),
+  limit: SafeInteger({ minimum: 1, maximum: 200, default: 50 }),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'next_cursor of the previous page' })),
+});
+
+export const DeliveryList = Type.Object({
+  deliveries: Type.Array(DeliveryBody),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const ReplayBody = Type.Object({ since: Type.String({ format: 'date-time', description: 'every matching event since then is queued again' }) });

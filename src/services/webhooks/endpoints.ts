@@ -1,0 +1,166 @@
+import { addSeconds, iso } from '../../clock.js';
+import { open, seal } from '../../crypto/envelope.js';
+import { randomBase62 } from '../../crypto/ids.js';
+import type { Deps } from '../../deps.js';
+import { conflict, notFound } from '../../errors.js';
+import * as deliveries from '../../store/repos/webhook-deliveries.js';
+import * as endpoints from '../../store/repos/webhook-endpoints.js';
+import type { WebhookEndpointRow } from '../../store/types.js';
+import { inTransaction } from '../../store/transaction.js';
+import { checkEndpointUrl, checkEventTypes, MAX_ENDPOINTS_PER_APP } from './endpoint-rules.js';
+import { newWebhookSecret } from './signature.js';
+
+export type EndpointDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'masterKey' | 'masterKeys'>;
+
+/** How long the secret a rotation replaced keeps signing beside the new one. */
+export const PREVIOUS_SECRET_SECONDS = 24 * 3600;
+
+export interface Webhook {
+  webhook_id: string;
+  url: string;
+  event_types: string[];
+  description: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  stats: { succeeded_24h: number; failed_24h: number };
+}
+
+/** Binds a sealed secret to its endpoint and its role: a ciphertext moved to another row or column does not open. */
+export const webhookSecretBinding = (id: string) => `webhook_endpoints:${id}`;
+export const previousWebhookSecretBinding = (id: string) => `webhook_endpoints:${id}:previous`;
+
+const newWebhookId = () => `wh_${randomBase62(24)}`;
+
+function toWebhook(row: WebhookEndpointRow, stats = { succeeded: 0, failed: 0 }): Webhook {
+  return {
+    webhook_id: row.id,
+    url: row.url,
+    event_types: JSON.parse(row.event_types) as string[],
+    description: row.description,
+    enabled: Number(row.enabled) === 1,
+    disabled_reason: row.disabled_reason,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    stats: { succeeded_24h: stats.succeeded, failed_24h: stats.failed },
+  };
+}
+
+async function withStats(deps: EndpointDeps, appId: string, rows: WebhookEndpointRow[]): Promise<Webhook[]> {
+  const since = iso(addSeconds(deps.clock.now(), -86_400));
+  const counts = await deliveries.countRecentOutcomes(deps.db, appId, rows.map((r) => r.id), since);
+  return rows.map((row) => toWebhook(row, counts.get(row.id)));
+}
+
+/** The secrets that sign an attempt now: the endpoint's, then the one a rotation replaced while it lasts. */
+export function signingSecrets(deps: Pick<Deps, 'masterKeys'>, row: WebhookEndpointRow, now: Date): string[] {
+  const secrets = [open(deps.masterKeys, row.secret_sealed, webhookSecretBinding(row.id))];
+  if (row.previous_secret_sealed && row.previous_expires_at && row.previous_expires_at > iso(now)) {
+    secrets.push(open(deps.masterKeys, row.previous_secret_sealed, previousWebhookSecretBinding(row.id)));
+  }
+  return secrets;
+}
+
+export interface NewWebhook {
+  url: string;
+  event_types?: string[];
+  description?: string;
+  enabled?: boolean;
+}
+
+/** Creates an endpoint with a new secret (answered here only); 409 `webhook_limit_reached` past 20 per app. */
+export async function createWebhook(deps: EndpointDeps, appId: string, input: NewWebhook): Promise<Webhook & { secret: string }> {
+  const url = await checkEndpointUrl(input.url, deps.config.webhookAllowPrivate);
+  const types = checkEventTypes(input.event_types ?? ['*']);
+  const secret = newWebhookSecret();
+  const id = newWebhookId();
+  const now = iso(deps.clock.now());
+  const row: WebhookEndpointRow = {
+    id,
+    app_id: appId,
+    url,
+    event_types: JSON.stringify(types),
+    description: input.description ?? '',
+    enabled: input.enabled === false ? 0 : 1,
+    disabled_reason: null,
+    secret_sealed: seal(deps.masterKey, secret, webhookSecretBinding(id)),
+    previous_secret_sealed: null,
+    previous_expires_at: null,
+    failing_since: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await inTransaction(deps.db, async (trx) => {
+    if (!(await endpoints.reserveEndpointSlot(trx, appId, MAX_ENDPOINTS_PER_APP))) {
+      throw conflict(`an app has at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints`, 'webhook_limit_reached');
+    }
+    await endpoints.insertEndpoint(trx, row, types);
+  });
+  return { ...toWebhook(row), secret };
+}
+
+export async function listWebhooks(deps: EndpointDeps, appId: string): Promise<Webhook[]> {
+  return withStats(deps, appId, await endpoints.listEndpoints(deps.db, appId));
+}
+
+/** The app's endpoint row; 404 for an unknown id or another app's. */
+export async function findWebhookRow(deps: Pick<Deps, 'db'>, appId: string, id: string): Promise<WebhookEndpointRow> {
+  const row = await endpoints.findEndpoint(deps.db, appId, id);
+  if (!row) throw notFound('webhook not found');
+  return row;
+}
+
+export async function getWebhook(deps: EndpointDeps, appId: string, id: string): Promise<Webhook> {
+  const [webhook] = await withStats(deps, appId, [await findWebhookRow(deps, appId, id)]);
+  return webhook;
+}
+
+/** Changes the fields given; enabling clears disabled_reason and the failure clock. */
+export async function updateWebhook(deps: EndpointDeps, appId: string, id: string, input: Partial<NewWebhook>): Promise<Webhook> {
+  const url = input.url === undefined ? undefined : await checkEndpointUrl(input.url, deps.config.webhookAllowPrivate);
+  const types = input.event_types === undefined ? undefined : checkEventTypes(input.event_types);
+  const changes: Parameters<typeof endpoints.updateEndpoint>[3] = { updated_at: iso(deps.clock.now()) };
+  if (url !== undefined) changes.url = url;
+  if (types !== undefined) changes.event_types = JSON.stringify(types);
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.enabled !== undefined) {
+    changes.enabled = input.enabled ? 1 : 0;
+    changes.disabled_reason = input.enabled ? null : 'disabled by the app';
+    if (input.enabled) changes.failing_since = null;
+  }
+  const row = await inTransaction(deps.db, async (trx) => {
+    const updated = await endpoints.updateEndpoint(trx, appId, id, changes);
+    if (!updated) throw notFound('webhook not found');
+    if (types !== undefined) await endpoints.replaceEndpointPatterns(trx, appId, id, types);
+    return updated;
+  });
+  const [webhook] = await withStats(deps, appId, [row]);
+  return webhook;
+}
+
+/** Deletes the endpoint, its pending and finished deliveries, and gives its slot back. */
+export async function deleteWebhook(deps: EndpointDeps, appId: string, id: string): Promise<void> {
+  await inTransaction(deps.db, async (trx) => {
+    if (!(await endpoints.deleteEndpoint(trx, appId, id))) throw notFound('webhook not found');
+    await endpoints.releaseEndpointSlot(trx, appId);
+  });
+}
+
+/** A new secret, answered here only; the replaced one signs beside it for PREVIOUS_SECRET_SECONDS. */
+export async function rotateWebhookSecret(deps: EndpointDeps, appId: string, id: string): Promise<{ secret: string; previous_expires_at: string }> {
+  const row = await findWebhookRow(deps, appId, id);
+  const current = open(deps.masterKeys, row.secret_sealed, webhookSecretBinding(id));
+  const secret = newWebhookSecret();
+  const now = deps.clock.now();
+  const previousExpiresAt = iso(addSeconds(now, PREVIOUS_SECRET_SECONDS));
+  const replaced = await endpoints.replaceEndpointSecret(deps.db, appId, id, row.secret_sealed, {
+    secret_sealed: seal(deps.masterKey, secret, webhookSecretBinding(id)),
+    previous_secret_sealed: seal(deps.masterKey, current, previousWebhookSecretBinding(id)),
+    previous_expires_at: previousExpiresAt,
+    updated_at: iso(now),
+  });
+  // Another rotation (or a deletion) came first: this secret would sign nothing.
+  if (!replaced) throw conflict('the secret was rotated or the webhook deleted meanwhile; read it and try again');
+  return { secret, previous_expires_at: previousExpiresAt };
+}

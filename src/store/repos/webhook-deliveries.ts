@@ -1,0 +1,183 @@
+import { sql } from 'kysely';
+import type { Db } from '../db.js';
+import { rowLimit } from '../limit.js';
+import type { WebhookDeliveryRow } from '../types.js';
+
+// The webhook delivery queue (migration 0033): one row per (event, endpoint), leased to one node per attempt.
+
+export interface QueuedEvent {
+  appId: string;
+  eventId: string;
+  eventType: string;
+  /** The body every attempt sends. */
+  payload: string;
+  /** The event_types entries that select the event: its type, its prefixes (`user.*`), and `*` unless it is signin.failed. */
+  patterns: string[];
+  now: string;
+  /** Random text the delivery ids start with; each row appends its endpoint's id, so the ids are unique. */
+  idPrefix: string;
+}
+
+/**
+ * Queues the event for every enabled endpoint of the app that subscribes to it, in one INSERT ... SELECT:
+ * call it in the transaction that writes the event. An app without endpoints costs one indexed probe that
+ * finds nothing. Answers how many deliveries were queued.
+ */
+export async function queueEventDeliveries(db: Db, event: QueuedEvent): Promise<number> {
+  const result = await db
+    .insertInto('webhook_deliveries')
+    .columns(['id', 'app_id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'status', 'attempts', 'created_at', 'next_attempt_at'])
+    .expression(
+      db
+        .selectFrom('webhook_endpoints as e')
+        .select((eb) => [
+          sql<string>`${event.idPrefix} || e.id`.as('id'),
+          'e.app_id',
+          'e.id',
+          eb.val(event.eventId).as('event_id'),
+          eb.val(event.eventType).as('event_type'),
+          eb.val(event.payload).as('payload'),
+          eb.val('pending').as('status'),
+          eb.val(0).as('attempts'),
+          eb.val(event.now).as('created_at'),
+          eb.val(event.now).as('next_attempt_at'),
+        ])
+        .where('e.app_id', '=', event.appId)
+        .where('e.enabled', '=', 1)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('webhook_endpoint_types as t')
+              .select('t.endpoint_id')
+              .where('t.app_id', '=', event.appId)
+              .where('t.pattern', 'in', event.patterns)
+              .whereRef('t.endpoint_id', '=', 'e.id'),
+          ),
+        ),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+}
+
+/** Queues one delivery (a test event, a replay or a retry of a finished one). */
+export async function insertDelivery(db: Db, row: WebhookDeliveryRow): Promise<void> {
+  await db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+/**
+ * Leases up to `limit` due deliveries to `holder` until `leaseUntil`; each goes to one node only. The UPDATE
+ * re-checks the lease, so two nodes racing for a row cannot both take it; `skipLocked` (PostgreSQL) makes them
+ * pass over each other's rows. On SQLite the caller runs this in a write transaction.
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  options: { holder: string; now: string; leaseUntil: string; limit: number; skipLocked: boolean },
+): Promise<WebhookDeliveryRow[]> {
+  const free = (eb: any) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', options.now)]);
+  let due = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('next_attempt_at', '<=', options.now)
+    .where(free)
+    .orderBy('next_attempt_at')
+    .limit(rowLimit(options.limit));
+  if (options.skipLocked) due = due.forUpdate().skipLocked();
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ lease_holder: options.holder, lease_until: options.leaseUntil })
+    .where('id', 'in', due)
+    .where('next_attempt_at', '<=', options.now)
+    .where(free)
+    .returningAll()
+    .execute();
+}
+
+export interface AttemptOutcome {
+  attempts: number;
+  now: string;
+  statusCode: number | null;
+  error: string | null;
+  /** When to try again; null with status `succeeded` or `failed`. */
+  nextAttemptAt: string | null;
+  status: WebhookDeliveryRow['status'];
+}
+
+/** Records an attempt made by `holder` and releases the lease; false when the lease was lost meanwhile. */
+export async function recordAttempt(db: Db, id: string, holder: string, outcome: AttemptOutcome): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: outcome.status,
+      attempts: outcome.attempts,
+      last_attempt_at: outcome.now,
+      last_status_code: outcome.statusCode,
+      last_error: outcome.error,
+      next_attempt_at: outcome.nextAttemptAt,
+      lease_holder: null,
+      lease_until: null,
+    })
+    .where('id', '=', id)
+    .where('lease_holder', '=', holder)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Gives the lease back without counting an attempt (cut by shutdown): due again at once. */
+export async function releaseDelivery(db: Db, id: string, holder: string): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ lease_holder: null, lease_until: null }).where('id', '=', id).where('lease_holder', '=', holder).execute();
+}
+
+/** Makes the endpoint's delivery due now (POST .../retry): a failed or succeeded one is pending again. */
+export async function retryDelivery(db: Db, appId: string, endpointId: string, deliveryId: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now })
+    .where('app_id', '=', appId)
+    .where('endpoint_id', '=', endpointId)
+    .where('id', '=', deliveryId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The endpoint's deliveries, newest first, after the keyset `after` (created_at, id). */
+export async function listDeliveries(
+  db: Db,
+  appId: string,
+  endpointId: string,
+  options: { status?: WebhookDeliveryRow['status']; limit: number; after?: { createdAt: string; id: string } },
+): Promise<WebhookDeliveryRow[]> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('app_id', '=', appId).where('endpoint_id', '=', endpointId);
+  if (options.status) query = query.where('status', '=', options.status);
+  const after = options.after;
+  if (after) query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(rowLimit(options.limit)).execute();
+}
+
+/** Per endpoint of the app: deliveries whose last attempt since `since` succeeded, and those whose last attempt failed. */
+export async function countRecentOutcomes(db: Db, appId: string, endpointIds: string[], since: string): Promise<Map<string, { succeeded: number; failed: number }>> {
+  const counts = new Map<string, { succeeded: number; failed: number }>();
+  if (endpointIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => ['endpoint_id', 'status', eb.fn.countAll<number>().as('n')])
+    .where('app_id', '=', appId)
+    .where('endpoint_id', 'in', endpointIds)
+    .where('last_attempt_at', '>=', since)
+    .where('attempts', '>', 0)
+    .groupBy(['endpoint_id', 'status'])
+    .execute();
+  for (const row of rows) {
+    const entry = counts.get(row.endpoint_id) ?? { succeeded: 0, failed: 0 };
+    if (row.status === 'succeeded') entry.succeeded += Number(row.n);
+    else entry.failed += Number(row.n);
+    counts.set(row.endpoint_id, entry);
+  }
+  return counts;
+}
+
+/** Deletes up to `limit` finished deliveries created before `before` (retention); answers how many. */
+export async function pruneFinishedDeliveries(db: Db, before: string, limit: number): Promise<number> {
+  const old = db.selectFrom('webhook_deliveries').select('id').where('created_at', '<', before).where('next_attempt_at', 'is', null).orderBy('created_at').limit(rowLimit(limit));
+  const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', old).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
