@@ -4,3 +4,5 @@ export { claimsFromRequest, expressAuth, fastifyAuth, type AuthOptions } from '.
 export { createAdminClient, type AdminClient, type AdminOptions, type User, type UserMetadata } from './admin.js';
 export { GatehouseError, InvalidTokenError, isGatehouseError } from './errors.js';
 export type { ErrorCode } from '@gatehouse/api-types';
+export { verifyWebhook, InvalidWebhookError, type WebhookRequestHeaders } from './webhooks.js';
+export type { ActorType, EventData, EventFields, GatehouseEventType, GatehouseWebhookEvent } from './webhook-events.js';
