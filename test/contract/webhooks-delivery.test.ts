@@ -82,6 +82,30 @@ describe('17 webhook delivery', () => {
     expect((await secret('GET', `/v1/webhooks/${hook.webhook_id}`)).body.stats).toEqual({ succeeded_24h: 1, failed_24h: 0 });
   });
 
+  it("an event is queued in its change's transaction for each endpoint that subscribes to it: POST /v1/users → user.created, its body the event of GET /v1/events", async () => {
+    const all = await endpoint();
+    const users = await endpoint({ event_types: ['user.*'] });
+    const sessions = await endpoint({ event_types: ['session.*'] });
+    const created = await secret('POST', '/v1/users', { email: `hook.${Date.now()}@example.com` });
+    expect(created.status).toBe(201);
+    const [toAll] = await receiver.waitFor(all.path, 1);
+    const [toUsers] = await receiver.waitFor(users.path, 1);
+    const body = verifyBoth(all.secret, toAll);
+    verifyBoth(users.secret, toUsers);
+    expect(toUsers.body).toBe(toAll.body);
+    const event = (await secret('GET', `/v1/events/${toAll.headers['webhook-id']}`)).body;
+    expect(event.type).toBe('user.created');
+    const { type, occurred_at, data, ...fields } = event;
+    expect(body).toEqual({ type, timestamp: occurred_at, data: { ...data, ...fields } });
+    expect(body.data).toMatchObject({ user_id: created.body.id, source: 'server', actor: { type: 'secret_key', id: null } });
+    // session.* does not select it; and a refused change (the same email again: 409) queues nothing.
+    expect((await secret('POST', '/v1/users', { email: created.body.email })).status).toBe(409);
+    await secret('POST', `/v1/webhooks/${sessions.webhook_id}/test`);
+    await receiver.waitFor(sessions.path, 1);
+    expect(receiver.to(sessions.path).map((r) => JSON.parse(r.body).type)).toEqual(['webhook.test']);
+    expect((await deliveries(all.webhook_id)).deliveries).toHaveLength(1);
+  });
+
   it('a receiver failing twice then answering 200 gets three attempts with the same webhook-id, each verified', async () => {
     const hook = await endpoint();
     receiver.answer = (p, n) => (p === hook.path && n <= 2 ? { status: 503, body: 'down for maintenance' } : { status: 200 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../store/db.js';
 import { insertEvent, type EventRow } from '../../store/repos/events.js';
+import { webhookDeliveriesOf } from '../webhooks/queue.js';
 import type { Event, NewEvent } from './types.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -25,11 +26,12 @@ export const eventIdFloor = (at: Date) => `evt_${at.getTime().toString(36).padSt
 
 /**
  * Records the event in `trx`, the transaction of the change it records (so the event commits with the
- * change or not at all), and adds it to the day's count; one statement on PostgreSQL. Returns its id.
+ * change or not at all), adds it to the day's count and queues its webhook deliveries; one statement on
+ * PostgreSQL. Returns its id.
  */
 export async function recordEvent(trx: Db, event: NewEvent, now: Date = new Date()): Promise<string> {
   const eventId = newEventId(now);
-  await insertEvent(trx, {
+  const row: EventRow = {
     event_id: eventId,
     tenant_id: event.tenantId,
     app_id: event.appId,
@@ -41,7 +43,10 @@ export async function recordEvent(trx: Db, event: NewEvent, now: Date = new Date
     data: JSON.stringify(event.data),
     ip: event.ip,
     user_agent: event.userAgent,
-  });
+  };
+  // Queued for the app's webhook endpoints in the same statement (PostgreSQL): an app without endpoints
+  // pays one index probe that finds nothing (docs/webhooks.md).
+  await insertEvent(trx, row, event.appId === null ? undefined : webhookDeliveriesOf(toEvent(row)));
   return eventId;
 }
 

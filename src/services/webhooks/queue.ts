@@ -1,6 +1,7 @@
 import { iso } from '../../clock.js';
 import { randomBase62 } from '../../crypto/ids.js';
 import type { Db } from '../../store/db.js';
+import type { EventDeliveries } from '../../store/repos/events.js';
 import { queueEventDeliveries } from '../../store/repos/webhook-deliveries.js';
 import { patternsFor } from './endpoint-rules.js';
 
@@ -12,7 +13,7 @@ export interface DeliverableEvent {
   type: string;
   occurred_at: string;
   app_id: string | null;
-  tenant_id: string | null;
+  tenant_id: string;
   actor: { type: string; id: string | null };
   user_id: string | null;
   data: Record<string, unknown>;
@@ -32,19 +33,17 @@ export function webhookBody(event: DeliverableEvent): string {
 /** A new delivery id's random start; queueEventDeliveries appends each endpoint's id. */
 export const newDeliveryIdPrefix = () => `dlv_${randomBase62(12)}_`;
 
+/** What queues `event` for the app's endpoints with the event's own write (store/repos/events.ts). */
+export function webhookDeliveriesOf(event: DeliverableEvent): EventDeliveries {
+  return { payload: webhookBody(event), patterns: patternsFor(event.type), idPrefix: newDeliveryIdPrefix() };
+}
+
 /**
- * Queues `event` for every enabled endpoint of its app whose event_types select it. Call it with the
- * transaction that writes the event: both commit or neither does. One statement; none for tenant events.
+ * Queues `event` for every enabled endpoint of its app whose event_types select it, in one statement. Call it
+ * with the transaction that writes the event (a replay: the event was written before). None for tenant events.
  */
 export async function queueWebhookDeliveries(trx: Db, event: DeliverableEvent, now: Date): Promise<number> {
   if (!event.app_id) return 0;
-  return queueEventDeliveries(trx, {
-    appId: event.app_id,
-    eventId: event.event_id,
-    eventType: event.type,
-    payload: webhookBody(event),
-    patterns: patternsFor(event.type),
-    now: iso(now),
-    idPrefix: newDeliveryIdPrefix(),
-  });
+  const { payload, patterns, idPrefix } = webhookDeliveriesOf(event);
+  return queueEventDeliveries(trx, { appId: event.app_id, eventId: event.event_id, eventType: event.type, payload, patterns, now: iso(now), idPrefix });
 }

@@ -3,6 +3,7 @@ import { compiledQuery } from '../compiled.js';
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
 import type { Database, EventsTable } from '../types.js';
+import { deliveriesCte, queueEventDeliveries } from './webhook-deliveries.js';
 
 // Events and their per-day counts (migration 0032, docs/events.md). Every read is scoped by app (or by
 // tenant for the tenant's own events, app_id null) and is one range of an index, newest first.
@@ -39,11 +40,32 @@ const countUpsert = (db: QueryCreator<Database>, v: Record<string, string>) =>
 // or not the outer statement reads it), so the event costs a sign-in no second round trip. SQLite runs
 // in process: two prepared statements cost no round trip at all.
 const insertWithCount = compiledQuery([...EVENT_VALUES, ...COUNT_VALUES], (db, v) => countUpsert(db.with('e', (qc) => qc.insertInto('events').values(eventValues(v))) as unknown as QueryCreator<Database>, v));
+// With the event's webhook deliveries (migration 0033) queued by a third CTE: still one statement.
+const DELIVERY_VALUES = ['payload', 'patterns', 'idPrefix'] as const;
+const insertWithCountAndDeliveries = compiledQuery([...EVENT_VALUES, ...COUNT_VALUES, ...DELIVERY_VALUES], (db, v) =>
+  countUpsert(
+    db
+      .with('e', (qc) => qc.insertInto('events').values(eventValues(v)))
+      .with('d', (qc) => deliveriesCte(qc as unknown as QueryCreator<Database>, { appId: v.appId, eventId: v.eventId, type: v.type, occurredAt: v.occurredAt, payload: v.payload, patterns: v.patterns, idPrefix: v.idPrefix })) as unknown as QueryCreator<Database>,
+    v,
+  ),
+);
 const insertOnly = compiledQuery(EVENT_VALUES, (db, v) => db.insertInto('events').values(eventValues(v)));
 const countOnly = compiledQuery(['scopeId', 'day', 'type', 'slot'], (db, v) => countUpsert(db, v));
 
-/** Inserts the event and adds it to its scope's count of the day, in the caller's transaction. */
-export async function insertEvent(db: Db, row: EventRow): Promise<void> {
+/** What queues an app event's webhook deliveries with it: the body, the event_types entries that select it, the ids' start. */
+export interface EventDeliveries {
+  payload: string;
+  patterns: string[];
+  idPrefix: string;
+}
+
+/**
+ * Inserts the event and adds it to its scope's count of the day, in the caller's transaction; with
+ * `deliveries`, also queues it for the app's webhook endpoints that subscribe to it (one statement on
+ * PostgreSQL, one more in-process statement on SQLite).
+ */
+export async function insertEvent(db: Db, row: EventRow, deliveries?: EventDeliveries): Promise<void> {
   const values = {
     eventId: row.event_id,
     tenantId: row.tenant_id,
@@ -58,12 +80,17 @@ export async function insertEvent(db: Db, row: EventRow): Promise<void> {
     userAgent: row.user_agent,
   };
   const count = { scopeId: row.app_id ?? row.tenant_id, day: row.occurred_at.slice(0, 10), type: row.type, slot: counterSlot(row.event_id) };
+  const queue = deliveries && row.app_id !== null ? deliveries : undefined;
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await insertWithCount(db, { ...values, ...count });
+    if (queue) await insertWithCountAndDeliveries(db, { ...values, ...count, payload: queue.payload, patterns: queue.patterns.join(' '), idPrefix: queue.idPrefix });
+    else await insertWithCount(db, { ...values, ...count });
     return;
   }
   await insertOnly(db, values);
   await countOnly(db, count);
+  if (queue) {
+    await queueEventDeliveries(db, { appId: row.app_id!, eventId: row.event_id, eventType: row.type, payload: queue.payload, patterns: queue.patterns, now: row.occurred_at, idPrefix: queue.idPrefix });
+  }
 }
 
 /** A place in the newest-first order: the events after it are older, or as old with a smaller id. */

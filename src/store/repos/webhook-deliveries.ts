@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
-import type { WebhookDeliveryRow } from '../types.js';
+import type { Database, WebhookDeliveryRow } from '../types.js';
 
 // The webhook delivery queue (migration 0033): one row per (event, endpoint), leased to one node per attempt.
 
@@ -57,6 +57,45 @@ export async function queueEventDeliveries(db: Db, event: QueuedEvent): Promise<
     )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n);
+}
+
+/**
+ * The same INSERT ... SELECT as a data-modifying CTE for PostgreSQL's single-statement event write
+ * (store/repos/events.ts): `patterns` is one space-separated text parameter, so the statement's text is the
+ * same for every type and is prepared once. Values are the named markers of compiledQuery.
+ */
+export function deliveriesCte(qc: QueryCreator<Database>, v: { appId: string; eventId: string; type: string; occurredAt: string; payload: string; patterns: string; idPrefix: string }) {
+  return qc
+    .insertInto('webhook_deliveries')
+    .columns(['id', 'app_id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'status', 'attempts', 'created_at', 'next_attempt_at'])
+    .expression(
+      qc
+        .selectFrom('webhook_endpoints as w')
+        .select((eb) => [
+          sql<string>`${v.idPrefix}::text || w.id`.as('id'),
+          'w.app_id',
+          'w.id',
+          eb.val(v.eventId).as('event_id'),
+          eb.val(v.type).as('event_type'),
+          eb.val(v.payload).as('payload'),
+          sql.lit('pending').as('status'),
+          sql.lit(0).as('attempts'),
+          eb.val(v.occurredAt).as('created_at'),
+          eb.val(v.occurredAt).as('next_attempt_at'),
+        ])
+        .where('w.app_id', '=', v.appId)
+        .where('w.enabled', '=', sql.lit(1))
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('webhook_endpoint_types as t')
+              .select('t.endpoint_id')
+              .where('t.app_id', '=', v.appId)
+              .where(sql<boolean>`t.pattern = any(string_to_array(${v.patterns}::text, ' '))`)
+              .whereRef('t.endpoint_id', '=', 'w.id'),
+          ),
+        ),
+    );
 }
 
 /** Queues one delivery (a test event, a replay or a retry of a finished one). */
