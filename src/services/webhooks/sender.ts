@@ -82,21 +82,29 @@ export async function sendWebhook(options: SendOptions): Promise<AttemptResult> 
   const cancel = () => controller.abort(options.signal?.reason ?? new Error('cancelled'));
   options.signal?.addEventListener('abort', cancel, { once: true });
   try {
-    return await new Promise<AttemptResult>((resolve) => {
-      const request = (https ? httpsRequest : httpRequest)(
-        url,
-        {
-          method: 'POST',
-          agent: https ? agents.https : agents.http,
-          lookup: guardedLookup(options.allowPrivate),
-          signal: controller.signal,
-          headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(options.body), 'user-agent': USER_AGENT },
-        },
-        (response) => void readAnswer(response).then(resolve),
-      );
-      request.on('error', (error) => resolve({ ok: false, statusCode: null, error: clip(controller.signal.aborted ? String((controller.signal.reason as Error)?.message ?? error.message) : error.message) }));
-      request.end(options.body);
-    });
+    const post = (fresh: boolean) =>
+      new Promise<AttemptResult & { stale?: boolean }>((resolve) => {
+        const request = (https ? httpsRequest : httpRequest)(
+          url,
+          {
+            method: 'POST',
+            // A kept-alive connection the receiver closed meanwhile fails before any answer: the retry takes a new one.
+            agent: fresh ? false : https ? agents.https : agents.http,
+            lookup: guardedLookup(options.allowPrivate),
+            signal: controller.signal,
+            headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(options.body), 'user-agent': USER_AGENT },
+          },
+          (response) => void readAnswer(response).then(resolve),
+        );
+        request.on('error', (error: NodeJS.ErrnoException) => {
+          const stale = request.reusedSocket && !controller.signal.aborted && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+          resolve({ ok: false, statusCode: null, stale, error: clip(controller.signal.aborted ? String((controller.signal.reason as Error)?.message ?? error.message) : error.message) });
+        });
+        request.end(options.body);
+      });
+    const first = await post(false);
+    const { stale, ...result } = first.stale ? await post(true) : first;
+    return result;
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', cancel);
