@@ -23,7 +23,8 @@ describe('17 webhook delivery', () => {
   const secret = (method: string, url: string, body?: unknown) => api(server, method, url, { bearer: app.secret_key, body });
   const endpoint = async (extra: Record<string, unknown> = {}) => {
     const at = `/hook-${++path}`;
-    const res = await secret('POST', '/v1/webhooks', { url: receiver.url + at, ...extra });
+    // webhook.test only unless the case says: the app's other endpoints' webhook.created events stay away.
+    const res = await secret('POST', '/v1/webhooks', { url: receiver.url + at, event_types: ['webhook.test'], ...extra });
     expect(res.status).toBe(201);
     return { ...res.body, path: at } as { webhook_id: string; secret: string; path: string };
   };
@@ -83,27 +84,67 @@ describe('17 webhook delivery', () => {
   });
 
   it("an event is queued in its change's transaction for each endpoint that subscribes to it: POST /v1/users → user.created, its body the event of GET /v1/events", async () => {
-    const all = await endpoint();
-    const users = await endpoint({ event_types: ['user.*'] });
-    const sessions = await endpoint({ event_types: ['session.*'] });
-    const created = await secret('POST', '/v1/users', { email: `hook.${Date.now()}@example.com` });
+    const own = await createApp(server);
+    const as = (method: string, url: string, body?: unknown) => api(server, method, url, { bearer: own.secret_key, body });
+    const make = async (event_types: string[]) => {
+      const at = `/hook-${++path}`;
+      return { ...(await as('POST', '/v1/webhooks', { url: receiver.url + at, event_types })).body, path: at };
+    };
+    const sessions = await make(['session.*']);
+    const users = await make(['user.*']);
+    const all = await make(['*']);
+    const created = await as('POST', '/v1/users', { email: `hook.${Date.now()}@example.com` });
     expect(created.status).toBe(201);
-    const [toAll] = await receiver.waitFor(all.path, 1);
+    const ofType = (hooks: ReceivedWebhook[], type: string) => hooks.filter((r) => JSON.parse(r.body).type === type);
+    const [toAll] = ofType(await receiver.waitFor(all.path, 2), 'user.created');
     const [toUsers] = await receiver.waitFor(users.path, 1);
     const body = verifyBoth(all.secret, toAll);
     verifyBoth(users.secret, toUsers);
     expect(toUsers.body).toBe(toAll.body);
-    const event = (await secret('GET', `/v1/events/${toAll.headers['webhook-id']}`)).body;
+    const event = (await as('GET', `/v1/events/${toAll.headers['webhook-id']}`)).body;
     expect(event.type).toBe('user.created');
     const { type, occurred_at, data, ...fields } = event;
     expect(body).toEqual({ type, timestamp: occurred_at, data: { ...data, ...fields } });
     expect(body.data).toMatchObject({ user_id: created.body.id, source: 'server', actor: { type: 'secret_key', id: null } });
-    // session.* does not select it; and a refused change (the same email again: 409) queues nothing.
-    expect((await secret('POST', '/v1/users', { email: created.body.email })).status).toBe(409);
-    await secret('POST', `/v1/webhooks/${sessions.webhook_id}/test`);
+    // The '*' endpoint also got its own webhook.created; session.* selects neither. A refused change (the same
+    // email again: 409) queues nothing.
+    expect(receiver.to(all.path).map((r) => JSON.parse(r.body).type).sort()).toEqual(['user.created', 'webhook.created']);
+    expect((await as('POST', '/v1/users', { email: created.body.email })).status).toBe(409);
+    await as('POST', `/v1/webhooks/${sessions.webhook_id}/test`);
     await receiver.waitFor(sessions.path, 1);
     expect(receiver.to(sessions.path).map((r) => JSON.parse(r.body).type)).toEqual(['webhook.test']);
-    expect((await deliveries(all.webhook_id)).deliveries).toHaveLength(1);
+    expect((await as('GET', `/v1/webhooks/${all.webhook_id}/deliveries`)).body.deliveries).toHaveLength(2);
+  });
+
+  it('webhook.created, .updated and .deleted are events of their change with its actor; a replay since a time queues the matching events again, same webhook-ids', async () => {
+    const own = await createApp(server);
+    const as = (method: string, url: string, body?: unknown) => api(server, method, url, { bearer: own.secret_key, body });
+    const since = new Date(Date.now() - 1000).toISOString();
+    const at = `/hook-${++path}`;
+    const hook = (await as('POST', '/v1/webhooks', { url: receiver.url + at, event_types: ['user.*', 'webhook.*'] })).body;
+    await as('POST', '/v1/users', { email: `replay.${Date.now()}@example.com` });
+    await as('PATCH', `/v1/webhooks/${hook.webhook_id}`, { description: 'changed' });
+    const first = await receiver.waitFor(at, 3);
+    const types = first.map((r) => JSON.parse(r.body).type).sort();
+    expect(types).toEqual(['user.created', 'webhook.created', 'webhook.updated']);
+    const events = (await as('GET', '/v1/events?type=webhook.*')).body.events;
+    expect(events.map((e: { type: string }) => e.type)).toEqual(['webhook.updated', 'webhook.created']);
+    expect(events[0]).toMatchObject({ actor: { type: 'secret_key', id: null }, data: { webhook_id: hook.webhook_id, changed: ['description'] } });
+    expect(JSON.stringify(events)).not.toContain(hook.secret.slice(6));
+
+    const replay = await as('POST', `/v1/webhooks/${hook.webhook_id}/replay`, { since });
+    expect(replay.status).toBe(202);
+    expect(replay.body).toEqual({ queued: 3 });
+    const all = await receiver.waitFor(at, 6);
+    expect(all.slice(3).map((r) => r.headers['webhook-id']).sort()).toEqual(first.map((r) => r.headers['webhook-id']).sort());
+    for (const r of all) verifyBoth(hook.secret, r);
+    expect((await as('POST', `/v1/webhooks/${hook.webhook_id}/replay`, { since: 'yesterday' })).status).toBe(400);
+    expect((await secret('POST', `/v1/webhooks/${hook.webhook_id}/replay`, { since })).status).toBe(404);
+
+    expect((await as('DELETE', `/v1/webhooks/${hook.webhook_id}`)).status).toBe(200);
+    const deleted = (await as('GET', '/v1/events?type=webhook.deleted')).body.events;
+    expect(deleted).toHaveLength(1);
+    expect(deleted[0].data).toEqual({ webhook_id: hook.webhook_id });
   });
 
   it('a receiver failing twice then answering 200 gets three attempts with the same webhook-id, each verified', async () => {
@@ -157,6 +198,8 @@ describe('17 webhook delivery', () => {
     const { delivery_id } = (await secret('POST', `/v1/webhooks/${hook.webhook_id}/test`)).body;
     expect(await settledDelivery(hook.webhook_id, delivery_id)).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 410 });
     expect((await secret('GET', `/v1/webhooks/${hook.webhook_id}`)).body).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining('410') });
+    const disabled = (await secret('GET', '/v1/events?type=webhook.disabled')).body.events;
+    expect(disabled.find((e: { data: { webhook_id: string } }) => e.data.webhook_id === hook.webhook_id)).toMatchObject({ actor: { type: 'system', id: null }, data: { reason: expect.stringContaining('410') } });
     receiver.answer = () => ({ status: 200 });
   });
 

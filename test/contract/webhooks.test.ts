@@ -37,11 +37,12 @@ describe('17 webhook endpoints', () => {
       stats: { succeeded_24h: 0, failed_24h: 0 },
     });
     expect(Buffer.from(res.body.secret.slice(6), 'base64')).toHaveLength(32);
-    const { secret: shown, ...record } = res.body;
+    // stats move as the endpoint's own webhook.created is attempted (this host does not resolve here).
+    const { secret: shown, stats: _stats, ...record } = res.body;
     const one = await secret('GET', `/v1/webhooks/${res.body.webhook_id}`);
-    expect(one.body).toEqual(record);
+    expect(one.body).toEqual({ ...record, stats: { succeeded_24h: 0, failed_24h: expect.any(Number) } });
     const list = await secret('GET', '/v1/webhooks');
-    expect(list.body.webhooks).toContainEqual(record);
+    expect(list.body.webhooks).toContainEqual({ ...record, stats: expect.any(Object) });
     expect(JSON.stringify(list.body)).not.toContain(shown.slice(6));
   });
 
@@ -52,7 +53,7 @@ describe('17 webhook endpoints', () => {
     expect(res.body).toMatchObject({ event_types: ['user.*', 'session.created'], enabled: false, disabled_reason: 'disabled by the app', url: 'https://hooks.example.com/a' });
     const enabled = await secret('PATCH', `/v1/webhooks/${created.webhook_id}`, { enabled: true });
     expect(enabled.body).toMatchObject({ enabled: true, disabled_reason: null });
-    expect((await secret('GET', `/v1/webhooks/${created.webhook_id}`)).body).toEqual(enabled.body);
+    expect({ ...(await secret('GET', `/v1/webhooks/${created.webhook_id}`)).body, stats: null }).toEqual({ ...enabled.body, stats: null });
   });
 
   it.each([

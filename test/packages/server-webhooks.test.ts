@@ -94,7 +94,7 @@ describe('51 server sdk: verifyWebhook', () => {
 
   it.each(['express', 'hono'] as const)('%s: the event arrives verified and typed; a retry with the same webhook-id is answered 2xx and handled once', async (name) => {
     const port = (name === 'express' ? expressServer : honoServer).address() as AddressInfo;
-    const created = await secret('POST', '/v1/webhooks', { url: `http://127.0.0.1:${port.port}/webhooks/gatehouse` });
+    const created = await secret('POST', '/v1/webhooks', { url: `http://127.0.0.1:${port.port}/webhooks/gatehouse`, event_types: ['webhook.test'] });
     secrets.set(name, created.body.secret);
     const { delivery_id } = (await secret('POST', `/v1/webhooks/${created.body.webhook_id}/test`)).body;
     await waitUntil(() => handled[name].events.length === 1);

@@ -4,9 +4,10 @@ import type { Deps } from '../../src/deps.js';
 import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
 import { pendingDelivery } from '../../src/services/webhooks/deliveries.js';
 import { createWebhook } from '../../src/services/webhooks/endpoints.js';
+import { OPERATOR_CONTEXT } from '../../src/services/events/types.js';
 import { queueWebhookDeliveries, type DeliverableEvent } from '../../src/services/webhooks/queue.js';
 import { pageWebhookSecrets, replaceSealedWebhookSecret } from '../../src/store/repos/sealed-secrets.js';
-import { claimDueDeliveries, insertDelivery, listDeliveries, pruneFinishedDeliveries, recordAttempt, releaseDelivery } from '../../src/store/repos/webhook-deliveries.js';
+import { claimDueDeliveries, insertDeliveries, listDeliveries, pruneFinishedDeliveries, recordAttempt, releaseDelivery } from '../../src/store/repos/webhook-deliveries.js';
 import { updateEndpoint } from '../../src/store/repos/webhook-endpoints.js';
 import { openInProcess } from '../helpers/in-process.js';
 
@@ -52,14 +53,14 @@ const queuedFor = async (appId: string, eventId: string) =>
 
 describe('store: webhook deliveries', () => {
   it("an event is queued, in one statement, for the app's enabled endpoints whose event_types select it; * is every type but signin.failed", async () => {
-    const { appId, otherAppId } = await twoApps();
+    const { appId, otherAppId, tenantId } = await twoApps();
     const url = 'https://93.184.215.14/hook';
-    const all = await createWebhook(hookDeps(), appId, { url });
-    const users = await createWebhook(hookDeps(), appId, { url, event_types: ['user.*'] });
-    const failures = await createWebhook(hookDeps(), appId, { url, event_types: ['signin.failed'] });
-    const off = await createWebhook(hookDeps(), appId, { url, event_types: ['session.created'], enabled: false });
-    const nested = await createWebhook(hookDeps(), appId, { url, event_types: ['organization.membership.*'] });
-    await createWebhook(hookDeps(), otherAppId, { url });
+    const all = await createWebhook(hookDeps(), { id: appId, tenantId }, { url }, OPERATOR_CONTEXT);
+    const users = await createWebhook(hookDeps(), { id: appId, tenantId }, { url, event_types: ['user.*'] }, OPERATOR_CONTEXT);
+    const failures = await createWebhook(hookDeps(), { id: appId, tenantId }, { url, event_types: ['signin.failed'] }, OPERATOR_CONTEXT);
+    const off = await createWebhook(hookDeps(), { id: appId, tenantId }, { url, event_types: ['session.created'], enabled: false }, OPERATOR_CONTEXT);
+    const nested = await createWebhook(hookDeps(), { id: appId, tenantId }, { url, event_types: ['organization.membership.*'] }, OPERATOR_CONTEXT);
+    await createWebhook(hookDeps(), { id: otherAppId, tenantId }, { url }, OPERATOR_CONTEXT);
     const cases: [string, string[]][] = [
       ['user.created', [all.webhook_id, users.webhook_id]],
       ['signin.failed', [failures.webhook_id]],
@@ -79,12 +80,12 @@ describe('store: webhook deliveries', () => {
   });
 
   it('a lease gives each due delivery to one holder; it runs out, a release makes it due again, and only the holder records the attempt', async () => {
-    const { appId } = await twoApps();
-    const hook = await createWebhook(hookDeps(), appId, { url: 'https://93.184.215.14/lease' });
+    const { appId, tenantId } = await twoApps();
+    const hook = await createWebhook(hookDeps(), { id: appId, tenantId }, { url: 'https://93.184.215.14/lease' }, OPERATOR_CONTEXT);
     // Due before the deliveries the other cases queued, so the claims (oldest first) take these.
     const due = iso(addSeconds(now, -3600));
     const rows = Array.from({ length: 6 }, (_, i) => pendingDelivery(appId, hook.webhook_id, { event_id: `evt_lease${i}aaaaaaaaaaaaaaaaaaaa`, type: 'webhook.test' }, '{}', due));
-    for (const row of rows) await insertDelivery(deps.db, row);
+    for (const row of rows) await insertDeliveries(deps.db, [row]);
     const lease = { now: iso(now), leaseUntil: iso(addSeconds(now, 20)), limit: 4, skipLocked: deps.store.dialect === 'postgres' };
     const claim = (holder: string, at = lease) => deps.db.transaction().execute((trx) => claimDueDeliveries(trx, { ...at, holder }));
     const [a, b] = await Promise.all([claim('node-a'), claim('node-b')]);
@@ -106,21 +107,22 @@ describe('store: webhook deliveries', () => {
   });
 
   it('the clean-up deletes finished deliveries queued before the bound, never a pending one', async () => {
-    const { appId } = await twoApps();
-    const hook = await createWebhook(hookDeps(), appId, { url: 'https://93.184.215.14/prune' });
+    const { appId, tenantId } = await twoApps();
+    const hook = await createWebhook(hookDeps(), { id: appId, tenantId }, { url: 'https://93.184.215.14/prune' }, OPERATOR_CONTEXT);
     const old = iso(addSeconds(now, -40 * 86_400));
     const done = { ...pendingDelivery(appId, hook.webhook_id, { event_id: 'evt_doneaaaaaaaaaaaaaaaaaaaa', type: 'user.created' }, '{}', old), status: 'succeeded' as const, next_attempt_at: null };
     const waiting = pendingDelivery(appId, hook.webhook_id, { event_id: 'evt_waitaaaaaaaaaaaaaaaaaaaa', type: 'user.created' }, '{}', old);
-    await insertDelivery(deps.db, done);
-    await insertDelivery(deps.db, waiting);
+    await insertDeliveries(deps.db, [done]);
+    await insertDeliveries(deps.db, [waiting]);
     expect(await pruneFinishedDeliveries(deps.db, iso(addSeconds(now, -30 * 86_400)), 25)).toBeGreaterThanOrEqual(1);
     const left = (await listDeliveries(deps.db, appId, hook.webhook_id, { limit: 10 })).map((r) => r.id);
-    expect(left).toEqual([waiting.id]);
+    expect(left).toContain(waiting.id);
+    expect(left).not.toContain(done.id);
   });
 
   it("a master-key rotation's page lists each endpoint's secret and previous secret; each is replaced only while it holds the value read", async () => {
-    const { appId } = await twoApps();
-    const hook = await createWebhook(hookDeps(), appId, { url: 'https://93.184.215.14/seal' });
+    const { appId, tenantId } = await twoApps();
+    const hook = await createWebhook(hookDeps(), { id: appId, tenantId }, { url: 'https://93.184.215.14/seal' }, OPERATOR_CONTEXT);
     await updateEndpoint(deps.db, appId, hook.webhook_id, { secret_sealed: 'sealed-now', previous_secret_sealed: 'sealed-before' });
     const page = await pageWebhookSecrets(deps.db, undefined, 1000);
     expect(page.find((r) => r.id === hook.webhook_id)).toEqual({ id: hook.webhook_id, secret_sealed: 'sealed-now', previous_secret_sealed: 'sealed-before' });

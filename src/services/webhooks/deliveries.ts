@@ -74,7 +74,7 @@ export async function sendTestEvent(deps: DeliveryDeps, app: Pick<Application, '
     user_agent: null,
   };
   const row = pendingDelivery(app.id, webhookId, event, webhookBody(event), now);
-  await deliveries.insertDelivery(deps.db, row);
+  await deliveries.insertDeliveries(deps.db, [row]);
   return row.id;
 }
 

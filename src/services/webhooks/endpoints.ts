@@ -7,6 +7,9 @@ import * as deliveries from '../../store/repos/webhook-deliveries.js';
 import * as endpoints from '../../store/repos/webhook-endpoints.js';
 import type { WebhookEndpointRow } from '../../store/types.js';
 import { inTransaction } from '../../store/transaction.js';
+import type { Db } from '../../store/db.js';
+import { eventOf, type EventContext } from '../events/types.js';
+import { recordEvent } from '../events/record.js';
 import { checkEndpointUrl, checkEventTypes, MAX_ENDPOINTS_PER_APP } from './endpoint-rules.js';
 import { newWebhookSecret } from './signature.js';
 
@@ -32,6 +35,17 @@ export const webhookSecretBinding = (id: string) => `webhook_endpoints:${id}`;
 export const previousWebhookSecretBinding = (id: string) => `webhook_endpoints:${id}:previous`;
 
 const newWebhookId = () => `wh_${randomBase62(24)}`;
+
+/** The app a webhook belongs to, as its events name it. */
+export interface WebhookApp {
+  id: string;
+  tenantId: string;
+}
+
+/** Records webhook.created|updated|deleted in `trx`, the transaction of the change. */
+function recordWebhookEvent(trx: Db, app: WebhookApp, context: EventContext, type: string, data: Record<string, unknown>, now: Date) {
+  return recordEvent(trx, eventOf(context, { type, tenantId: app.tenantId, appId: app.id, userId: null, data }), now);
+}
 
 function toWebhook(row: WebhookEndpointRow, stats = { succeeded: 0, failed: 0 }): Webhook {
   return {
@@ -70,12 +84,14 @@ export interface NewWebhook {
 }
 
 /** Creates an endpoint with a new secret (answered here only); 409 `webhook_limit_reached` past 20 per app. */
-export async function createWebhook(deps: EndpointDeps, appId: string, input: NewWebhook): Promise<Webhook & { secret: string }> {
+export async function createWebhook(deps: EndpointDeps, app: WebhookApp, input: NewWebhook, context: EventContext): Promise<Webhook & { secret: string }> {
+  const appId = app.id;
   const url = await checkEndpointUrl(input.url, deps.config.webhookAllowPrivate);
   const types = checkEventTypes(input.event_types ?? ['*']);
   const secret = newWebhookSecret();
   const id = newWebhookId();
-  const now = iso(deps.clock.now());
+  const at = deps.clock.now();
+  const now = iso(at);
   const row: WebhookEndpointRow = {
     id,
     app_id: appId,
@@ -96,6 +112,7 @@ export async function createWebhook(deps: EndpointDeps, appId: string, input: Ne
       throw conflict(`an app has at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints`, 'webhook_limit_reached');
     }
     await endpoints.insertEndpoint(trx, row, types);
+    await recordWebhookEvent(trx, app, context, 'webhook.created', { webhook_id: id, url, event_types: types }, at);
   });
   return { ...toWebhook(row), secret };
 }
@@ -117,10 +134,12 @@ export async function getWebhook(deps: EndpointDeps, appId: string, id: string):
 }
 
 /** Changes the fields given; enabling clears disabled_reason and the failure clock. */
-export async function updateWebhook(deps: EndpointDeps, appId: string, id: string, input: Partial<NewWebhook>): Promise<Webhook> {
+export async function updateWebhook(deps: EndpointDeps, app: WebhookApp, id: string, input: Partial<NewWebhook>, context: EventContext): Promise<Webhook> {
+  const appId = app.id;
   const url = input.url === undefined ? undefined : await checkEndpointUrl(input.url, deps.config.webhookAllowPrivate);
   const types = input.event_types === undefined ? undefined : checkEventTypes(input.event_types);
-  const changes: Parameters<typeof endpoints.updateEndpoint>[3] = { updated_at: iso(deps.clock.now()) };
+  const at = deps.clock.now();
+  const changes: Parameters<typeof endpoints.updateEndpoint>[3] = { updated_at: iso(at) };
   if (url !== undefined) changes.url = url;
   if (types !== undefined) changes.event_types = JSON.stringify(types);
   if (input.description !== undefined) changes.description = input.description;
@@ -133,6 +152,8 @@ export async function updateWebhook(deps: EndpointDeps, appId: string, id: strin
     const updated = await endpoints.updateEndpoint(trx, appId, id, changes);
     if (!updated) throw notFound('webhook not found');
     if (types !== undefined) await endpoints.replaceEndpointPatterns(trx, appId, id, types);
+    const changed = (['url', 'event_types', 'description', 'enabled'] as const).filter((field) => input[field] !== undefined);
+    await recordWebhookEvent(trx, app, context, 'webhook.updated', { webhook_id: id, changed }, at);
     return updated;
   });
   const [webhook] = await withStats(deps, appId, [row]);
@@ -140,27 +161,32 @@ export async function updateWebhook(deps: EndpointDeps, appId: string, id: strin
 }
 
 /** Deletes the endpoint, its pending and finished deliveries, and gives its slot back. */
-export async function deleteWebhook(deps: EndpointDeps, appId: string, id: string): Promise<void> {
+export async function deleteWebhook(deps: EndpointDeps, app: WebhookApp, id: string, context: EventContext): Promise<void> {
   await inTransaction(deps.db, async (trx) => {
-    if (!(await endpoints.deleteEndpoint(trx, appId, id))) throw notFound('webhook not found');
-    await endpoints.releaseEndpointSlot(trx, appId);
+    if (!(await endpoints.deleteEndpoint(trx, app.id, id))) throw notFound('webhook not found');
+    await endpoints.releaseEndpointSlot(trx, app.id);
+    await recordWebhookEvent(trx, app, context, 'webhook.deleted', { webhook_id: id }, deps.clock.now());
   });
 }
 
 /** A new secret, answered here only; the replaced one signs beside it for PREVIOUS_SECRET_SECONDS. */
-export async function rotateWebhookSecret(deps: EndpointDeps, appId: string, id: string): Promise<{ secret: string; previous_expires_at: string }> {
+export async function rotateWebhookSecret(deps: EndpointDeps, app: WebhookApp, id: string, context: EventContext): Promise<{ secret: string; previous_expires_at: string }> {
+  const appId = app.id;
   const row = await findWebhookRow(deps, appId, id);
   const current = open(deps.masterKeys, row.secret_sealed, webhookSecretBinding(id));
   const secret = newWebhookSecret();
   const now = deps.clock.now();
   const previousExpiresAt = iso(addSeconds(now, PREVIOUS_SECRET_SECONDS));
-  const replaced = await endpoints.replaceEndpointSecret(deps.db, appId, id, row.secret_sealed, {
-    secret_sealed: seal(deps.masterKey, secret, webhookSecretBinding(id)),
-    previous_secret_sealed: seal(deps.masterKey, current, previousWebhookSecretBinding(id)),
-    previous_expires_at: previousExpiresAt,
-    updated_at: iso(now),
+  await inTransaction(deps.db, async (trx) => {
+    const replaced = await endpoints.replaceEndpointSecret(trx, appId, id, row.secret_sealed, {
+      secret_sealed: seal(deps.masterKey, secret, webhookSecretBinding(id)),
+      previous_secret_sealed: seal(deps.masterKey, current, previousWebhookSecretBinding(id)),
+      previous_expires_at: previousExpiresAt,
+      updated_at: iso(now),
+    });
+    // Another rotation (or a deletion) came first: this secret would sign nothing.
+    if (!replaced) throw conflict('the secret was rotated or the webhook deleted meanwhile; read it and try again');
+    await recordWebhookEvent(trx, app, context, 'webhook.updated', { webhook_id: id, changed: ['secret'] }, now);
   });
-  // Another rotation (or a deletion) came first: this secret would sign nothing.
-  if (!replaced) throw conflict('the secret was rotated or the webhook deleted meanwhile; read it and try again');
   return { secret, previous_expires_at: previousExpiresAt };
 }

@@ -5,6 +5,10 @@ import { disableEndpoint, markEndpointFailing } from '../../store/repos/webhook-
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../store/types.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { AttemptResult } from './sender.js';
+import type { Db } from '../../store/db.js';
+import { findApplication } from '../../store/repos/applications.js';
+import { recordEvent } from '../events/record.js';
+import { eventOf, SYSTEM_CONTEXT } from '../events/types.js';
 
 // A failed attempt: retried after the next delay of WEBHOOK_RETRY_SCHEDULE or failed for good; a 410 disables
 // the endpoint at once, and failures for WEBHOOK_DISABLE_AFTER_SECONDS disable it too.
@@ -17,14 +21,11 @@ export function nextAttemptAt(schedule: readonly number[], attempts: number, now
   return delay === undefined ? null : iso(addSeconds(now, delay));
 }
 
-/** Disables the endpoint (once, however many attempts fail together) and answers whether this call did. */
-async function disable(deps: FailureDeps, endpoint: WebhookEndpointRow, reason: string, now: Date): Promise<boolean> {
-  return inTransaction(deps.db, async (trx) => {
-    const disabled = await disableEndpoint(trx, endpoint.app_id, endpoint.id, reason, iso(now));
-    return disabled !== undefined;
-  });
-}
-
+/**
+ * Records a failed attempt, and disables the endpoint on a 410 or once its attempts have all failed for
+ * WEBHOOK_DISABLE_AFTER_SECONDS, in one transaction: the endpoint is never seen enabled beside the attempt that
+ * disabled it. The disabling write is conditional, so concurrent failures disable it once.
+ */
 export async function recordFailedAttempt(
   deps: FailureDeps,
   holder: string,
@@ -36,22 +37,31 @@ export async function recordFailedAttempt(
 ): Promise<void> {
   const gone = result.statusCode === 410;
   const next = gone ? null : nextAttemptAt(deps.config.webhookRetrySchedule, attempts, now);
-  await deliveries.recordAttempt(deps.db, row.id, holder, {
-    attempts,
-    now: iso(now),
-    statusCode: result.statusCode,
-    error: result.error,
-    nextAttemptAt: next,
-    status: next === null ? 'failed' : 'pending',
-  });
-  const fields = { delivery_id: row.id, app_id: row.app_id, webhook_id: endpoint.id, attempts, status_code: result.statusCode };
-  if (gone) {
-    if (await disable(deps, endpoint, 'the endpoint answered 410 Gone', now)) deps.log.warn({ ...fields, code: 'webhook_disabled' }, 'webhook endpoint answered 410: disabled');
-    return;
-  }
-  const failingSince = await markEndpointFailing(deps.db, endpoint.id, iso(now));
   const limit = deps.config.webhookDisableAfterSeconds;
-  if (failingSince && iso(addSeconds(new Date(failingSince), limit)) <= iso(now)) {
-    if (await disable(deps, endpoint, `every delivery failed for ${limit} seconds`, now)) deps.log.warn({ ...fields, code: 'webhook_disabled' }, 'webhook endpoint failing too long: disabled');
+  const disabled = await inTransaction(deps.db, async (trx) => {
+    await deliveries.recordAttempt(trx, row.id, holder, {
+      attempts,
+      now: iso(now),
+      statusCode: result.statusCode,
+      error: result.error,
+      nextAttemptAt: next,
+      status: next === null ? 'failed' : 'pending',
+    });
+    if (gone) return disableWith(trx, endpoint, 'the endpoint answered 410 Gone', now);
+    const failingSince = await markEndpointFailing(trx, endpoint.id, iso(now));
+    if (failingSince && iso(addSeconds(new Date(failingSince), limit)) <= iso(now)) return disableWith(trx, endpoint, `every delivery failed for ${limit} seconds`, now);
+    return undefined;
+  });
+  if (disabled) {
+    deps.log.warn({ delivery_id: row.id, app_id: row.app_id, webhook_id: endpoint.id, attempts, status_code: result.statusCode, code: 'webhook_disabled', reason: disabled }, 'webhook endpoint disabled');
   }
+}
+
+/** Disables the endpoint if it is still enabled; answers the reason when this call did. */
+async function disableWith(trx: Db, endpoint: WebhookEndpointRow, reason: string, now: Date): Promise<string | undefined> {
+  const row = await disableEndpoint(trx, endpoint.app_id, endpoint.id, reason, iso(now));
+  if (!row) return undefined;
+  const app = await findApplication(trx, endpoint.app_id);
+  if (app) await recordEvent(trx, eventOf(SYSTEM_CONTEXT, { type: 'webhook.disabled', tenantId: app.tenantId, appId: app.id, userId: null, data: { webhook_id: endpoint.id, reason } }), now);
+  return reason;
 }

@@ -98,9 +98,9 @@ export function deliveriesCte(qc: QueryCreator<Database>, v: { appId: string; ev
     );
 }
 
-/** Queues one delivery (a test event, a replay or a retry of a finished one). */
-export async function insertDelivery(db: Db, row: WebhookDeliveryRow): Promise<void> {
-  await db.insertInto('webhook_deliveries').values(row).execute();
+/** Queues deliveries made in the service (a test event, a replay). */
+export async function insertDeliveries(db: Db, rows: WebhookDeliveryRow[]): Promise<void> {
+  if (rows.length) await db.insertInto('webhook_deliveries').values(rows).execute();
 }
 
 /**

@@ -2,10 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { listWebhookDeliveries, retryWebhookDelivery, sendTestEvent } from '../../../services/webhooks/deliveries.js';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../../services/webhooks/endpoints.js';
+import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { CreateBody, CreatedWebhookBody, DeliveriesQuery, DeliveryId, DeliveryList, PatchBody, RotatedBody, WebhookBody, WebhookId } from './schemas.js';
+import { replayWebhook } from '../../../services/webhooks/replay.js';
+import { CreateBody, CreatedWebhookBody, DeliveriesQuery, DeliveryId, DeliveryList, PatchBody, ReplayBody, RotatedBody, WebhookBody, WebhookId } from './schemas.js';
 
 // docs/webhooks.md: an app's webhook endpoints (Secret), at most 20.
 
@@ -21,7 +23,7 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: { operationId: 'createWebhook', ...secretRoute, summary: 'Create a webhook endpoint (its secret is shown once)', body: CreateBody, response: { 201: CreatedWebhookBody, ...errors(400, 401, 403, 409) } },
     },
-    async (request, reply) => reply.code(201).send(await createWebhook(deps, request.application!.id, request.body)),
+    async (request, reply) => reply.code(201).send(await createWebhook(deps, request.application!, request.body, eventContext(request))),
   );
 
   app.get(
@@ -42,7 +44,7 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: { operationId: 'updateWebhook', ...secretRoute, summary: 'Change a webhook endpoint', params: Params, body: PatchBody, response: { 200: WebhookBody, ...errors(400, 401, 403, 404) } },
     },
-    async (request) => updateWebhook(deps, request.application!.id, request.params.webhook_id, request.body),
+    async (request) => updateWebhook(deps, request.application!, request.params.webhook_id, request.body, eventContext(request)),
   );
 
   app.delete(
@@ -52,7 +54,7 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
       schema: { operationId: 'deleteWebhook', ...secretRoute, summary: 'Delete a webhook endpoint and its deliveries', params: Params, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
     },
     async (request) => {
-      await deleteWebhook(deps, request.application!.id, request.params.webhook_id);
+      await deleteWebhook(deps, request.application!, request.params.webhook_id, eventContext(request));
       return { status: 'deleted' as const };
     },
   );
@@ -63,7 +65,7 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: { operationId: 'rotateWebhookSecret', ...secretRoute, summary: 'A new secret; the old one signs beside it for 24 hours', params: Params, response: { 200: RotatedBody, ...errors(400, 401, 403, 404, 409) } },
     },
-    async (request) => rotateWebhookSecret(deps, request.application!.id, request.params.webhook_id),
+    async (request) => rotateWebhookSecret(deps, request.application!, request.params.webhook_id, eventContext(request)),
   );
 
   app.post(
@@ -72,7 +74,7 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: { operationId: 'testWebhook', ...secretRoute, summary: 'Send a webhook.test event to this endpoint alone', params: Params, response: { 202: Queued, ...errors(400, 401, 403, 404) } },
     },
-    async (request, reply) => reply.code(202).send({ delivery_id: await sendTestEvent(deps, request.application!, request.params.webhook_id, { type: 'secret_key', id: null }) }),
+    async (request, reply) => reply.code(202).send({ delivery_id: await sendTestEvent(deps, request.application!, request.params.webhook_id, eventContext(request).actor) }),
   );
 
   app.get(
@@ -94,5 +96,21 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
       await retryWebhookDelivery(deps, request.application!.id, request.params.webhook_id, request.params.delivery_id);
       return reply.code(202).send({ delivery_id: request.params.delivery_id });
     },
+  );
+
+  app.post(
+    '/v1/webhooks/:webhook_id/replay',
+    {
+      preHandler: guards.secret,
+      schema: {
+        operationId: 'replayWebhook',
+        ...secretRoute,
+        summary: 'Queue every matching event since a time for this endpoint again (same webhook-ids)',
+        params: Params,
+        body: ReplayBody,
+        response: { 202: Type.Object({ queued: Type.Integer() }), ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => reply.code(202).send({ queued: await replayWebhook(deps, request.application!.id, request.params.webhook_id, request.body.since) }),
   );
 }

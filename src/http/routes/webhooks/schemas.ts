@@ -77,4 +77,4 @@ export const DeliveryList = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const ReplayBody = Type.Object({ since: Type.String({ format: 'date-time', description: 'every matching event since then is queued again' }) });
+export const ReplayBody = Type.Object({ since: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601: every matching event since then is queued again (at most 50,000, the newest)' }) });
