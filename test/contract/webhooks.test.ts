@@ -125,7 +125,13 @@ describe('17 webhook endpoints', () => {
   it('at most 20 per app: 25 creations at once → exactly 20 created, the rest 409 webhook_limit_reached; a deletion frees a slot', async () => {
     const fresh = await createApp(server);
     const own = as(fresh.secret_key);
-    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => own('POST', '/v1/webhooks', { url: `https://hooks.example.com/${i}` })));
+    const create = (i: number) => own('POST', '/v1/webhooks', { url: `https://hooks.example.com/${i}`, event_types: ['webhook.test'] });
+    let answers = await Promise.all(Array.from({ length: 25 }, (_, i) => create(i)));
+    // On a loaded machine a request may wait out the pool behind the count's row lock (503, nothing committed):
+    // sent again until none is, so each of the 25 is counted once.
+    for (let round = 0; round < 20 && answers.some((r) => r.status === 503); round++) {
+      answers = await Promise.all(answers.map((r, i) => (r.status === 503 ? create(i) : r)));
+    }
     expect(answers.filter((r) => r.status === 201)).toHaveLength(20);
     const refused = answers.filter((r) => r.status !== 201);
     expect(refused).toHaveLength(5);
