@@ -285,4 +285,49 @@ describe('deletion', () => {
     expect(members.map((m: { user_id: string }) => m.user_id)).toEqual([owner.id]);
     expect((await s('GET', `/v1/organizations/${orgId}/invitations`)).body.invitations).toEqual([]);
   });
+
+});
+
+describe('events', () => {
+  it('every change writes its event in the same transaction; a refused change writes none', async () => {
+    const owner = await user();
+    const plain = await user();
+    const u = asUser(env.server, app, owner);
+    const s = asServer(env.server, app);
+    const orgId = await orgOf(env.server, app, owner);
+    await s('POST', `/v1/organizations/${orgId}/members`, { user_id: plain.id, role: 'member' });
+    await u('PATCH', `/v1/organizations/${orgId}/members/${plain.id}`, { role: 'admin' });
+    await u('PATCH', `/v1/organizations/${orgId}`, { name: 'Evented' });
+    expect((await u('DELETE', `/v1/organizations/${orgId}/members/${owner.id}`)).status).toBe(409);
+    const email = orgEmail('evented');
+    const sent = await u('POST', `/v1/organizations/${orgId}/invitations`, { email, role: 'member' });
+    await u('DELETE', `/v1/organizations/${orgId}/invitations/${sent.body.invitation_id}`);
+    const second = await u('POST', `/v1/organizations/${orgId}/invitations`, { email, role: 'member' });
+    const invitee = await orgUser(env.server, app, email);
+    await asUser(env.server, app, invitee)('POST', '/v1/invitations/accept', { invitation_id: second.body.invitation_id });
+    await u('DELETE', `/v1/organizations/${orgId}/members/${plain.id}`);
+    await u('DELETE', `/v1/organizations/${orgId}`);
+    const events = (await s('GET', '/v1/events?type=organization.*&limit=200')).body.events as { type: string; actor: { type: string; id: string | null }; user_id: string | null; data: Record<string, unknown> }[];
+    const mine = events.filter((e) => e.data.organization_id === orgId).reverse();
+    expect(mine.map((e) => e.type)).toEqual([
+      'organization.created',
+      'organization.membership.created',
+      'organization.membership.created',
+      'organization.membership.updated',
+      'organization.updated',
+      'organization.invitation.created',
+      'organization.invitation.revoked',
+      'organization.invitation.created',
+      'organization.invitation.accepted',
+      'organization.membership.created',
+      'organization.membership.deleted',
+      'organization.deleted',
+    ]);
+    expect(mine[0]!.actor).toEqual({ type: 'user', id: owner.id });
+    expect(mine[2]).toMatchObject({ actor: { type: 'secret_key', id: null }, user_id: plain.id, data: { role: 'member' } });
+    expect(mine[3]!.data).toMatchObject({ role: 'admin', previous_role: 'member' });
+    expect(mine[4]!.data.changed).toEqual(['name']);
+    expect(mine[8]).toMatchObject({ user_id: invitee.id, actor: { type: 'user', id: invitee.id } });
+    expect(JSON.stringify(mine)).not.toContain(email);
+  });
 });

@@ -11,7 +11,7 @@ import { inTransaction } from '../../store/transaction.js';
 import { allowedOriginsOf, checkRedirect } from '../apps/origins.js';
 import { enqueueMail } from '../mail/outbox.js';
 import { checkedRole } from './members.js';
-import { limits, membershipRefused, orgFor, requireOrganizations, type OrgActor } from './organizations.js';
+import { limits, membershipRefused, orgEvent, orgFor, requireOrganizations, type OrgActor } from './organizations.js';
 import { decodeListCursor, invitationView, memberView, paged } from './views.js';
 
 // Invitations (docs/organizations.md): sent by org:invitations:manage (an admin cannot invite an owner),
@@ -68,6 +68,7 @@ export async function createInvitation(
     const inserted = await invitations.insertInvitation(trx, row, MAX_PENDING_INVITATIONS);
     if (inserted === 'no_organization') throw notFound('organization not found');
     if (inserted === 'full') throw tooMany(`an organization has at most ${MAX_PENDING_INVITATIONS} pending invitations: revoke some, or wait for them to be accepted or expire`, 3600);
+    await orgEvent(trx, deps, app, actor, 'organization.invitation.created', null, { organization_id: orgId, invitation_id: row.id, role });
     const mail = invitationEmail({ appName: app.name, organizationName: org.name, to: email, link, role, days: INVITATION_DAYS });
     await enqueueMail({ ...deps, db: trx }, app.id, mail);
   });
@@ -96,7 +97,10 @@ export async function getInvitation(deps: InvitationDeps, app: Application, acto
 export async function revokeInvitation(deps: InvitationDeps, app: Application, actor: OrgActor, orgId: string, invitationId: string): Promise<void> {
   requireOrganizations(app);
   await orgFor(deps, app.id, orgId, actor, 'org:invitations:manage');
-  if (!(await invitations.revokeInvitation(deps.db, app.id, orgId, invitationId, iso(deps.clock.now())))) throw notFound('no pending invitation with this id');
+  await inTransaction(deps.db, async (trx) => {
+    if (!(await invitations.revokeInvitation(trx, app.id, orgId, invitationId, iso(deps.clock.now())))) throw notFound('no pending invitation with this id');
+    await orgEvent(trx, deps, app, actor, 'organization.invitation.revoked', null, { organization_id: orgId, invitation_id: invitationId });
+  });
 }
 
 /** The signed-in user's verified address, normalized, or undefined (unverified, or none). */
@@ -121,7 +125,7 @@ export async function myInvitations(deps: InvitationDeps, app: Application, user
  * that only a pending, unexpired one to the session's verified address passes, and the membership is added in
  * the same transaction (a cap refusal leaves the invitation pending).
  */
-export async function acceptInvitation(deps: InvitationDeps, app: Application, userId: string, input: { token?: string; invitationId?: string }) {
+export async function acceptInvitation(deps: InvitationDeps, app: Application, userId: string, input: { token?: string; invitationId?: string }, actor: OrgActor = { type: 'user', userId, sessionId: '' }) {
   requireOrganizations(app);
   if ((input.token === undefined) === (input.invitationId === undefined)) throw badRequest('send token or invitation_id');
   const by = input.token !== undefined ? { tokenHash: sha256Hex(input.token) } : { invitationId: input.invitationId! };
@@ -132,6 +136,9 @@ export async function acceptInvitation(deps: InvitationDeps, app: Application, u
     if (!claimed) return undefined;
     const refused = await members.addMember(trx, limits(deps, { appId: app.id, orgId: claimed.organization_id, userId, role: claimed.role, now }));
     if (refused) throw membershipRefused(refused);
+    const about = { organization_id: claimed.organization_id, invitation_id: claimed.id, role: claimed.role };
+    await orgEvent(trx, deps, app, actor, 'organization.invitation.accepted', userId, about);
+    await orgEvent(trx, deps, app, actor, 'organization.membership.created', userId, { organization_id: claimed.organization_id, role: claimed.role });
     return claimed;
   });
   if (!accepted) {

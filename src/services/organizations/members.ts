@@ -5,7 +5,7 @@ import * as members from '../../store/repos/organization-members.js';
 import { findRole } from '../../store/repos/organization-roles.js';
 import { findUserById } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
-import { limits, membershipRefused, orgFor, requireOrganizations, type OrgActor, type OrgDeps } from './organizations.js';
+import { limits, membershipRefused, orgEvent, orgFor, requireOrganizations, type OrgActor, type OrgDeps } from './organizations.js';
 import { isBuiltInRole } from './permissions.js';
 import { decodeListCursor, memberView, paged } from './views.js';
 
@@ -41,7 +41,7 @@ async function memberOrThrow(deps: OrgDeps, appId: string, orgId: string, userId
 }
 
 /** POST /v1/organizations/{id}/members (Secret): adds an existing user of the app with a role. */
-export async function addMember(deps: OrgDeps, app: Application, orgId: string, input: { userId: string; role: string }) {
+export async function addMember(deps: OrgDeps, app: Application, orgId: string, input: { userId: string; role: string }, actor: OrgActor = { type: 'secret_key' }) {
   requireOrganizations(app);
   await orgFor(deps, app.id, orgId, { type: 'secret_key' });
   const role = await checkedRole(deps, app.id, input.role);
@@ -50,6 +50,7 @@ export async function addMember(deps: OrgDeps, app: Application, orgId: string, 
   await inTransaction(deps.db, async (trx) => {
     const refused = await members.addMember(trx, limits(deps, { appId: app.id, orgId, userId: input.userId, role, now }));
     if (refused) throw membershipRefused(refused);
+    await orgEvent(trx, deps, app, actor, 'organization.membership.created', input.userId, { organization_id: orgId, role });
   });
   return memberOrThrow(deps, app.id, orgId, input.userId);
 }
@@ -66,6 +67,7 @@ export async function changeRole(deps: OrgDeps, app: Application, actor: OrgActo
     const changed = await members.changeMemberRole(trx, { appId: app.id, orgId, userId, role, now: iso(deps.clock.now()) });
     if (changed === 'not_member') throw notFound('member not found');
     if (changed === 'last_owner') throw lastOwner();
+    if (changed.before !== role) await orgEvent(trx, deps, app, actor, 'organization.membership.updated', userId, { organization_id: orgId, role, previous_role: changed.before });
   });
   return memberOrThrow(deps, app.id, orgId, userId);
 }
@@ -84,6 +86,7 @@ export async function removeMember(deps: OrgDeps, app: Application, actor: OrgAc
     const refused = await members.removeMember(trx, { appId: app.id, orgId, userId, now: iso(deps.clock.now()) });
     if (refused === 'not_member') throw notFound('member not found');
     if (refused === 'last_owner') throw lastOwner();
+    await orgEvent(trx, deps, app, actor, 'organization.membership.deleted', userId, { organization_id: orgId });
   });
 }
 

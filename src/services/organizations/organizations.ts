@@ -8,6 +8,8 @@ import * as members from '../../store/repos/organization-members.js';
 import * as orgs from '../../store/repos/organizations.js';
 import { findUserById } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
+import type { Db } from '../../store/db.js';
+import { eventOf, recordEvent, type EventContext } from '../events/index.js';
 import { metadataText } from '../accounts/metadata.js';
 import { requirePermission, type Permission } from './permissions.js';
 import { decodeListCursor, myOrganizationView, organizationView, paged, type OrganizationView } from './views.js';
@@ -17,8 +19,17 @@ import { decodeListCursor, myOrganizationView, organizationView, paged, type Org
 
 export type OrgDeps = Pick<Deps, 'db' | 'clock' | 'config'>;
 
-/** Who asks: a signed-in user (their session) or the app's secret key. */
-export type OrgActor = { type: 'user'; userId: string; sessionId: string } | { type: 'secret_key' };
+/** Who asks: a signed-in user (their session) or the app's secret key; `context` names them on the events (docs/events.md). */
+export type OrgActor = ({ type: 'user'; userId: string; sessionId: string } | { type: 'secret_key' }) & { context?: EventContext };
+
+/**
+ * Records an organisation's event in the change's transaction (docs/events.md): `user_id` is the member it is
+ * about, if any; `data` names the organisation and what changed, never an email.
+ */
+export async function orgEvent(trx: Db, deps: Pick<OrgDeps, 'clock'>, app: Application, actor: OrgActor, type: string, userId: string | null, data: Record<string, unknown>): Promise<void> {
+  const context = actor.context ?? (actor.type === 'user' ? { actor: { type: 'user' as const, id: actor.userId }, ip: null, userAgent: null } : { actor: { type: 'secret_key' as const, id: null }, ip: null, userAgent: null });
+  await recordEvent(trx, eventOf(context, { type, tenantId: app.tenantId, appId: app.id, userId, data }), deps.clock.now());
+}
 
 /** At most this many organisations per user (docs/organizations.md). */
 export const MAX_ORGANIZATIONS_PER_USER = 100;
@@ -100,9 +111,11 @@ export async function createOrganization(
     try {
       await inTransaction(deps.db, async (trx) => {
         await orgs.insertOrganization(trx, row);
+        await orgEvent(trx, deps, app, actor, 'organization.created', null, { organization_id: row.id, slug: row.slug });
         if (owner === undefined) return;
         const refused = await members.addMember(trx, limits(deps, { appId: app.id, orgId: row.id, userId: owner, role: 'owner', now }));
         if (refused) throw membershipRefused(refused);
+        await orgEvent(trx, deps, app, actor, 'organization.membership.created', owner, { organization_id: row.id, role: 'owner' });
       });
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -135,7 +148,10 @@ export async function updateOrganization(deps: OrgDeps, app: Application, actor:
     updated_at: iso(deps.clock.now()),
   };
   try {
-    if (!(await orgs.updateOrganization(deps.db, app.id, orgId, changes))) throw notFound('organization not found');
+    await inTransaction(deps.db, async (trx) => {
+      if (!(await orgs.updateOrganization(trx, app.id, orgId, changes))) throw notFound('organization not found');
+      await orgEvent(trx, deps, app, actor, 'organization.updated', null, { organization_id: orgId, changed: Object.keys(changes).filter((k) => k !== 'updated_at') });
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw slugTaken();
     throw error;
@@ -151,7 +167,10 @@ export async function updateOrganization(deps: OrgDeps, app: Application, actor:
 export async function deleteOrganization(deps: OrgDeps, app: Application, actor: OrgActor, orgId: string): Promise<void> {
   requireOrganizations(app);
   await orgFor(deps, app.id, orgId, actor, 'org:delete');
-  if (!(await orgs.markOrganizationDeleted(deps.db, app.id, orgId, iso(deps.clock.now())))) throw notFound('organization not found');
+  await inTransaction(deps.db, async (trx) => {
+    if (!(await orgs.markOrganizationDeleted(trx, app.id, orgId, iso(deps.clock.now())))) throw notFound('organization not found');
+    await orgEvent(trx, deps, app, actor, 'organization.deleted', null, { organization_id: orgId });
+  });
 }
 
 /** GET /v1/organizations (Secret): the app's organisations, a page at a time, or the one with `slug`. */

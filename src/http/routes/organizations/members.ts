@@ -44,7 +44,7 @@ export function organizationMemberRoutes(app: Http, deps: Deps, guards: Guards):
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await members.addMember(deps, request.application!, request.params.organization_id, { userId: request.body.user_id, role: request.body.role })),
+      reply.code(201).send(await members.addMember(deps, request.application!, request.params.organization_id, { userId: request.body.user_id, role: request.body.role }, actorOf(request))),
   );
 
   app.patch(
@@ -189,6 +189,6 @@ export function organizationMemberRoutes(app: Http, deps: Deps, guards: Guards):
         response: { 200: MemberBody, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => invitations.acceptInvitation(deps, request.application!, request.session!.userId, { token: request.body.token, invitationId: request.body.invitation_id }),
+    async (request) => invitations.acceptInvitation(deps, request.application!, request.session!.userId, { token: request.body.token, invitationId: request.body.invitation_id }, actorOf(request)),
   );
 }

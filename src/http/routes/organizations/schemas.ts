@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { OrgActor } from '../../../services/organizations/organizations.js';
 import { SafeInteger, Timestamp, Uuid } from '../../schemas.js';
+import { eventContext } from '../../event-context.js';
 
 // The records of docs/organizations.md as the routes declare them.
 
@@ -12,7 +13,9 @@ export const secretOnly: Security = [{ secret: [] }];
 
 /** Who a request is: the secret key, or the session's user. */
 export const actorOf = (request: FastifyRequest): OrgActor =>
-  request.appVia === 'secret' ? { type: 'secret_key' } : { type: 'user', userId: request.session!.userId, sessionId: request.session!.sessionId };
+  request.appVia === 'secret'
+    ? { type: 'secret_key', context: eventContext(request) }
+    : { type: 'user', userId: request.session!.userId, sessionId: request.session!.sessionId, context: eventContext(request) };
 
 export const OrgMetadata = Type.Record(Type.String(), Type.Unknown(), { description: 'a JSON object of at most 8 KiB: written by the server, read by members' });
 export const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' });
