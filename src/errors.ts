@@ -75,6 +75,9 @@ export const ERROR_CODES = [
   'role_in_use',
   'webhook_url_refused',
   'webhook_limit_reached',
+  'invalid_locale',
+  'invalid_email_sender',
+  'invalid_email_template',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -4,6 +4,7 @@ import * as apps from '../services/apps/apps.js';
 import * as listing from '../services/apps/listing.js';
 import { markAppDeleted } from '../services/apps/deletion.js';
 import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
+import { registerEmailTemplateCommands } from './email-templates.js';
 import { collect, jsonObject, onOff, print, usd, UsageError, wholeNumber, withDeps } from './shared.js';
 
 // `gatehouse app ...` (docs/operations.md): each command a thin call into services/apps/apps.ts.
@@ -25,7 +26,9 @@ export function appSettingOptions(command: Command): Command {
     .option('--objects-limit-bytes <n>', 'object storage of the app in bytes (default OBJECTS_STORAGE_LIMIT_BYTES)', wholeNumber)
     .option('--token-claims <json>', 'custom access-token claims, a JSON template like {"role": "{{user.public_metadata.role}}"}; {} removes it (docs/users.md)', jsonObject)
     .option('--organizations <on|off>', 'organisations, their members and data (default on; off: every organisation route is 404)', onOff)
-    .addOption(new Option('--org-creation <who>', 'who may create organisations: any signed-in user, or the server only (default users)').choices(['users', 'server']));
+    .addOption(new Option('--org-creation <who>', 'who may create organisations: any signed-in user, or the server only (default users)').choices(['users', 'server']))
+    .option('--email-from <mailbox>', 'sender of the app\'s emails, "Name <address>" or an address; "" returns to EMAIL_FROM (docs/email.md)')
+    .option('--reply-to <mailbox>', 'Reply-To of the app\'s emails; "" removes it');
 }
 
 
@@ -48,6 +51,8 @@ export interface SettingFlags {
   tokenClaims?: Record<string, unknown>;
   organizations?: boolean;
   orgCreation?: 'users' | 'server';
+  emailFrom?: string;
+  replyTo?: string;
   name?: string;
 }
 
@@ -71,6 +76,8 @@ export function toSettings(flags: SettingFlags): apps.AppSettings & { name?: str
     tokenClaims: flags.tokenClaims,
     organizations: flags.organizations,
     orgCreation: flags.orgCreation,
+    emailFrom: flags.emailFrom,
+    replyTo: flags.replyTo,
     name: flags.name,
   };
 }
@@ -146,4 +153,5 @@ export function registerAppCommands(program: Command): void {
       requireYes(flags, `gatehouse app delete ${appId} --yes`);
       print(await withDeps((deps) => deleteAndPurge(deps, () => markAppDeleted(deps, appId), flags)), flags.json);
     });
+  registerEmailTemplateCommands(app);
 }

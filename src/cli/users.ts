@@ -22,6 +22,7 @@ interface UpdateFlags {
   privateMetadata?: Record<string, unknown>;
   unsafeMetadata?: Record<string, unknown>;
   banned?: boolean;
+  locale?: string;
   json?: boolean;
 }
 
@@ -34,6 +35,8 @@ function changesOf(flags: UpdateFlags): ServerUserChanges {
     private_metadata: flags.privateMetadata,
     unsafe_metadata: flags.unsafeMetadata,
     banned: flags.banned,
+    // "" forgets the locale (English).
+    locale: flags.locale === undefined ? undefined : flags.locale === '' ? null : flags.locale,
   };
   if (Object.values(changes).every((value) => value === undefined)) throw new UsageError('nothing to change: give at least one of the flags');
   return changes;
@@ -84,6 +87,7 @@ export function registerUserCommands(program: Command): void {
     .option('--private-metadata <json>', 'replace private_metadata (a JSON object, at most 8 KiB)', jsonObject)
     .option('--unsafe-metadata <json>', 'replace unsafe_metadata (a JSON object, at most 8 KiB)', jsonObject)
     .option('--banned <on|off>', 'on: sessions end and every sign-in is refused (user_banned); off: sign-in works again', onOff)
+    .option('--locale <tag>', 'the language of their emails, a BCP 47 tag such as fr; "" for English (docs/email.md)')
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: UpdateFlags) => {
       const changes = changesOf(flags);

@@ -1,6 +1,12 @@
 /** One email, with both parts: the plain-text part holds any code as its own word and any link in full. */
 export interface Mail {
   to: string;
+  /** The app's sender (docs/email.md); absent: EMAIL_FROM. */
+  from?: string;
+  /** The app's Reply-To; absent: none. */
+  replyTo?: string;
+  /** Which kind of email (mail/kinds.ts): what a log line names instead of the subject, which a tenant words. */
+  kind?: string;
   subject: string;
   text: string;
   html: string;

@@ -6,6 +6,7 @@ import { maskEmail } from '../observability/mask-email.js';
 import { mailFailed } from './failure.js';
 import type { Mailer } from './mailer.js';
 import { nodemailer } from './nodemailer.js';
+import { addresses } from './smtp.js';
 
 /**
  * The embedded default when SMTP_URL is unset: every email becomes an RFC 822 `.eml` file in `dir` (open it in
@@ -21,7 +22,7 @@ export function createOutboxMailer(dir: string, from: string, log: Logger): Mail
     async send(mail) {
       try {
         composer ??= nodemailer().createTransport({ streamTransport: true, buffer: true, newline: 'windows' }, { from });
-        const info = await composer.sendMail({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+        const info = await composer.sendMail({ ...addresses(mail), subject: mail.subject, text: mail.text, html: mail.html });
         await mkdir(dir, { recursive: true });
         // Sortable by time, unique without coordination between processes sharing the directory.
         const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);

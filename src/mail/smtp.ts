@@ -1,7 +1,7 @@
 import type { Logger } from '../observability/logger.js';
 import { maskEmail } from '../observability/mask-email.js';
 import { mailFailed } from './failure.js';
-import type { Mailer } from './mailer.js';
+import type { Mail, Mailer } from './mailer.js';
 import { nodemailer } from './nodemailer.js';
 
 /** Connections of the SMTP pool: the mail worker sends this many emails at once, no more (issue 38). */
@@ -39,9 +39,10 @@ export function createSmtpMailer(smtpUrl: string, from: string, log: Logger, opt
       try {
         // nodemailer 10 takes `signal` (not in @types/nodemailer): an abort fails the message and closes
         // the connection delivering it, so a send given up on frees its pool slot instead of holding it.
-        const options = { to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, signal };
+        const options = { ...addresses(mail), subject: mail.subject, text: mail.text, html: mail.html, signal };
         const info = await transport.sendMail(options as Parameters<typeof transport.sendMail>[0]);
-        log.info({ to: maskEmail(mail.to), subject: mail.subject, messageId: info.messageId }, 'email sent');
+        // The kind, not the subject: a tenant's subject may name the user (docs/email.md).
+        log.info({ to: maskEmail(mail.to), kind: mail.kind, messageId: info.messageId }, 'email sent');
       } catch (error) {
         throw mailFailed(error);
       }
@@ -52,3 +53,6 @@ export function createSmtpMailer(smtpUrl: string, from: string, log: Logger, opt
     },
   };
 }
+
+/** The envelope's addresses: the app's sender and Reply-To when it has them (else the transport's EMAIL_FROM). */
+export const addresses = (mail: Mail) => ({ to: mail.to, ...(mail.from && { from: mail.from }), ...(mail.replyTo && { replyTo: mail.replyTo }) });

@@ -13,13 +13,13 @@ function everyColumn<T>() {
 export const APPLICATION_COLUMNS = everyColumn<ApplicationsTable>()([
   'id', 'tenant_id', 'name', 'domain', 'allowed_origins', 'verification_method', 'passwords_enabled', 'hashcash_enabled',
   'hashcash_difficulty', 'bot_min_usd_cents', 'objects_limit_bytes', 'tables_limit_bytes', 'link_landing', 'self_delete', 'created_at', 'updated_at',
-  'deleted_at', 'mfa_policy', 'token_claims', 'organizations_enabled', 'org_creation',
+  'deleted_at', 'mfa_policy', 'token_claims', 'organizations_enabled', 'org_creation', 'email_from', 'reply_to',
 ]);
 
 export const USER_COLUMNS = everyColumn<UsersTable>()([
   'id', 'app_id', 'email', 'email_normalized', 'email_verified', 'password_hash', 'is_bot', 'public_key', 'requires_verification',
   'contested', 'created_at', 'updated_at', 'public_metadata', 'private_metadata', 'unsafe_metadata', 'banned',
-  'external_id',
+  'external_id', 'locale',
 ]);
 
 export const SIGNING_KEY_COLUMNS = everyColumn<SigningKeysTable>()(['id', 'app_id', 'version', 'kid', 'public_jwk', 'private_key_sealed', 'created_at', 'retired_at']);

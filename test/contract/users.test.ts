@@ -55,6 +55,7 @@ describe('4.5 POST /v1/users', () => {
       unsafe_metadata: {},
       banned: false,
       external_id: null,
+      locale: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: res.body.created_at,
     });
@@ -141,7 +142,7 @@ describe('4.5 GET /v1/users and contract 9', () => {
     expect(res.body.users).toHaveLength(50);
     const times = res.body.users.map((u: { created_at: string }) => u.created_at);
     expect([...times].sort().reverse()).toEqual(times);
-    expect(res.body.users[0]).toEqual({ id: expect.any(String), email: expect.any(String), email_verified: false, is_bot: false, public_metadata: {}, private_metadata: {}, unsafe_metadata: {}, banned: false, external_id: null, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(res.body.users[0]).toEqual({ id: expect.any(String), email: expect.any(String), email_verified: false, is_bot: false, public_metadata: {}, private_metadata: {}, unsafe_metadata: {}, banned: false, external_id: null, locale: null, created_at: expect.any(String), updated_at: expect.any(String) });
   });
 
   it('pages with limit and offset cover every user once', async () => {

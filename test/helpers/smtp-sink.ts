@@ -5,6 +5,8 @@ export interface ReceivedMail {
   /** Envelope recipients (RCPT TO), lower-cased. */
   to: string[];
   from: string;
+  /** The Reply-To header's address(es), '' when the message has none. */
+  replyTo: string;
   subject: string;
   text: string;
   html: string;
@@ -82,6 +84,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
             messages.push({
               to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
               from: addressText(parsed.from),
+              replyTo: addressText(parsed.replyTo),
               subject: parsed.subject ?? '',
               text: parsed.text ?? '',
               html: typeof parsed.html === 'string' ? parsed.html : '',

@@ -10,14 +10,20 @@ import { ApiError } from '../../src/errors.js';
 import { createLogger, type Logger } from '../../src/observability/logger.js';
 import { createMailer } from '../../src/mail/index.js';
 import { createSmtpMailer } from '../../src/mail/smtp.js';
-import { verificationEmail } from '../../src/mail/templates.js';
+import { renderTemplate } from '../../src/mail/render.js';
+import { shippedTemplate } from '../../src/mail/shipped.js';
 import { freePort } from '../helpers/server.js';
 import { extractCode, extractLink, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 
 const LINK = 'http://127.0.0.1:8080/v1/email/verify?token=el_Zm9vYmFy-_123';
 
+/** A shipped email, rendered as services/mail/compose.ts renders it. */
+function verificationEmail(to: string, kind: 'verify_email' | 'magic_link', values: Record<string, string>) {
+  return { to, kind, ...renderTemplate(shippedTemplate(kind, 'en')!, { app_name: 'Acme <Shop>', locale: 'en', to, code_valid_for: '10 minutes', link_valid_for: '24 hours', ...values }) };
+}
+
 function email(to: string) {
-  return verificationEmail({ appName: 'Acme <Shop>', to, purpose: 'verify_email', code: '042042', link: LINK, codeMinutes: 10, linkMinutes: 1440 });
+  return verificationEmail(to, 'verify_email', { code: '042042', link: LINK });
 }
 
 /** A real logger whose JSON lines the test can read. */
@@ -72,7 +78,7 @@ describe('4 email over SMTP (SMTP_URL set)', () => {
     const mailer = createMailer(loadConfig({ SMTP_URL: sink.url }), log);
     try {
       for (const code of ['111111', '222222', '333333']) {
-        await mailer.send(verificationEmail({ appName: 'A', to: 'pool@example.com', purpose: 'magic_link', code, codeMinutes: 10, linkMinutes: 15 }));
+        await mailer.send(verificationEmail('pool@example.com', 'magic_link', { code }));
       }
       expect(extractCode((await sink.waitFor('pool@example.com', { count: 2 })).text)).toBe('222222');
       expect(extractCode((await sink.waitFor('POOL@example.com')).text)).toBe('333333');

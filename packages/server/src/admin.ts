@@ -56,7 +56,7 @@ export function createAdminClient(options: AdminOptions) {
       list: (query: Query<'listUsers'> = {}) => unwrap<Ok<'listUsers'>>(api.GET('/v1/users', { params: { query } })),
       get: (userId: string) => unwrap<Ok<'getUser'>>(api.GET('/v1/users/{user_id}', { params: { path: { user_id: userId } } })),
       create: (body: Body<'createUser'>) => unwrap<Ok<'createUser'>>(api.POST('/v1/users', { body })),
-      /** email, email_verified, the three metadata objects (each replaced whole), banned (docs/users.md). */
+      /** email, email_verified, the three metadata objects (each replaced whole), banned, locale (docs/users.md). */
       update: (userId: string, body: Body<'updateUser'>) =>
         unwrap<Ok<'updateUser'>>(api.PATCH('/v1/users/{user_id}', { params: { path: { user_id: userId } }, body })),
     },

@@ -19,6 +19,11 @@ export const PublicMetadata = Metadata('written by the server, read by the user 
 export const PrivateMetadata = Metadata('written and read by the server only');
 export const UnsafeMetadata = Metadata('written by the user (PATCH /v1/me): never trust it');
 
+/** A user's locale as a body sets it: a BCP 47 tag (kept canonical; 400 invalid_locale otherwise), or null to forget it. */
+export const Locale = Type.Union([Type.String({ minLength: 1, maxLength: 35 }), Type.Null()], {
+  description: "the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English",
+});
+
 export const UserBody = Type.Object(
   {
     id: Uuid,
@@ -30,6 +35,7 @@ export const UserBody = Type.Object(
     unsafe_metadata: UnsafeMetadata,
     banned: Type.Boolean({ description: 'every sign-in and refresh is refused while true' }),
     external_id: Type.Union([Type.String(), Type.Null()], { description: "an imported user's id where it came from (POST /v1/users/import); null otherwise" }),
+    locale: Type.Union([Type.String(), Type.Null()], { description: "the language of the user's emails, a BCP 47 tag; null: English" }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -44,6 +50,7 @@ const UpdateBody = Type.Object(
     private_metadata: Type.Optional(PrivateMetadata),
     unsafe_metadata: Type.Optional(UnsafeMetadata),
     banned: Type.Optional(Type.Boolean({ description: "true ends the user's sessions at once and refuses every sign-in (403 user_banned); false lets them sign in again" })),
+    locale: Type.Optional(Locale),
   },
   { minProperties: 1 },
 );
@@ -66,6 +73,7 @@ const UserList = Type.Object({
 const CreateBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254 }),
   password: Type.Optional(Type.Union([Type.String({ minLength: 8, maxLength: 256 }), Type.Null()])),
+  locale: Type.Optional(Locale),
 });
 
 const SignInTokenBody = Type.Object({
@@ -143,7 +151,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       schema: {
         operationId: 'updateUser',
         ...secretRoute,
-        summary: 'Change a user: email, email_verified, metadata (each replaced whole), banned',
+        summary: 'Change a user: email, email_verified, metadata (each replaced whole), banned, locale',
         params: Type.Object({ user_id: Uuid }),
         body: UpdateBody,
         response: { 200: UserBody, ...errors(400, 401, 403, 404, 409) },

@@ -36,7 +36,7 @@ function checkedRedirect(app: Application, redirectUrl: string | null | undefine
 export async function signUp(
   deps: AccountDeps,
   app: Application,
-  input: { email: string; password?: string | null; redirectUrl?: string | null },
+  input: { email: string; password?: string | null; redirectUrl?: string | null; locale?: string | null },
   context: EventContext,
 ): Promise<{ status: 'verification_sent'; user_id: string }> {
   const redirectUrl = checkedRedirect(app, input.redirectUrl);

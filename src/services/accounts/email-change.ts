@@ -1,6 +1,6 @@
 import { iso } from '../../clock.js';
 import { badRequest, conflict, unauthorized } from '../../errors.js';
-import { maskEmail, noticeEmail } from '../../mail/templates.js';
+import { maskEmail } from '../../observability/mask-email.js';
 import type { Application } from '../../store/repos/applications.js';
 import { isUniqueViolation } from '../../store/dialect.js';
 import * as challenges from '../../store/repos/email-challenges.js';
@@ -8,7 +8,7 @@ import * as users from '../../store/repos/users.js';
 import type { User } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { AccountDeps } from './account-deps.js';
-import { enqueueMail } from '../mail/outbox.js';
+import { queueEmail } from '../mail/compose.js';
 import { landingUrl, withQueryParam } from './password-reset.js';
 import { requireAal2WhenEnrolled, type StepUpSession } from '../sessions/step-up.js';
 import { consumeUserCode, consumeUserLink, sendEmailChallenge } from './verification.js';
@@ -73,7 +73,8 @@ export async function confirmEmailChange(deps: AccountDeps, app: Application, se
     await inTransaction(deps.db, async (trx) => {
       if (!(await users.changeEmail(trx, app.id, user.id, newEmail, now))) throw unauthorized('not authenticated');
       await challenges.retireUserChallenges(trx, app.id, user.id, undefined, now);
-      await enqueueMail({ ...deps, db: trx }, app.id, noticeEmail({ appName: app.name, to: user.email, kind: 'email_changed', newEmailMasked: maskEmail(newEmail) }));
+      // The new address masked, as log lines show one: the notice says where without giving it away.
+      await queueEmail({ ...deps, db: trx }, app, 'email_changed', { to: user.email, user, values: { new_email_masked: maskEmail(newEmail) } });
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw emailTaken();

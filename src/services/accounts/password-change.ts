@@ -1,13 +1,12 @@
 import { iso } from '../../clock.js';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
 import { badRequest, conflict, forbidden, unauthorized } from '../../errors.js';
-import { noticeEmail } from '../../mail/templates.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as sessionsRepo from '../../store/repos/sessions.js';
 import * as users from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { AccountDeps } from './account-deps.js';
-import { enqueueMail } from '../mail/outbox.js';
+import { queueEmail } from '../mail/compose.js';
 import { requireAal2WhenEnrolled, signedInRecently, type StepUpSession } from '../sessions/step-up.js';
 
 /** The signed-in session a change is made from. */
@@ -45,7 +44,7 @@ export async function changePassword(
   const changed = await inTransaction(deps.db, async (trx) => {
     if (!(await users.replacePasswordHash(trx, app.id, user.id, user.passwordHash, passwordHash, now))) return false;
     await sessionsRepo.revokeOtherUserSessions(trx, app.id, user.id, session.sessionId, now);
-    await enqueueMail({ ...deps, db: trx }, app.id, noticeEmail({ appName: app.name, to: user.email!, kind: 'password_changed' }));
+    await queueEmail({ ...deps, db: trx }, app, 'password_changed', { to: user.email!, user });
     return true;
   });
   if (!changed) throw conflict('the password was changed meanwhile; try again');

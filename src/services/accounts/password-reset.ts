@@ -2,7 +2,6 @@ import { iso } from '../../clock.js';
 import { newUuid } from '../../crypto/ids.js';
 import { hashPassword } from '../../crypto/passwords.js';
 import { badRequest } from '../../errors.js';
-import { noticeEmail } from '../../mail/templates.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as sessionsRepo from '../../store/repos/sessions.js';
 import * as users from '../../store/repos/users.js';
@@ -11,7 +10,7 @@ import type { EmailChallengeRow } from '../../store/types.js';
 import type { AccountDeps } from './account-deps.js';
 import { forgetEarlierHolder } from './first-proof.js';
 import { appFallbackUrl } from './link-landing.js';
-import { enqueueMail } from '../mail/outbox.js';
+import { queueEmail } from '../mail/compose.js';
 import { checkRedirect } from '../apps/origins.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
@@ -51,8 +50,8 @@ export async function requestPasswordReset(deps: AccountDeps, app: Application, 
   const target = landingUrl(deps, app, redirectUrl);
   const user = await users.findUserByEmail(deps.db, app.id, email);
   const eligible = user !== undefined && user.email !== null && user.passwordHash !== null && !user.isBot;
-  const recipient = eligible ? { id: user.id, email: user.email! } : { id: newUuid(), email: email.trim() };
-  const prepared = prepareEmailChallenge(deps, app, recipient, 'password_reset', target, {
+  const recipient = eligible ? { ...user, email: user.email! } : { id: newUuid(), email: email.trim() };
+  const prepared = await prepareEmailChallenge(deps, app, recipient, 'password_reset', target, {
     link: (token) => withQueryParam(target, 'reset_token', token),
   });
   if (eligible) await storeEmailChallenge(deps, prepared);
@@ -99,7 +98,7 @@ export async function confirmPasswordReset(
     await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
     // The first proof of the address (docs/oauth.md, docs/mfa.md): identities and factors added while it was unproven go with it.
     if (!user.emailVerified || user.requiresVerification) await forgetEarlierHolder(trx, app.id, user.id);
-    await enqueueMail({ ...deps, db: trx }, app.id, noticeEmail({ appName: app.name, to: user.email!, kind: 'password_changed' }));
+    await queueEmail({ ...deps, db: trx }, app, 'password_changed', { to: user.email!, user });
   });
   deps.mailSignal.wake();
   // A reset proves the inbox, not a second factor: a user with one is asked for it (docs/mfa.md).

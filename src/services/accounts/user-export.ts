@@ -31,6 +31,7 @@ export const exportedUser = (user: User) => ({
   unsafe_metadata: user.unsafeMetadata,
   banned: user.banned,
   external_id: user.externalId,
+  locale: user.locale,
   created_at: user.createdAt,
   updated_at: user.updatedAt,
 });

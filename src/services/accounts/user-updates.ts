@@ -7,6 +7,7 @@ import * as users from '../../store/repos/users.js';
 import type { Metadata, User } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import { metadataText } from './metadata.js';
+import { localeOf } from '../mail/email-templates.js';
 
 // Changes to a user: the server's (PATCH /v1/users/{id}, Secret) and the user's own (PATCH /v1/me, which may
 // change unsafe_metadata only: the route's closed schema refuses any other field). Each is one transaction.
@@ -20,6 +21,8 @@ export interface ServerUserChanges {
   private_metadata?: Metadata;
   unsafe_metadata?: Metadata;
   banned?: boolean;
+  /** A BCP 47 tag (400 invalid_locale otherwise), or null to forget it. */
+  locale?: string | null;
 }
 
 /**
@@ -38,6 +41,7 @@ export async function updateUserByServer(deps: UserUpdateDeps, appId: string, us
     privateMetadata: input.private_metadata && metadataText('private_metadata', input.private_metadata),
     unsafeMetadata: input.unsafe_metadata && metadataText('unsafe_metadata', input.unsafe_metadata),
     banned: input.banned,
+    locale: localeColumn(input.locale),
   };
   const now = iso(deps.clock.now());
   try {
@@ -56,10 +60,13 @@ export async function updateUserByServer(deps: UserUpdateDeps, appId: string, us
   }
 }
 
-/** The user's own update (PATCH /v1/me): unsafe_metadata, replaced whole. */
-export async function updateMe(deps: UserUpdateDeps, appId: string, userId: string, input: { unsafe_metadata?: Metadata }): Promise<User> {
+/** The locale as stored: canonical, null to forget it, undefined to leave it. */
+const localeColumn = (locale: string | null | undefined) => (locale === undefined || locale === null ? locale : localeOf(locale));
+
+/** The user's own update (PATCH /v1/me): unsafe_metadata, replaced whole, and the locale of their emails. */
+export async function updateMe(deps: UserUpdateDeps, appId: string, userId: string, input: { unsafe_metadata?: Metadata; locale?: string | null }): Promise<User> {
   const unsafeMetadata = input.unsafe_metadata && metadataText('unsafe_metadata', input.unsafe_metadata);
-  const user = await users.updateUser(deps.db, appId, userId, { unsafeMetadata }, iso(deps.clock.now()));
+  const user = await users.updateUser(deps.db, appId, userId, { unsafeMetadata, locale: localeColumn(input.locale) }, iso(deps.clock.now()));
   if (!user) throw unauthorized('not authenticated');
   return user;
 }

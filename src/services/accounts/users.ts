@@ -14,6 +14,7 @@ import { inTransaction } from '../../store/transaction.js';
 import { startSession } from '../sessions/sessions.js';
 import { recordEvent } from '../events/record.js';
 import { eventOf, type EventContext } from '../events/types.js';
+import { localeOf } from '../mail/email-templates.js';
 
 // Server-side user management (docs/users.md): the caller holds the app's secret key, so there is
 // no verification, no proof-of-work and no rate limit here.
@@ -104,9 +105,10 @@ export async function getUser(deps: UserDeps, appId: string, userId: string): Pr
 export async function createUser(
   deps: Pick<Deps, 'db' | 'clock'>,
   app: Application,
-  input: { email: string; password?: string | null },
+  input: { email: string; password?: string | null; locale?: string | null },
   options: { selfSignUp?: boolean; alsoInTransaction?: (trx: Db, user: User) => Promise<void>; event: { context: EventContext; source: UserSource } },
 ): Promise<User> {
+  const locale = input.locale == null ? null : localeOf(input.locale);
   if (input.password != null && !app.passwordsEnabled) {
     throw badRequest('passwords are disabled for this application', 'passwords_disabled');
   }
@@ -121,6 +123,7 @@ export async function createUser(
     passwordHash,
     requiresVerification: options.selfSignUp ?? false,
     now: iso(now),
+    locale,
   });
   try {
     // alsoInTransaction commits with the user (sign-up: its challenge and outbox email) or not at all.

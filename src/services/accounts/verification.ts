@@ -2,10 +2,10 @@ import { addSeconds, iso } from '../../clock.js';
 import { hmacHex } from '../../crypto/derive.js';
 import { newOpaqueToken, newSixDigitCode, newUuid, safeEqual, sha256Hex } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
-import { verificationEmail } from '../../mail/templates.js';
 import type { Mail } from '../../mail/mailer.js';
 import { seal } from '../../crypto/envelope.js';
 import { enqueueMail, outboxMailBinding } from '../mail/outbox.js';
+import { composeEmail, type EmailUser } from '../mail/compose.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as challenges from '../../store/repos/email-challenges.js';
 import type { ChallengePurpose } from '../../store/repos/email-challenges.js';
@@ -64,15 +64,18 @@ export interface PreparedChallenge {
   mail: Mail;
 }
 
-/** Makes the code and/or link (the app's verification_method), the row that keeps their hashes and the email. */
-export function prepareEmailChallenge(
+/**
+ * Makes the code and/or link (the app's verification_method), the row that keeps their hashes and the email,
+ * in the user's language and the app's words (services/mail/compose.ts reads the app's template).
+ */
+export async function prepareEmailChallenge(
   deps: VerificationDeps,
   app: Application,
-  user: { id: string; email: string },
+  user: EmailUser & { email: string },
   purpose: Purpose,
   redirectUrl: string | null,
   options: ChallengeOptions = {},
-): PreparedChallenge {
+): Promise<PreparedChallenge> {
   const now = deps.clock.now();
   const to = options.to ?? user.email;
   const email = to.trim().toLowerCase();
@@ -98,14 +101,11 @@ export function prepareEmailChallenge(
   };
   const defaultLink = (token: string) => `${linkBase(deps, app)}/v1/email/verify?token=${encodeURIComponent(token)}`;
   const link = linkToken ? (options.link ?? defaultLink)(linkToken) : undefined;
-  const mail = verificationEmail({
-    appName: app.name,
+  const mail = await composeEmail(deps.db, app, purpose === 'claim_email' ? 'verify_email' : purpose, {
     to,
-    purpose: purpose === 'claim_email' ? 'verify_email' : purpose,
-    code,
-    link,
-    codeMinutes: CODE_SECONDS / 60,
-    linkMinutes: linkSeconds / 60,
+    user,
+    values: { code, link },
+    durations: { ...(code && { code_valid_for: CODE_SECONDS }), ...(link && { link_valid_for: linkSeconds }) },
   });
   return { row, mail };
 }
@@ -150,7 +150,7 @@ export async function sendEmailChallenge(
   redirectUrl: string | null,
   options: ChallengeOptions = {},
 ): Promise<void> {
-  await storeEmailChallenge(deps, prepareEmailChallenge(deps, app, user, purpose, redirectUrl, options));
+  await storeEmailChallenge(deps, await prepareEmailChallenge(deps, app, user, purpose, redirectUrl, options));
 }
 
 /**

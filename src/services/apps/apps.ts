@@ -49,6 +49,9 @@ export interface AppView {
   token_claims: Record<string, string> | null;
   organizations_enabled: boolean;
   org_creation: 'users' | 'server';
+  /** The app's sender and Reply-To of its emails (docs/email.md); null: EMAIL_FROM, and no Reply-To. */
+  email_from: string | null;
+  reply_to: string | null;
   signing_key_id: string | null;
   created_at: string;
   updated_at: string;
@@ -107,6 +110,8 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
         token_claims: (columns.token_claims as string | null | undefined) ?? null,
         organizations_enabled: (columns.organizations_enabled as number | undefined) ?? 1,
         org_creation: (columns.org_creation as 'users' | 'server' | undefined) ?? 'users',
+        email_from: (columns.email_from as string | null | undefined) ?? null,
+        reply_to: (columns.reply_to as string | null | undefined) ?? null,
         created_at: now,
         updated_at: now,
       });
@@ -227,6 +232,8 @@ export async function describeApp(deps: AppsDeps, appId: string): Promise<AppVie
     token_claims: app.tokenClaims === null ? null : (JSON.parse(app.tokenClaims) as Record<string, string>),
     organizations_enabled: app.organizationsEnabled,
     org_creation: app.orgCreation,
+    email_from: app.emailFrom,
+    reply_to: app.replyTo,
     signing_key_id: (await deps.keys.currentKid(app.id)) ?? null,
     created_at: app.createdAt,
     updated_at: app.updatedAt,

@@ -1,6 +1,7 @@
 import { badRequest } from '../../errors.js';
 import type { ApplicationUpdate } from '../../store/types.js';
 import { storedTemplate } from '../sessions/token-claims.js';
+import { mailboxColumn } from './email-sender.js';
 import { parseDomain, parseOrigin } from './origins.js';
 
 // An app's settings as `gatehouse app create|update` gives them, and the columns they are stored in.
@@ -32,6 +33,10 @@ export interface AppSettings {
   /** Organisations on or off, and who may create them (docs/organizations.md). */
   organizations?: boolean;
   orgCreation?: 'users' | 'server';
+  /** The sender of the app's emails, `Name <address>` (docs/email.md); null or '': EMAIL_FROM. */
+  emailFrom?: string | null;
+  /** The Reply-To of the app's emails; null or '': none. */
+  replyTo?: string | null;
 }
 
 /** The columns of the settings given (each checked); an omitted setting is no column. */
@@ -76,6 +81,8 @@ export function settingsToColumns(settings: AppSettings): ApplicationUpdate {
     columns.objects_limit_bytes = n;
   }
   if (settings.tokenClaims !== undefined) columns.token_claims = storedTemplate(settings.tokenClaims);
+  if (settings.emailFrom !== undefined) columns.email_from = mailboxColumn('email_from', settings.emailFrom);
+  if (settings.replyTo !== undefined) columns.reply_to = mailboxColumn('reply_to', settings.replyTo);
   if (settings.organizations !== undefined) columns.organizations_enabled = settings.organizations ? 1 : 0;
   if (settings.orgCreation !== undefined) {
     if (settings.orgCreation !== 'users' && settings.orgCreation !== 'server') throw badRequest('org creation must be users or server');

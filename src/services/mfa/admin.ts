@@ -34,7 +34,7 @@ export async function resetUserFactors(deps: FactorDeps, app: Application, userI
     await challenges.deleteUserChallenges(trx, app.id, user.id);
     await recoveryCodes.deleteUserRecoveryCodes(trx, app.id, user.id);
     const removed = await factors.deleteUserFactors(trx, app.id, user.id);
-    if (removed > 0) await queueFactorNotice(deps, trx, app, user.email, 'factors_reset');
+    if (removed > 0) await queueFactorNotice(deps, trx, app, user, 'factors_reset');
   });
   deps.mailSignal.wake();
   return { status: 'deleted' };

@@ -5,7 +5,7 @@ import { newRecoveryCodes, recoveryCodeHash } from '../../crypto/recovery-codes.
 import { matchingStep, newTotpSecret, otpauthUri } from '../../crypto/totp.js';
 import type { Deps } from '../../deps.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
-import { noticeEmail, type NoticeKind } from '../../mail/templates.js';
+import type { EmailKind } from '../../mail/kinds.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as factors from '../../store/repos/mfa-factors.js';
 import * as recoveryCodes from '../../store/repos/mfa-recovery-codes.js';
@@ -15,7 +15,7 @@ import { inTransaction } from '../../store/transaction.js';
 import type { Db } from '../../store/db.js';
 import type { MfaFactorRow } from '../../store/types.js';
 import { joinAmr, type Aal } from './assurance.js';
-import { enqueueMail } from '../mail/outbox.js';
+import { queueEmail, type EmailUser } from '../mail/compose.js';
 import { reissueAccess } from '../sessions/sessions.js';
 import { requireAal2WhenEnrolled, signedInRecently } from '../sessions/step-up.js';
 
@@ -61,10 +61,10 @@ export const toFactorView = (row: MfaFactorRow): FactorView => ({
   last_used_at: row.last_used_at,
 });
 
-/** Queues a notice to the user's address (none for a user without one) in the caller's transaction. */
-export async function queueFactorNotice(deps: FactorDeps, db: Db, app: Application, email: string | null, kind: NoticeKind): Promise<void> {
-  if (!email) return;
-  await enqueueMail({ ...deps, db }, app.id, noticeEmail({ appName: app.name, to: email, kind }));
+/** Queues a notice to the user's address (none for a user without one) in the caller's transaction, in their language. */
+export async function queueFactorNotice(deps: FactorDeps, db: Db, app: Application, user: EmailUser, kind: EmailKind): Promise<void> {
+  if (!user.email) return;
+  await queueEmail({ ...deps, db }, app, kind, { to: user.email, user });
 }
 
 async function requireUser(deps: FactorDeps, app: Application, userId: string) {
@@ -173,7 +173,7 @@ export async function confirmTotp(deps: FactorDeps, app: Application, session: F
     await onFactorVerified(trx, app, session, firstFactor, now);
     await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
     await sessionsRepo.setSessionAmr(trx, app.id, session.sessionId, joinAmr(amr), now);
-    await queueFactorNotice(deps, trx, app, user.email, 'factor_added');
+    await queueFactorNotice(deps, trx, app, user, 'factor_added');
   });
   deps.mailSignal.wake();
   const confirmed = (await factors.findFactor(deps.db, app.id, user.id, factor.id))!;
@@ -207,7 +207,7 @@ export async function removeMyFactor(deps: FactorDeps, app: Application, session
   await inTransaction(deps.db, async (trx) => {
     if (!(await factors.deleteFactor(trx, app.id, user.id, factor.id))) throw notFound('factor not found');
     if (!(await factors.hasVerifiedFactor(trx, app.id, user.id))) await recoveryCodes.deleteUserRecoveryCodes(trx, app.id, user.id);
-    if (factor.status === 'verified') await queueFactorNotice(deps, trx, app, user.email, 'factor_removed');
+    if (factor.status === 'verified') await queueFactorNotice(deps, trx, app, user, 'factor_removed');
   });
   deps.mailSignal.wake();
   return { status: 'deleted' };
@@ -222,7 +222,7 @@ export async function renewRecoveryCodes(deps: FactorDeps, app: Application, ses
   const now = iso(deps.clock.now());
   await inTransaction(deps.db, async (trx) => {
     await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
-    await queueFactorNotice(deps, trx, app, user.email, 'recovery_codes_renewed');
+    await queueFactorNotice(deps, trx, app, user, 'recovery_codes_renewed');
   });
   deps.mailSignal.wake();
   return { recovery_codes: codes };

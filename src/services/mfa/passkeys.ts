@@ -143,7 +143,7 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
     await onFactorVerified(trx, app, session, firstFactor, now);
     if (firstFactor) await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
     await sessionsRepo.setSessionAmr(trx, app.id, session.sessionId, joinAmr(amr), now);
-    await queueFactorNotice(deps, trx, app, user.email, 'factor_added');
+    await queueFactorNotice(deps, trx, app, user, 'factor_added');
   }));
   deps.mailSignal.wake();
   const row = (await factors.findFactor(deps.db, app.id, user.id, id))!;

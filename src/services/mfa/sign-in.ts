@@ -121,7 +121,7 @@ async function wrongCode(deps: MfaDeps, app: Application, user: User, challenge:
       if (failed === undefined) continue;
       counted++;
       if (failed === FAILED_CODES_BEFORE_LOCK) {
-        await queueFactorNotice(deps, trx, app, user.email, 'factor_locked');
+        await queueFactorNotice(deps, trx, app, user, 'factor_locked');
         noticed = true;
       }
     }

@@ -2,14 +2,13 @@ import { addSeconds, iso } from '../../clock.js';
 import { newOpaqueToken, newUuid, sha256Hex } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
 import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
-import { invitationEmail } from '../../mail/invitation.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as invitations from '../../store/repos/organization-invitations.js';
 import * as members from '../../store/repos/organization-members.js';
 import { findUserById, normalizeEmail } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import { allowedOriginsOf, checkRedirect } from '../apps/origins.js';
-import { enqueueMail } from '../mail/outbox.js';
+import { queueEmail } from '../mail/compose.js';
 import { checkedRole } from './members.js';
 import { limits, membershipRefused, orgEvent, orgFor, requireOrganizations, type OrgActor } from './organizations.js';
 import { decodeListCursor, invitationView, memberView, paged } from './views.js';
@@ -69,8 +68,12 @@ export async function createInvitation(
     if (inserted === 'no_organization') throw notFound('organization not found');
     if (inserted === 'full') throw tooMany(`an organization has at most ${MAX_PENDING_INVITATIONS} pending invitations: revoke some, or wait for them to be accepted or expire`, 3600);
     await orgEvent(trx, deps, app, actor, 'organization.invitation.created', null, { organization_id: orgId, invitation_id: row.id, role });
-    const mail = invitationEmail({ appName: app.name, organizationName: org.name, to: email, link, role, days: INVITATION_DAYS });
-    await enqueueMail({ ...deps, db: trx }, app.id, mail);
+    // In the app's words when it wrote its own (docs/email.md); the invitee has no locale here yet: English.
+    await queueEmail({ ...deps, db: trx }, app, 'organization_invitation', {
+      to: email,
+      values: { link, role, organization_name: org.name },
+      durations: { link_valid_for: INVITATION_DAYS * 86_400 },
+    });
   });
   deps.mailSignal.wake();
   return invitationView(row, row.created_at);

@@ -6,6 +6,7 @@ import { forbidden, unauthorized } from '../../errors.js';
 import * as refreshTokens from '../../store/repos/refresh-tokens.js';
 import * as sessions from '../../store/repos/sessions.js';
 import * as sessionTokens from '../../store/repos/session-tokens.js';
+import * as users from '../../store/repos/users.js';
 import { toUser, type User } from '../../store/repos/users.js';
 import type { Db } from '../../store/db.js';
 import { inTransaction } from '../../store/transaction.js';
@@ -63,9 +64,15 @@ export async function startSession(
     ip: options.client?.ip ?? null,
     amr: joinAmr(options.amr ?? []),
   });
+  // Banned (or deleted) since the caller read the user: the statement opened nothing, and inWrite's write rolls back.
+  const openOrRefuse = async (db: Db) => {
+    const opened = await open(db);
+    if (!opened) throw (await users.findUserById(db, appId, user.id)) ? forbidden('this user is banned from the application', 'user_banned') : unauthorized('not authenticated');
+    return opened;
+  };
   // The access token is signed after the commit: signing may read the app's key, which SQLite's one connection cannot do mid-transaction.
   const inWrite = options.inWrite;
-  const { kid, tokenClaims } = inWrite ? await inTransaction(deps.db, async (trx) => (await inWrite(trx), open(trx))) : await open(deps.db);
+  const { kid, tokenClaims } = inWrite ? await inTransaction(deps.db, async (trx) => (await inWrite(trx), openOrRefuse(trx))) : await openOrRefuse(deps.db);
   const access = { kid, tokenClaims, amr: [...(options.amr ?? [])], authTime: unixSeconds(now) };
   return issueAccess(deps, appId, access, user, sessionId, refreshToken, options.accessExpiresAt);
 }

@@ -57,6 +57,8 @@ export const APP_TABLES_AFTER_USERS: readonly AppScopedTable[] = [
   { table: 'active_user_counts', key: ['app_id', 'period', 'slot'], appColumn: 'app_id' },
   // The kept user count (migration 0027): stale while the purge deletes the users, gone with them.
   { table: 'user_counts', key: ['app_id', 'slot'], appColumn: 'app_id' },
+  // The tenant's own email templates (migration 0038).
+  { table: 'email_templates', key: ['app_id', 'kind', 'locale'], appColumn: 'app_id' },
 ];
 
 const columns = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));

@@ -28,6 +28,9 @@ export interface Application {
   /** Organisations (docs/organizations.md): off, every organisation route is 404; 'server': only Secret creates them. */
   organizationsEnabled: boolean;
   orgCreation: 'users' | 'server';
+  /** The app's sender and Reply-To (docs/email.md); null: EMAIL_FROM, and no Reply-To. */
+  emailFrom: string | null;
+  replyTo: string | null;
   createdAt: string;
   updatedAt: string;
   /** The tenant's balance is below zero (billing): every route but billing, health and JWKS answers 402. */
@@ -58,6 +61,8 @@ export function toApplication(row: ApplicationWithPause): Application {
     // Rows read by a statement prepared before migration 0035 lack the columns: the defaults.
     organizationsEnabled: row.organizations_enabled !== 0,
     orgCreation: row.org_creation === 'server' ? 'server' : 'users',
+    emailFrom: row.email_from ?? null,
+    replyTo: row.reply_to ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     paused: row.tenant_paused === 1,

@@ -15,6 +15,7 @@ export interface SessionUser {
   unsafeMetadata: Metadata;
   /** The session's active organisation (docs/organizations.md), or null. */
   organization: ActiveOrganization | null;
+  locale: string | null;
 }
 
 const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId', 'now'], (db, v) =>
@@ -39,6 +40,7 @@ const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId
       'users.is_bot as user_is_bot',
       'users.public_metadata as user_public_metadata',
       'users.unsafe_metadata as user_unsafe_metadata',
+      'users.locale as user_locale',
     ])
     .where('api_keys.key_hash', '=', v.keyHash)
     .where('api_keys.kind', '=', 'publishable')
@@ -63,7 +65,7 @@ export async function findSessionAuth(
 ): Promise<{ app: Application; user: SessionUser } | undefined> {
   const [row] = await sessionAuthQuery(db, input);
   if (!row) return undefined;
-  const { user_email, user_email_verified, user_is_bot, user_public_metadata, user_unsafe_metadata, org_id, org_slug, org_role, org_role_permissions, ...app } = row;
+  const { user_email, user_email_verified, user_is_bot, user_public_metadata, user_unsafe_metadata, org_id, org_slug, org_role, org_role_permissions, user_locale, ...app } = row;
   return {
     app: toApplication(app),
     user: {
@@ -74,6 +76,7 @@ export async function findSessionAuth(
       publicMetadata: parseMetadata(user_public_metadata),
       unsafeMetadata: parseMetadata(user_unsafe_metadata),
       organization: org_id === null || org_slug === null || org_role === null ? null : { id: org_id, slug: org_slug, role: org_role, rolePermissions: org_role_permissions },
+      locale: user_locale ?? null,
     },
   };
 }
@@ -100,6 +103,7 @@ const keyAppAndEmailUserQuery = compiledQuery(['keyHash', 'emailNormalized', 'no
       'users.private_metadata as user_private_metadata',
       'users.unsafe_metadata as user_unsafe_metadata',
       'users.banned as user_banned',
+      'users.locale as user_locale',
     ])
     .where('api_keys.key_hash', '=', v.keyHash)
     .where('api_keys.kind', '=', 'publishable')
@@ -120,7 +124,7 @@ export async function findKeyAppAndEmailUser(
   if (!row) return undefined;
   const {
     user_id, user_email, user_email_verified, user_password_hash, user_is_bot, user_public_key, user_requires_verification, user_created_at, user_updated_at,
-    user_public_metadata, user_private_metadata, user_unsafe_metadata, user_banned,
+    user_public_metadata, user_private_metadata, user_unsafe_metadata, user_banned, user_locale,
     ...app
   } = row;
   const application = toApplication(app);
@@ -141,6 +145,7 @@ export async function findKeyAppAndEmailUser(
     private_metadata: user_private_metadata,
     unsafe_metadata: user_unsafe_metadata,
     banned: user_banned,
+    locale: user_locale,
   } as UserFields;
   return { app: application, user: toUser(user) };
 }

@@ -8,7 +8,7 @@ import { markActiveNow, markActiveUser } from './active-users.js';
 import { liveKeyGate, tokenClaimsQuery, tokenClaimsStatement, type KeyGate } from './applications.js';
 import { activeKidQuery, activeKidStatement } from './signing-keys.js';
 import { claimRefreshTokenStatement } from './refresh-tokens.js';
-import { insertSessionQuery } from './sessions.js';
+import { insertSessionQuery, insertUnbannedSession } from './sessions.js';
 import { userByIdQuery } from './users.js';
 
 /**
@@ -220,33 +220,32 @@ export interface OpeningValues {
   amr: string;
 }
 
-/** PostgreSQL: the session and the signing kid read, in one statement. */
+/** PostgreSQL: the session (while its user is not banned: insertUnbannedSession) and the signing kid read, in one statement. */
 const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'month', 'expiresAt', 'userAgent', 'ip', 'amr'], (db, v) =>
   db
     .with('session', (q) =>
-      q
-        .insertInto('sessions')
-        .values({
+      insertUnbannedSession(
+        q,
+        {
           id: v.sessionId,
           app_id: v.appId,
           user_id: v.userId,
           created_at: v.now,
           expires_at: v.expiresAt,
-          sweep_after: v.expiresAt,
-          revoked_at: null,
           refresh_hash: v.tokenHash,
           user_agent: v.userAgent,
           ip: v.ip,
           amr: v.amr,
-          authenticated_at: v.now,
-        })
-        .returning('id'),
+        },
+        'postgres',
+      ),
     )
-    // The user is active in the session's month (migration 0022): counted when this inserts the mark.
+    // The user is active in the session's month (migration 0022), counted when this inserts the mark; no session, no mark.
     .with('marked', (q) =>
       q
         .insertInto('active_users')
-        .values({ app_id: v.appId, user_id: v.userId, period: v.month })
+        .columns(['app_id', 'user_id', 'period'])
+        .expression((eb) => eb.selectFrom('session').select(['session.app_id', 'session.user_id', sql<string>`cast(${v.month} as text)`.as('period')]))
         .onConflict((oc) => oc.columns(['app_id', 'user_id', 'period']).doNothing())
         .returning(['app_id', 'user_id', 'period']),
     )
@@ -258,16 +257,16 @@ const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash
 );
 
 /**
- * Opens a session for the user holding its first refresh token (as its hash, generation 0); answers the
- * app's current signing kid (undefined if it has none) and claims template.
+ * Opens a session for the user holding its first refresh token (as its hash, generation 0), unless the user is banned
+ * (or gone) when the statement runs: then undefined, nothing written. Answers the app's signing kid and claims template.
  */
-export async function openSession(db: Db, values: OpeningValues): Promise<{ kid: string | undefined; tokenClaims: string | null }> {
+export async function openSession(db: Db, values: OpeningValues): Promise<{ kid: string | undefined; tokenClaims: string | null } | undefined> {
   if (!isSqlite(db)) {
     const [row] = await openOnPostgres(db, { ...values, month: values.now.slice(0, 7) });
-    return { kid: row?.kid ?? undefined, tokenClaims: row?.token_claims ?? null };
+    return row && { kid: row.kid ?? undefined, tokenClaims: row.token_claims ?? null };
   }
   return sqliteTransaction(db, (run) => {
-    run(
+    const opened = run(
       insertSessionQuery.statement(db, {
         id: values.sessionId,
         app_id: values.appId,
@@ -280,6 +279,7 @@ export async function openSession(db: Db, values: OpeningValues): Promise<{ kid:
         amr: values.amr,
       }),
     );
+    if (opened.length === 0) return undefined;
     markActiveNow(run, db, values.appId, values.userId, values.now.slice(0, 7));
     return { kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid, tokenClaims: run(tokenClaimsQuery.statement(db, { appId: values.appId }))[0]?.token_claims ?? null };
   });

@@ -1,10 +1,61 @@
+import { sql, type QueryCreator } from 'kysely';
 import type { Db } from '../db.js';
 import { compiledQuery } from '../compiled.js';
-import type { SessionRow } from '../types.js';
+import type { Database, SessionRow } from '../types.js';
 
+/** Values of a new session's row. */
+export interface NewSessionValues {
+  id: string;
+  app_id: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  refresh_hash: string;
+  user_agent: string | null;
+  ip: string | null;
+  amr: string;
+}
+
+/**
+ * Inserts the session only while its user is not banned, in one statement: the row is made from the user's
+ * row read with a share lock (PostgreSQL), so a ban committing meanwhile either comes first (the statement
+ * waits for it, reads banned = 1 and inserts nothing) or after (its revoking UPDATE, a later statement of the
+ * ban's transaction, sees this session and ends it). A sign-in that read the user just before a ban can
+ * therefore never leave a live session. Returns the session's id, app and user; nothing when the user is
+ * banned or gone. On SQLite the write transaction is serial, and the read is the latest committed.
+ */
+export function insertUnbannedSession(q: QueryCreator<Database>, v: Record<keyof NewSessionValues, string>, dialect: 'postgres' | 'sqlite') {
+  const text = (value: string) => sql<string>`cast(${value} as text)`;
+  const select = q
+    .selectFrom('users')
+    .select([
+      text(v.id).as('id'),
+      'users.app_id',
+      'users.id as user_id',
+      text(v.created_at).as('created_at'),
+      text(v.expires_at).as('expires_at'),
+      // A session opens at a sign-in: the user proved who they are now (authenticated_at, migration 0025).
+      text(v.created_at).as('authenticated_at'),
+      text(v.expires_at).as('sweep_after'),
+      sql<null>`null`.as('revoked_at'),
+      text(v.refresh_hash).as('refresh_hash'),
+      text(v.user_agent).as('user_agent'),
+      text(v.ip).as('ip'),
+      text(v.amr).as('amr'),
+    ])
+    .where('users.id', '=', v.user_id)
+    .where('users.app_id', '=', v.app_id)
+    .where('users.banned', '=', 0);
+  return q
+    .insertInto('sessions')
+    .columns(['id', 'app_id', 'user_id', 'created_at', 'expires_at', 'authenticated_at', 'sweep_after', 'revoked_at', 'refresh_hash', 'user_agent', 'ip', 'amr'])
+    .expression(dialect === 'postgres' ? select.forShare() : select)
+    .returning(['id', 'app_id', 'user_id']);
+}
+
+/** SQLite's form of insertUnbannedSession, compiled once. */
 export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'created_at', 'expires_at', 'refresh_hash', 'user_agent', 'ip', 'amr'], (db, v) =>
-  // A session opens at a sign-in: the user proved who they are now (authenticated_at, migration 0025).
-  db.insertInto('sessions').values({ ...v, sweep_after: v.expires_at, revoked_at: null, authenticated_at: v.created_at }),
+  insertUnbannedSession(db, v, 'sqlite'),
 );
 
 /** The session if it belongs to the app, is not revoked and has not expired; else undefined. */

@@ -24,6 +24,8 @@ export interface User {
   banned: boolean;
   /** Its id in the service it was imported from, unique per app; null for users made here. */
   externalId: string | null;
+  /** The language of the user's emails, a canonical BCP 47 tag; null: English (docs/email.md). */
+  locale: string | null;
 }
 
 /** A metadata object, as stored (JSON text) and answered. */
@@ -33,7 +35,7 @@ export type Metadata = Record<string, unknown>;
 export type UserFields = Pick<
   UserRow,
   | 'id' | 'app_id' | 'email' | 'email_verified' | 'password_hash' | 'is_bot' | 'public_key' | 'requires_verification' | 'created_at' | 'updated_at'
-  | 'public_metadata' | 'private_metadata' | 'unsafe_metadata' | 'banned'
+  | 'public_metadata' | 'private_metadata' | 'unsafe_metadata' | 'banned' | 'locale'
 > & Partial<Pick<UserRow, 'external_id'>>;
 
 /** A stored metadata column: always an object ('{}' when none; the service writes only objects). */
@@ -56,6 +58,8 @@ export function toUser(row: UserFields): User {
     unsafeMetadata: parseMetadata(row.unsafe_metadata),
     banned: row.banned === 1,
     externalId: row.external_id ?? null,
+    // Rows read by a statement prepared before migration 0038 lack the column: no locale.
+    locale: row.locale ?? null,
   };
 }
 

@@ -27,6 +27,7 @@ export function emailUserRow(input: {
   externalId?: string | null;
   /** When the user was made, when not now (an imported user's). */
   createdAt?: string;
+  locale?: string | null;
 }): UserRow {
   const email = input.email.trim();
   return {
@@ -47,6 +48,7 @@ export function emailUserRow(input: {
     unsafe_metadata: '{}',
     banned: 0,
     external_id: input.externalId ?? null,
+    locale: input.locale ?? null,
   };
 }
 
@@ -167,6 +169,8 @@ export interface UserChanges {
   privateMetadata?: string;
   unsafeMetadata?: string;
   banned?: boolean;
+  /** A canonical BCP 47 tag, or null to forget it. */
+  locale?: string | null;
 }
 
 /**
@@ -185,6 +189,7 @@ export async function updateUser(db: Db, appId: string, userId: string, changes:
       ...(changes.privateMetadata !== undefined && { private_metadata: changes.privateMetadata }),
       ...(changes.unsafeMetadata !== undefined && { unsafe_metadata: changes.unsafeMetadata }),
       ...(changes.banned !== undefined && { banned: changes.banned ? 1 : 0 }),
+      ...(changes.locale !== undefined && { locale: changes.locale }),
       updated_at: now,
     })
     .where('app_id', '=', appId)

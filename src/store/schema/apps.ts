@@ -28,6 +28,9 @@ export interface ApplicationsTable {
   organizations_enabled?: number;
   /** Who may create organisations: 'users' (any signed-in user) or 'server' (migration 0035). */
   org_creation?: 'users' | 'server';
+  /** The app's sender and Reply-To (migration 0038); null: EMAIL_FROM, and no Reply-To. */
+  email_from?: string | null;
+  reply_to?: string | null;
   created_at: string;
   updated_at: string;
   /** 1 when emailed links answer a one-button page (migration 0011). */

@@ -5,7 +5,7 @@ import type { OAuthIdentitiesTable, OAuthProvidersTable, OAuthStatesTable } from
 import type { BillingAccountsTable, BillingLedgerTable, BillingTopupsTable, BillingUsageChargesTable } from './billing.js';
 import type { CustomColumnsTable, CustomTableUsageTable, CustomTablesTable } from './custom-tables.js';
 import type { BlobDeletionsTable, BucketUserUsageTable, BucketsTable, ObjectStorageUsageTable, ObjectUploadsTable, ObjectsTable } from './objects.js';
-import type { MailOutboxTable } from './mail.js';
+import type { EmailTemplatesTable, MailOutboxTable } from './mail.js';
 import type { EventCountsTable, EventsTable } from './events.js';
 import type { OrganizationInvitationsTable, OrganizationMembersTable, OrganizationRolesTable, OrganizationsTable, OrganizationUserCountsTable } from './organizations.js';
 import type { WebhookDeliveriesTable, WebhookEndpointCountsTable, WebhookEndpointTypesTable, WebhookEndpointsTable } from './webhooks.js';
@@ -52,6 +52,7 @@ export interface Database {
   oauth_states: OAuthStatesTable;
   oauth_identities: OAuthIdentitiesTable;
   mail_outbox: MailOutboxTable;
+  email_templates: EmailTemplatesTable;
   buckets: BucketsTable;
   objects: ObjectsTable;
   bucket_user_usage: BucketUserUsageTable;

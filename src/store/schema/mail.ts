@@ -18,3 +18,17 @@ export interface MailOutboxTable {
 }
 
 export type MailOutboxRow = Selectable<MailOutboxTable>;
+
+/** A tenant's own template of one kind of email, in one locale, for one app (migration 0038): Mustache sources. */
+export interface EmailTemplatesTable {
+  app_id: string;
+  kind: string;
+  locale: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type EmailTemplateRow = Selectable<EmailTemplatesTable>;

@@ -23,6 +23,8 @@ export interface UsersTable {
   banned: Generated<number>; // 1 while banned: sign-in and refresh refused
   /** The user's id in the service it was imported from (migration 0036), unique per app; null otherwise. */
   external_id: string | null;
+  /** A canonical BCP 47 tag (migration 0038): the language of the user's emails; null: English. */
+  locale?: string | null;
 }
 
 /** How many users an app has, in 16 slots by the user id's first character (migration 0027). */

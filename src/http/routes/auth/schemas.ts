@@ -29,6 +29,7 @@ export const MeBody = Type.Object({
     ],
     { description: "the session's active organisation (POST /v1/sessions/active_organization), null when none" },
   ),
+  locale: Type.Union([Type.String(), Type.Null()], { description: 'the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English' }),
 });
 
 /** GET /v1/me's answer: never the private metadata. */
@@ -39,6 +40,7 @@ export const meBody = (user: {
   isBot: boolean;
   publicMetadata: Record<string, unknown>;
   unsafeMetadata: Record<string, unknown>;
+  locale: string | null;
 }, organization: ActiveOrganization | null | undefined) => ({
   user_id: user.id,
   email: user.email,
@@ -47,6 +49,7 @@ export const meBody = (user: {
   public_metadata: user.publicMetadata,
   unsafe_metadata: user.unsafeMetadata,
   organization: organizationView(organization),
+  locale: user.locale,
 });
 
 export const SessionTokensBody = Type.Object({

@@ -10,6 +10,7 @@ import { checkCookieOrigin, type Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { MeBody, meBody } from './schemas.js';
+import { Locale } from '../users.js';
 import { rateLimitIp } from '../../client-ip.js';
 
 // A refresh by cookie renews both cookies and answers no refresh token: page scripts never see one
@@ -50,9 +51,15 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       schema: {
         operationId: 'updateMe',
         tags: ['sessions'],
-        summary: 'Change my unsafe_metadata (replaced whole); any other field is 400',
+        summary: 'Change my unsafe_metadata (replaced whole) or locale; any other field is 400',
         security: [{ publishable: [], session: [] }],
-        body: Type.Object({ unsafe_metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'at most 8 KiB as JSON' }) }),
+        body: Type.Object(
+          {
+            unsafe_metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'at most 8 KiB as JSON' })),
+            locale: Type.Optional(Locale),
+          },
+          { minProperties: 1 },
+        ),
         response: { 200: MeBody, ...errors(400, 401, 403) },
       },
     },

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { ApiError } from '../../../errors.js';
 import { contestSignUp, signUp } from '../../../services/accounts/accounts.js';
+import { localeFromAcceptLanguage } from '../../../services/mail/compose.js';
 import { checkSignupProof } from '../../../services/accounts/hashcash.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
@@ -48,7 +49,9 @@ export function signupRoutes(app: Http, deps: Deps, guards: Guards): void {
         throw error;
       });
       await checkSignupProof(deps, application, hashcash);
-      return signUp(deps, application, { email, password, redirectUrl: redirect_url }, eventContext(request));
+      // The user's language, for their emails (docs/email.md): the one their client prefers most.
+      const locale = localeFromAcceptLanguage(request.headers['accept-language']);
+      return signUp(deps, application, { email, password, redirectUrl: redirect_url, locale }, eventContext(request));
     },
   );
 }
