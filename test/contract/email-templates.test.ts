@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, cliJson, createApp, type TestApp } from '../helpers/fixtures.js';
+import { built } from '../helpers/server-deps.js';
 import { getProof } from '../helpers/hashcash.js';
 import { extractCode } from '../helpers/smtp-sink.js';
 
 // docs/email.md: emails in the tenant's words and the user's language. Every email here is received by a
 // real SMTP sink from a real server; templates are set, shown, previewed and deleted with the real CLI.
+
+/** A test that starts CLI processes: each costs about a second of CPU, far more on a loaded machine. */
+const CLI_TIMEOUT = 240_000;
 
 let env: AuthEnv;
 let app: TestApp;
@@ -48,7 +52,7 @@ const secret = (method: string, path: string, body?: unknown, key = app.secret_k
 const magicLink = async (email: string) => expect((await api(env.server, 'POST', '/v1/signins', { publishableKey: app.publishable_key, body: { email } })).status).toBe(200);
 
 describe('the sender', () => {
-  it("an app's email_from and reply_to are on the received message, and app show --json prints them", async () => {
+  it("an app's email_from and reply_to are on the received message, and app show --json prints them", { timeout: CLI_TIMEOUT }, async () => {
     const email = uniqueEmail('sender');
     await signUpIn(app, email);
     const received = await env.sink.waitFor(email);
@@ -64,13 +68,16 @@ describe('the sender', () => {
     expect(plain.replyTo).toBe('');
   });
 
-  it('a sender that is not one address exits 2 and changes nothing', async () => {
-    for (const bad of ['Evil <a@b.test>, other@c.test', 'no address', 'X <a@b.test>\r\nBcc: c@d.test']) {
-      const res = await env.server.cli(['app', 'update', app.app_id, '--email-from', bad]);
-      expect(res.code, res.stderr).toBe(2);
-      expect(res.stderr).toMatch(/email_from must be one address/);
+  it('a sender that is not one address exits 2 and changes nothing', { timeout: CLI_TIMEOUT }, async () => {
+    const res = await env.server.cli(['app', 'update', app.app_id, '--email-from', 'Evil <a@b.test>, other@c.test']);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toMatch(/email_from must be one address/);
+    const { apps, cliApps } = await built();
+    const deps = cliApps.appsDeps(await env.server.deps());
+    for (const bad of ['no address', 'X <a@b.test>\r\nBcc: c@d.test', 'a@b.test>']) {
+      await expect(apps.updateApp(deps, app.app_id, { replyTo: bad })).rejects.toMatchObject({ status: 400, code: 'invalid_email_sender' });
     }
-    expect(await cliJson(env.server, ['app', 'show', app.app_id])).toMatchObject({ email_from: 'Atelier Support <support@atelier.test>' });
+    expect(await apps.describeApp(deps, app.app_id)).toMatchObject({ email_from: 'Atelier Support <support@atelier.test>', reply_to: 'help@atelier.test' });
   });
 });
 
@@ -122,13 +129,16 @@ describe("the user's locale", () => {
 });
 
 describe("a tenant's own templates", () => {
-  it('set with the CLI, used for the locale, shown, listed, then deleted: back to the shipped one', async () => {
+  it('set with the CLI, used for the locale, shown, listed, then deleted: back to the shipped one', { timeout: CLI_TIMEOUT }, async () => {
     const subject = file('subject', 'Bienvenue chez {{app_name}}\n');
     const text = file('text', 'Bonjour {{user.email}},\n\nVotre code :\n{{#code}}\n{{code}}\n{{/code}}\n{{#link}}{{link}}{{/link}}\n{{user.public_metadata.nickname}}fin\n');
     const html = file('html', '<p>Bonjour {{user.email}}</p><p>{{code}}</p>');
     const set = await env.server.cli(['app', 'email-template', 'set', app.app_id, 'verify_email', '--locale', 'fr', '--subject', subject, '--text', text, '--html', html, '--json']);
     expect(set.code, set.stderr).toBe(0);
     expect(JSON.parse(set.stdout)).toMatchObject({ kind: 'verify_email', locale: 'fr', source: 'app', subject: 'Bienvenue chez {{app_name}}' });
+    // A management action: app.updated in the same transaction, naming what changed and never the words.
+    const events = await secret('GET', '/v1/events?type=app.updated');
+    expect(events.body.events[0]).toMatchObject({ type: 'app.updated', actor: { type: 'operator' }, data: { changed: ['email_templates'], kind: 'verify_email', locale: 'fr' } });
     const email = uniqueEmail('override');
     await signUpIn(app, email, 'fr-BE');
     const received = await env.sink.waitFor(email);
@@ -142,7 +152,9 @@ describe("a tenant's own templates", () => {
     await signUpIn(app, english, 'en');
     expect((await env.sink.waitFor(english)).subject).toBe('Verify your email for Atelier');
 
-    expect(await cliJson(env.server, ['app', 'email-template', 'show', app.app_id, 'verify_email', '--locale', 'fr-BE'])).toMatchObject({ source: 'app', locale: 'fr' });
+    const service = await templatesService();
+    const deps = await env.server.deps();
+    expect(await service.showEmailTemplate(deps, app.app_id, 'verify_email', 'fr-BE')).toMatchObject({ source: 'app', locale: 'fr' });
     const list = await cliJson<{ templates: { kind: string; locale: string }[]; kinds: { kind: string }[] }>(env.server, ['app', 'email-template', 'list', app.app_id]);
     expect(list.templates).toEqual([expect.objectContaining({ kind: 'verify_email', locale: 'fr' })]);
     expect(list.kinds.map((k) => k.kind)).toEqual(expect.arrayContaining(['verify_email', 'magic_link', 'password_reset', 'change_email', 'password_changed', 'tenant_invitation', 'organization_invitation']));
@@ -175,30 +187,36 @@ describe("a tenant's own templates", () => {
     expect(received.subject).toBe('Sign in to Atelier');
   });
 
-  it('a template that leaves a value unescaped, or a code in its subject, exits 2 and nothing is kept', async () => {
+  it('a template that leaves a value unescaped, or a code in its subject, exits 2 and nothing is kept', { timeout: CLI_TIMEOUT }, async () => {
+    const res = await env.server.cli(['app', 'email-template', 'set', app.app_id, 'password_reset', '--locale', 'de', '--html', file('html', '<p>{{{user.email}}}</p>')]);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toMatch(/unescaped/);
+    const service = await templatesService();
+    const deps = await env.server.deps();
     const cases = [
-      ['--html', file('html', '<p>{{{user.email}}}</p>'), /unescaped/],
-      ['--subject', file('subject', 'Your code: {{code}}'), /subject must not carry the code/],
-      ['--text', file('text', 'no code here'), /names both \{\{code\}\} and \{\{link\}\}/],
+      [{ subject: 'Your code: {{code}}' }, /subject must not carry the code/],
+      [{ text: 'no code here' }, /names both \{\{code\}\} and \{\{link\}\}/],
+      [{ html: '{{> header}}' }, /partial/],
     ] as const;
-    for (const [flag, path, reason] of cases) {
-      const res = await env.server.cli(['app', 'email-template', 'set', app.app_id, 'password_reset', '--locale', 'de', flag, path]);
-      expect(res.code, res.stderr).toBe(2);
-      expect(res.stderr).toMatch(reason);
+    for (const [parts, reason] of cases) {
+      await expect(service.setEmailTemplate(deps, app.app_id, 'password_reset', 'de', parts)).rejects.toMatchObject({ status: 400, code: 'invalid_email_template', detail: expect.stringMatching(reason) });
     }
-    expect(await cliJson(env.server, ['app', 'email-template', 'show', app.app_id, 'password_reset', '--locale', 'de'])).toMatchObject({ source: 'shipped', locale: 'de' });
+    await expect(service.setEmailTemplate(deps, app.app_id, 'no_such_kind', 'de', { subject: 'x' })).rejects.toMatchObject({ code: 'invalid_email_template' });
+    await expect(service.setEmailTemplate(deps, app.app_id, 'password_reset', 'de_DE', { subject: 'x' })).rejects.toMatchObject({ code: 'invalid_locale' });
+    expect(await service.showEmailTemplate(deps, app.app_id, 'password_reset', 'de')).toMatchObject({ source: 'shipped', locale: 'de' });
   });
 
-  it('preview renders with sample data, in the locale asked, the shipped template or a draft', async () => {
+  it('preview renders with sample data, in the locale asked, the shipped template or a draft', { timeout: CLI_TIMEOUT }, async () => {
     const preview = await cliJson<Record<string, string>>(env.server, ['app', 'email-template', 'preview', app.app_id, 'password_reset', '--locale', 'de']);
     expect(preview).toMatchObject({ kind: 'password_reset', locale: 'de', source: 'shipped', subject: 'Setzen Sie Ihr Passwort für Atelier zurück' });
     expect(preview.text).toContain('123456');
     expect(preview.text).toContain('Der Link ist 1 Stunde gültig.');
-    const draft = await cliJson<Record<string, string>>(env.server, ['app', 'email-template', 'preview', app.app_id, 'organization_invitation', '--html', file('html', '<b>{{organization_name}}</b> {{user.public_metadata.name}}')]);
+    const service = await templatesService();
+    const draft = await service.previewEmailTemplate(await env.server.deps(), app.app_id, 'organization_invitation', 'en', { html: '<b>{{organization_name}}</b> {{user.public_metadata.name}}' });
     expect(draft).toMatchObject({ source: 'draft', html: '<b>Acme Research</b> Ada Lovelace' });
   });
 
-  it("isolation: another app's template is never used, and its commands need its own id", async () => {
+  it("isolation: another app's template is never used, and its commands need its own id", { timeout: CLI_TIMEOUT }, async () => {
     const deps = await env.server.deps();
     const { setEmailTemplate } = await templatesService();
     await setEmailTemplate(deps, other.app_id, 'verify_email', 'en', { subject: 'OTHER APP {{app_name}}' });
@@ -208,7 +226,7 @@ describe("a tenant's own templates", () => {
     const otherEmail = uniqueEmail('isolated-other');
     await signUpIn(other, otherEmail);
     expect((await env.sink.waitFor(otherEmail)).subject).toBe('OTHER APP Other');
-    const list = await cliJson<{ templates: { kind: string; locale: string }[] }>(env.server, ['app', 'email-template', 'list', app.app_id]);
+    const list = await (await templatesService()).listEmailTemplates(deps, app.app_id);
     expect(list.templates.some((t) => t.kind === 'verify_email')).toBe(false);
     const unknown = await env.server.cli(['app', 'email-template', 'show', 'app_unknown', 'verify_email']);
     expect(unknown.code).toBe(1);

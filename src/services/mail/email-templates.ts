@@ -7,7 +7,10 @@ import { SHIPPED_LOCALES, type EmailTemplate } from '../../mail/shipped.js';
 import { checkTemplate } from '../../mail/template-check.js';
 import type { Db } from '../../store/db.js';
 import * as templates from '../../store/repos/email-templates.js';
+import { inTransaction } from '../../store/transaction.js';
 import { requireApp } from '../apps/apps.js';
+import { recordEvent } from '../events/record.js';
+import { eventOf, OPERATOR_CONTEXT, type EventContext } from '../events/types.js';
 import { emailView, resolveTemplate } from './compose.js';
 
 // A tenant's own email templates, per app, kind and locale (gatehouse app email-template ...; docs/email.md).
@@ -58,8 +61,9 @@ export async function setEmailTemplate(
   kind: string,
   locale: string,
   parts: Partial<EmailTemplate>,
+  context: EventContext = OPERATOR_CONTEXT,
 ): Promise<EmailTemplateView & { unknown_variables: string[] }> {
-  await requireApp(deps.db, appId);
+  const app = await requireApp(deps.db, appId);
   const k = kindOf(kind);
   const tag = localeOf(locale);
   if (parts.subject === undefined && parts.text === undefined && parts.html === undefined) throw badRequest('give a subject, a text or an HTML part', 'invalid_email_template');
@@ -67,16 +71,20 @@ export async function setEmailTemplate(
   const template: EmailTemplate = { ...current.template, ...parts };
   const report = checkTemplate(k, template);
   if (report.errors.length > 0) throw badRequest(report.errors.join('; '), 'invalid_email_template');
-  const now = iso(deps.clock.now());
-  await templates.upsertEmailTemplate(deps.db, {
-    app_id: appId,
-    kind: k,
-    locale: tag,
-    subject: template.subject,
-    text_body: template.text,
-    html_body: template.html,
-    created_at: now,
-    updated_at: now,
+  const at = deps.clock.now();
+  const now = iso(at);
+  await inTransaction(deps.db, async (trx) => {
+    await templates.upsertEmailTemplate(trx, {
+      app_id: appId,
+      kind: k,
+      locale: tag,
+      subject: template.subject,
+      text_body: template.text,
+      html_body: template.html,
+      created_at: now,
+      updated_at: now,
+    });
+    await recordTemplateEvent(trx, app, k, tag, context, at);
   });
   return { app_id: appId, kind: k, locale: tag, source: 'app', ...template, unknown_variables: report.unknownVariables };
 }
@@ -92,12 +100,26 @@ export async function listEmailTemplates(deps: EmailTemplateDeps, appId: string)
 }
 
 /** Deletes the app's own template: its emails go back to the shipped one. 404 when it has none there. */
-export async function deleteEmailTemplate(deps: EmailTemplateDeps, appId: string, kind: string, locale: string): Promise<{ status: 'deleted' }> {
-  await requireApp(deps.db, appId);
-  if (!(await templates.deleteEmailTemplate(deps.db, appId, kindOf(kind), localeOf(locale)))) {
-    throw notFound(`the app has no template of its own for ${kind} in ${locale}`);
-  }
+export async function deleteEmailTemplate(
+  deps: EmailTemplateDeps,
+  appId: string,
+  kind: string,
+  locale: string,
+  context: EventContext = OPERATOR_CONTEXT,
+): Promise<{ status: 'deleted' }> {
+  const app = await requireApp(deps.db, appId);
+  const [k, tag] = [kindOf(kind), localeOf(locale)];
+  const at = deps.clock.now();
+  await inTransaction(deps.db, async (trx) => {
+    if (!(await templates.deleteEmailTemplate(trx, appId, k, tag))) throw notFound(`the app has no template of its own for ${kind} in ${locale}`);
+    await recordTemplateEvent(trx, app, k, tag, context, at);
+  });
   return { status: 'deleted' };
+}
+
+/** A change of the app's templates is a change of the app: `app.updated`, naming what changed (never the words). */
+function recordTemplateEvent(trx: Db, app: { id: string; tenantId: string }, kind: EmailKind, locale: string, context: EventContext, at: Date) {
+  return recordEvent(trx, eventOf(context, { type: 'app.updated', tenantId: app.tenantId, appId: app.id, userId: null, data: { changed: ['email_templates'], kind, locale } }), at);
 }
 
 /**
