@@ -138,7 +138,7 @@ export interface paths {
         delete: operations["deleteMe"];
         options?: never;
         head?: never;
-        /** Change my unsafe_metadata (replaced whole); any other field is 400 */
+        /** Change my unsafe_metadata (replaced whole) or locale; any other field is 400 */
         patch: operations["updateMe"];
         trace?: never;
     };
@@ -687,7 +687,7 @@ export interface paths {
         delete: operations["deleteUser"];
         options?: never;
         head?: never;
-        /** Change a user: email, email_verified, metadata (each replaced whole), banned */
+        /** Change a user: email, email_verified, metadata (each replaced whole), banned, locale */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -1640,7 +1640,7 @@ export interface components {
              * @description a stable snake_case code (docs/api.md)
              * @enum {string}
              */
-            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached";
+            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached" | "invalid_locale" | "invalid_email_sender" | "invalid_email_template";
         };
     };
     responses: never;
@@ -2128,6 +2128,8 @@ export interface operations {
                             role: string;
                             permissions: string[];
                         } | null;
+                        /** @description the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English */
+                        locale: string | null;
                     };
                 };
             };
@@ -2212,9 +2214,11 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description at most 8 KiB as JSON */
-                    unsafe_metadata: {
+                    unsafe_metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English */
+                    locale?: string | null;
                 };
             };
         };
@@ -2247,6 +2251,8 @@ export interface operations {
                             role: string;
                             permissions: string[];
                         } | null;
+                        /** @description the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English */
+                        locale: string | null;
                     };
                 };
             };
@@ -2734,6 +2740,8 @@ export interface operations {
                             role: string;
                             permissions: string[];
                         } | null;
+                        /** @description the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English */
+                        locale: string | null;
                     };
                 };
             };
@@ -4261,6 +4269,8 @@ export interface operations {
                             banned: boolean;
                             /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
                             external_id: string | null;
+                            /** @description the language of the user's emails, a BCP 47 tag; null: English */
+                            locale: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -4315,6 +4325,8 @@ export interface operations {
                     /** Format: email */
                     email: string;
                     password?: string | null;
+                    /** @description the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English */
+                    locale?: string | null;
                 };
             };
         };
@@ -4348,6 +4360,8 @@ export interface operations {
                         banned: boolean;
                         /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
                         external_id: string | null;
+                        /** @description the language of the user's emails, a BCP 47 tag; null: English */
+                        locale: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -4433,6 +4447,8 @@ export interface operations {
                         banned: boolean;
                         /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
                         external_id: string | null;
+                        /** @description the language of the user's emails, a BCP 47 tag; null: English */
+                        locale: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -4571,6 +4587,8 @@ export interface operations {
                     };
                     /** @description true ends the user's sessions at once and refuses every sign-in (403 user_banned); false lets them sign in again */
                     banned?: boolean;
+                    /** @description the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English */
+                    locale?: string | null;
                 };
             };
         };
@@ -4604,6 +4622,8 @@ export interface operations {
                         banned: boolean;
                         /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
                         external_id: string | null;
+                        /** @description the language of the user's emails, a BCP 47 tag; null: English */
+                        locale: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -4839,6 +4859,8 @@ export interface operations {
                             banned: boolean;
                             /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
                             external_id: string | null;
+                            /** @description the language of the user's emails, a BCP 47 tag; null: English */
+                            locale: string | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -5188,7 +5210,7 @@ export interface operations {
                             user_id: string | null;
                             detail: string | null;
                             /** @description why the item failed (docs/api.md) */
-                            code: ("validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached") | null;
+                            code: ("validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached" | "invalid_locale" | "invalid_email_sender" | "invalid_email_template") | null;
                         }[];
                     };
                 };
