@@ -75,6 +75,11 @@ describe('store: events', () => {
     expect((await listEvents(deps.db, { appId }, { since: at(1).toISOString(), until: at(3).toISOString() }, 10)).map((r) => r.event_id)).toEqual([ids[2], ids[1]]);
     // A prefix's LIKE wildcards are literal: `user_` does not match `users.`.
     expect(await listEvents(deps.db, { appId }, { prefixes: ['u_er.'] }, 10)).toEqual([]);
+    // A prefix with an underscore of its own matches it on both databases (SQLite's LIKE needs ESCAPE), and
+    // the underscore is no wildcard: oauthXprovider.* is not oauth_provider.*.
+    const provider = await recordEvent(deps.db, event({ tenantId, appId, type: 'oauth_provider.updated' }), at(6));
+    await recordEvent(deps.db, event({ tenantId, appId, type: 'oauthXprovider.updated' }), at(7));
+    expect((await listEvents(deps.db, { appId }, { prefixes: ['oauth_provider.'] }, 10)).map((r) => r.event_id)).toEqual([provider]);
     expect((await listEvents(deps.db, { tenantId }, {}, 10)).map((r) => r.event_id)).toEqual([tenantOwn]);
     expect(await findTenantEvent(deps.db, tenantId, tenantOwn)).toMatchObject({ app_id: null, type: 'app.created' });
     expect(await findTenantEvent(deps.db, tenantId, ids[0])).toBeUndefined();

@@ -1,4 +1,4 @@
-import { PostgresAdapter, type QueryCreator } from 'kysely';
+import { PostgresAdapter, sql, type QueryCreator } from 'kysely';
 import { compiledQuery } from '../compiled.js';
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
@@ -134,7 +134,10 @@ export function eventsPageQuery(db: Db, scope: EventScope, filter: EventFilter, 
   if (filter.until !== undefined) query = query.where('occurred_at', '<', filter.until);
   const { types = [], prefixes = [] } = filter;
   if (types.length || prefixes.length) {
-    query = query.where((eb) => eb.or([...(types.length ? [eb('type', 'in', types)] : []), ...prefixes.map((prefix) => eb('type', 'like', `${prefix.replace(/[%_\\]/g, '\\$&')}%`))]));
+    // A prefix's own % _ \ are escaped; ESCAPE names the escape character, which SQLite's LIKE has none of
+    // by default (PostgreSQL's is already \): without it `oauth_provider.*` matched nothing on SQLite.
+    const startsWith = (prefix: string) => sql<boolean>`${sql.ref('type')} LIKE ${`${prefix.replace(/[%_\\]/g, '\\$&')}%`} ESCAPE '\\'`;
+    query = query.where((eb) => eb.or([...(types.length ? [eb('type', 'in', types)] : []), ...prefixes.map(startsWith)]));
   }
   if (filter.after) {
     const { occurredAt, eventId } = filter.after;
