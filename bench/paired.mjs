@@ -3,7 +3,7 @@
 // whose speed wanders from second to second, a sequential A/B moves more between rounds than the
 // difference it looks for; two servers measured side by side see the same machine.
 //
-//   node bench/paired.mjs [--a DIR|hello] [--b DIR|hello] [--path /v1/health] [--rounds 10] [--seconds 3] [--connections 16] [--db sqlite|postgres] [--a-idle 0]
+//   node bench/paired.mjs [--a DIR|hello] [--b DIR|hello] [--path /v1/health] [--auth none|me|secret] [--rounds 10] [--seconds 3] [--connections 16] [--db sqlite|postgres] [--a-idle 0]
 //
 // --a-idle N: A idles N seconds after its start before B starts and the load begins (a server that has
 // idled long enough for V8's memory reducer against one loaded straight after its start).
@@ -25,6 +25,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '16' },
     db: { type: 'string', default: 'sqlite' },
     'a-idle': { type: 'string', default: '0' },
+    auth: { type: 'string', default: 'none' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -34,17 +35,26 @@ async function start(which) {
     const port = await freePort();
     const child = spawn(process.execPath, [resolve(ROOT, 'bench/lib/ceiling-server.mjs'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise((ready) => child.stdout.on('data', (data) => String(data).includes('listening') && ready()));
-    return { label: 'bare Fastify', url: `http://127.0.0.1:${port}/hello`, pid: child.pid, stop: async () => void child.kill() };
+    return { label: 'bare Fastify', url: `http://127.0.0.1:${port}/hello`, headers: {}, pid: child.pid, stop: async () => void child.kill() };
   }
   const { startServer } = await import(resolve(which, 'bench/lib/server.mjs'));
   const server = await startServer({ db: values.db, pgAdminUrl: values['pg-url'], logLevel: 'info' });
-  return { label: which, url: server.url + values.path, pid: server.pid, stop: server.stop };
+  // --auth me: GET /v1/me with a publishable key and a session; --auth secret: the path with the secret key.
+  const headers = {};
+  if (values.auth !== 'none') {
+    const { prepareFixtures } = await import(resolve(which, 'bench/lib/fixtures.mjs'));
+    const fx = await prepareFixtures(server);
+    if (values.auth === 'me') Object.assign(headers, { 'x-publishable-key': fx.publishableKey, authorization: `Bearer ${fx.accessToken}` });
+    else headers.authorization = `Bearer ${fx.secretKey}`;
+  }
+  return { label: which, url: server.url + values.path, headers, pid: server.pid, stop: server.stop };
 }
 
 const connections = Number(values.connections);
 async function load(target, seconds) {
   const before = cpuOf(target.pid);
-  const result = await autocannon({ url: target.url, connections, duration: seconds });
+  const result = await autocannon({ url: target.url, headers: target.headers, connections, duration: seconds });
+  if (result.non2xx) throw new Error(`${target.label}: ${result.non2xx} answers were not 2xx`);
   return ((cpuOf(target.pid) - before) * 1e6) / result.requests.total;
 }
 

@@ -204,6 +204,7 @@ async function registerOpenApi(app: Http, deps: Deps): Promise<void> {
           publishable: { type: 'apiKey', in: 'header', name: 'X-Publishable-Key' },
           secret: { type: 'http', scheme: 'bearer', description: 'sk_... secret key' },
           session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          console: { type: 'http', scheme: 'bearer', description: 'a console access token, a tenant API token tk_..., or ADMIN_TOKEN (docs/management.md); with X-App-Id on Secret routes' },
         },
       },
     },

@@ -78,6 +78,7 @@ export const ERROR_CODES = [
   'invalid_locale',
   'invalid_email_sender',
   'invalid_email_template',
+  'app_id_required',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

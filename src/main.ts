@@ -21,6 +21,7 @@ import { startMailWorker } from './services/mail/worker.js';
 import { startWebhookWorker } from './services/webhooks/worker.js';
 import { checkMasterKey } from './services/apps/master-key-check.js';
 import { migrateToLatest } from './store/migrations/index.js';
+import { prepareConsole } from './runtime/console-setup.js';
 import { refreshPlannerStatistics } from './store/statistics.js';
 
 /**
@@ -38,6 +39,8 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
     const applied = await migrate(config, deps);
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
     await checkMasterKey(deps);
+    // With --workers the primary announced the setup link already.
+    await prepareConsole(deps, !cluster.isWorker);
     await refreshPlannerStatistics(deps.db, { startUp: true });
   } catch (error) {
     // Nothing listens yet: close the pool (and Redis) so the process exits with the error.

@@ -3,6 +3,7 @@ import { ConfigError } from '../config/index.js';
 import { ApiError } from '../errors.js';
 import { registerAppCommands } from './apps.js';
 import { registerBillingCommands } from './billing.js';
+import { registerConsoleCommands } from './console.js';
 import { registerHashcashCommands } from './hashcash.js';
 import { registerOperationsCommands } from './operations.js';
 import { registerServerCommands } from './server.js';
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerBillingCommands(program);
   registerUserCommands(program);
   registerOperationsCommands(program);
+  registerConsoleCommands(program);
   return program;
 }
 

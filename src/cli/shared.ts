@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, loadDotEnv, type Config, type DatabaseConfig }
 import { createDeps, type Deps } from '../deps.js';
 import { createLogger } from '../observability/logger.js';
 import { checkMasterKey } from '../services/apps/master-key-check.js';
+import { ensureConsoleApp } from '../services/management/console-app.js';
 import { appliedMigrations, migrateToLatest } from '../store/migrations/index.js';
 
 // What every command group shares: option parsers, printing, and the one way a command opens the database.
@@ -77,6 +78,8 @@ export async function withDeps<T>(work: (deps: Deps, migrated: string[]) => Prom
     if (!options.createDatabase && !(await appliedMigrations(deps.db))?.length) throw noDatabase(config.database);
     const migrated = await migrateToLatest(deps.db);
     await checkMasterKey(deps);
+    // `migrate` makes the console app once (docs/management.md); every later command finds it made.
+    await ensureConsoleApp(deps);
     return await work(deps, migrated);
   } finally {
     await deps.close();

@@ -5,6 +5,12 @@ import * as apps from '../services/apps/apps.js';
 import { appsDeps } from './apps.js';
 import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
 import { print, wholeNumber, withDeps } from './shared.js';
+import { invite } from '../services/management/invitations.js';
+import type { ConsoleCaller } from '../services/management/roles.js';
+import { OPERATOR_CONTEXT } from '../services/events/types.js';
+
+/** The shell is the operator's (events name it so). */
+const OPERATOR: ConsoleCaller = { actor: { type: 'operator', id: null }, operator: true };
 
 // `gatehouse tenant ...` (docs/operations.md).
 
@@ -13,9 +19,17 @@ export function registerTenantCommands(program: Command): void {
   tenant
     .command('create')
     .requiredOption('--name <name>', 'tenant name')
+    .option('--owner-email <email>', "invite this email as the tenant's owner (emailed; --json adds invitation_url)")
     .option('--json', 'print JSON')
-    .action(async (flags: { name: string; json?: boolean }) => {
-      print(await withDeps((deps) => apps.createTenant(appsDeps(deps), flags.name)), flags.json);
+    .action(async (flags: { name: string; ownerEmail?: string; json?: boolean }) => {
+      const created = await withDeps(async (deps) => {
+        const tenant = await apps.createTenant(appsDeps(deps), flags.name);
+        if (flags.ownerEmail === undefined) return tenant;
+        const invitation = await invite(deps, OPERATOR, tenant.tenant_id, flags.ownerEmail, 'owner', OPERATOR_CONTEXT);
+        return { ...tenant, invitation_url: invitation.invitation_url };
+      });
+      if (!flags.json && 'invitation_url' in created) process.stderr.write(`The owner is invited by email; the link works once, for 7 days.\n`);
+      print(created, flags.json);
     });
   tenant
     .command('list')

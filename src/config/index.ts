@@ -25,6 +25,8 @@ export interface Config extends WebhookConfig {
   /** MASTER_KEY_PREVIOUS: during a master-key rotation, opens what the old key sealed. */
   previousMasterKey?: Buffer;
   adminToken?: string;
+  /** CONSOLE_OPEN_SIGNUP: any console user may create a tenant (POST /v1/tenants); default false, the operator only. */
+  consoleOpenSignup: boolean;
   hashcashEnabled: boolean;
   hashcashTtlSeconds: number;
   ssoTokenTtlSeconds: number;
@@ -108,6 +110,7 @@ export function loadConfig(env: Env = process.env, options: { serve?: boolean } 
     masterKey,
     previousMasterKey,
     adminToken,
+    consoleOpenSignup: boolean(env, 'CONSOLE_OPEN_SIGNUP', false),
     hashcashEnabled: boolean(env, 'HASHCASH_ENABLED', true),
     hashcashTtlSeconds: integer(env, 'HASHCASH_TTL_SECONDS', 300, 1, 86_400),
     ssoTokenTtlSeconds: integer(env, 'SSO_TOKEN_TTL_SECONDS', 60, 1, 3_600),

@@ -14,6 +14,8 @@ export function eventContext(request: FastifyRequest, actor?: Actor): EventConte
 }
 
 function requestActor(request: FastifyRequest): Actor {
+  // A Console credential (docs/management.md), with X-App-Id on a Secret route too: the member, token or operator.
+  if (request.consoleCaller) return request.consoleCaller.actor;
   if (request.session) return { type: 'user', id: request.session.userId };
   if (request.appVia === 'secret') return { type: 'secret_key', id: null };
   return { type: 'user', id: null };

@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { Application, PresumedKey, SessionContext, SessionUser, User } from '../services/credentials.js';
+import type { Application, ConsoleCaller, PresumedKey, SessionContext, SessionUser, User } from '../services/credentials.js';
 
 /** The Fastify instance every route module receives: TypeBox schemas type the handlers. */
 export type Http = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -18,6 +18,8 @@ declare module 'fastify' {
     application?: Application;
     /** How the application was resolved. */
     appVia?: 'publishable' | 'secret' | 'host';
+    /** Set by the console guard, and by the Secret guards for a Console credential with X-App-Id (docs/management.md). */
+    consoleCaller?: ConsoleCaller;
     /** Set by the session guard. */
     session?: SessionContext;
     /** Set by a presuming guard instead of `application`: the route confirms the key (guards.presumed). */

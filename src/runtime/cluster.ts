@@ -7,6 +7,7 @@ import { serve } from '../main.js';
 import { namesNodeFlag } from './node-flags.js';
 import { checkMasterKey } from '../services/apps/master-key-check.js';
 import { migrateToLatest } from '../store/migrations/index.js';
+import { prepareConsole } from './console-setup.js';
 
 export const MAX_WORKERS = 64;
 
@@ -61,6 +62,7 @@ export async function serveWorkers(config: Config, log: Logger, workers: number)
     if (applied.length) log.info({ migrations: applied }, 'migrations applied');
     // Refused here, a wrong key stops the whole server instead of every worker dying and being replaced.
     await checkMasterKey(deps);
+    await prepareConsole(deps, true);
   } finally {
     await deps.close();
   }

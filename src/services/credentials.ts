@@ -1,5 +1,5 @@
 import { iso } from '../clock.js';
-import { sha256Hex } from '../crypto/ids.js';
+import { safeEqual, sha256Hex } from '../crypto/ids.js';
 import type { Deps } from '../deps.js';
 import { ApiError } from '../errors.js';
 import * as applications from '../store/repos/applications.js';
@@ -8,6 +8,10 @@ import * as sessions from '../store/repos/sessions.js';
 import { findKeyAppAndEmailUser, findSessionAuth, type SessionUser } from '../store/repos/session-auth.js';
 import { normalizeEmail, type User } from '../store/repos/users.js';
 import type { VerifiedAccessToken } from './apps/keys.js';
+import { findLiveApiToken } from '../store/repos/tenant-api-tokens.js';
+import { isOperator } from '../store/repos/console.js';
+import { findConsoleAppId } from './management/console-app.js';
+import { roleIn, type ConsoleCaller, type TenantRole } from './management/roles.js';
 
 // What a request's credentials are worth: a key → its app, a token → its live session. The HTTP guards
 // (http/plugins/guards.ts) read the headers and cookies and put the answers on the request; every rule is
@@ -20,7 +24,7 @@ import type { VerifiedAccessToken } from './apps/keys.js';
 //   tenant unpaused (KeyGate in store/repos/applications.ts), and when that statement finds nothing the
 //   guard that was skipped runs after all, so its 401 or 402 answers as it would have.
 
-export type { Application, SessionUser, User };
+export type { Application, ConsoleCaller, SessionUser, User };
 /** An email as the store keys it: the email-user lookup and the rate-limit keys read it the same way. */
 export { normalizeEmail };
 
@@ -118,8 +122,16 @@ export type SessionRefusal = 'invalid' | 'revoked';
 
 export type Credentials = ReturnType<typeof createCredentials>;
 
-export function createCredentials(deps: Pick<Deps, 'db' | 'clock' | 'keys'>) {
+/** Who may use a Secret route's data with a Console credential: viewers only read (and query rows). */
+export function consoleMayCall(role: TenantRole, method: string, routeUrl: string | undefined): boolean {
+  return role !== 'viewer' || method === 'GET' || method === 'HEAD' || (method === 'POST' && routeUrl?.endsWith('/rows/query') === true);
+}
+
+export function createCredentials(deps: Pick<Deps, 'db' | 'clock' | 'keys' | 'config'>) {
   const { db, clock, keys } = deps;
+  // The console app's id never changes once made: read once, kept.
+  let consoleAppId: string | undefined;
+  const consoleApp = async () => (consoleAppId ??= await findConsoleAppId(db));
 
   // Keys that named an app are remembered with it (bounded; made-up keys are not kept), so a presuming
   // guard can skip the lookup and a publishable key's SHA-256 is not taken again. Publishable keys are
@@ -138,8 +150,40 @@ export function createCredentials(deps: Pick<Deps, 'db' | 'clock' | 'keys'>) {
     return app;
   }
 
+  /**
+   * A Console credential (docs/management.md): ADMIN_TOKEN (constant-time), a tenant API token `tk_...`
+   * (its row read on every request: a revoke holds on every node at once), or an access token of the
+   * console app whose session is live. Undefined when `token` is none of these kinds; 'invalid' when it
+   * is of one but not valid (401).
+   */
+  async function consoleCaller(token: string): Promise<ConsoleCaller | 'invalid' | undefined> {
+    const adminToken = deps.config.adminToken;
+    if (adminToken !== undefined && safeEqual(token, adminToken)) return { actor: { type: 'operator', id: null }, operator: true };
+    if (token.startsWith('tk_')) {
+      const row = await findLiveApiToken(db, sha256Hex(token), iso(clock.now()));
+      return row ? { actor: { type: 'token', id: row.id }, operator: false, token: { tenantId: row.tenant_id, role: row.role } } : 'invalid';
+    }
+    const appId = claimedAudience(token);
+    if (appId === undefined || appId !== (await consoleApp())) return undefined;
+    const claims = await keys.verifyAccessToken(appId, token);
+    const live = claims && (await sessions.findLiveSession(db, appId, claims.sid, iso(clock.now())));
+    if (!claims || !live || live.user_id !== claims.sub) return 'invalid';
+    const operator = await isOperator(db, claims.sub);
+    return { actor: { type: operator ? 'operator' : 'member', id: claims.sub }, operator, userId: claims.sub };
+  }
+
   return {
     appFromKey,
+    consoleCaller,
+
+    /** The live app `appId` and the caller's role in its tenant; undefined when it does not belong there (404). */
+    async consoleAppAccess(caller: ConsoleCaller, appId: string): Promise<{ app: Application; role: TenantRole } | undefined> {
+      const app = await applications.findApplication(db, appId);
+      const role = app && (await roleIn(db, caller, app.tenantId));
+      // The console app itself (the system tenant's) is the operator's alone.
+      if (!app || role === undefined || (app.id === (await consoleApp()) && !caller.operator)) return undefined;
+      return { app, role };
+    },
 
     /** The app whose verified domain is this Host. */
     appOfDomain: (host: string): Promise<Application | undefined> => applications.findApplicationByDomain(db, host),

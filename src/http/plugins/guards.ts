@@ -1,9 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { Guards } from './guards-interface.js';
 import type { Deps } from '../../deps.js';
-import { forbidden, unauthorized } from '../../errors.js';
+import { badRequest, forbidden, notFound, unauthorized } from '../../errors.js';
 import { allowedOriginsOf } from '../../services/apps/origins.js';
 import {
   claimedAudience,
+  consoleMayCall,
   createCredentials,
   needsSecondFactor,
   refusePaused,
@@ -18,7 +20,7 @@ import { requestCookie, SESSION_COOKIE } from '../cookies.js';
 // how its three ways of answering agree). Here: which header or cookie carries what, and what the answer
 // puts on the request.
 
-export { refusePaused, type PresumedKey };
+export { refusePaused, type Guards, type PresumedKey };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -43,48 +45,6 @@ function bearer(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-export interface Guards {
-  /** Publishable: the app from X-Publishable-Key, else from the Host of a verified domain. */
-  publishable(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Secret: the app from `Authorization: Bearer sk_...`. */
-  secret(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Secret, and still open while the tenant is paused (billing routes: the way to pay). */
-  billing(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /**
-   * `publishable` for a route whose body names an `email` it next looks up (password sign-in): with a
-   * publishable key sent, one statement reads the key's app and that user, and request.emailUser holds
-   * what it found.
-   */
-  publishableWithEmailUser(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Publishable + Session: both, and the session must be live. */
-  publishableSession(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Secret, or Publishable + Session (tables, buckets). */
-  secretOrSession(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Resolves the app the way `publishable` does but without failing; for routes with other fallbacks. */
-  resolvePublishable(request: FastifyRequest, queryKey?: string): Promise<Application | undefined>;
-  /** Checks the access token (Bearer or cookie) against the request's app; sets request.session. */
-  authenticateSession(request: FastifyRequest): Promise<void>;
-  /**
-   * `publishable`, unless this node has seen the request's publishable key name an app: then it only sets
-   * request.presumedKey, and the route runs through `presumed`.
-   */
-  presumingPublishable(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** `secretOrSession`, unless this node has seen the request's secret key name an app (as presumingPublishable). */
-  presumingSecretOrSession(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Runs the guard a presuming guard skipped (401 or 402 as it would have), setting request.application. */
-  confirmPresumed(request: FastifyRequest): Promise<void>;
-  /**
-   * The work of a route behind a presuming guard. With a presumed key, `gated` does the work with the key
-   * checked inside its own statement (KeyGate in store/repos/applications.ts) and answers undefined when
-   * that statement found nothing to do (the key not live, the tenant paused, or the route's own miss).
-   * Then, or when `gated` throws, the skipped guard runs (its 401 or 402 win, as they would have come
-   * first); if it passes, the failure is thrown again, or `checked` does the work the ordinary way and
-   * tells the miss exactly. Without a presumed key, `checked` runs alone.
-   */
-  presumed<T>(request: FastifyRequest, gated: (key: PresumedKey) => Promise<T | undefined>, checked: () => Promise<T>): Promise<T>;
-}
-
-
 /** The access token a request carries: `Authorization: Bearer`, else the session cookie. */
 function sessionToken(request: FastifyRequest): { token: string; via: 'bearer' | 'cookie' } | undefined {
   const fromHeader = bearer(request);
@@ -99,7 +59,7 @@ function enforceMfaPolicy(request: FastifyRequest, app: Application): void {
   throw forbidden('this application requires a second factor: enroll one (docs/mfa.md), then use this session', 'mfa_enrollment_required');
 }
 
-export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards {
+export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys' | 'config'>): Guards {
   const credentials = createCredentials(deps);
 
   function acceptApp(request: FastifyRequest, app: Application, via: 'publishable' | 'secret' | 'host'): void {
@@ -148,6 +108,36 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     request.emailUser = { emailNormalized: found.emailNormalized, user: found.user };
   }
 
+  /**
+   * The one authorisation step of app data with a Console credential: "member or token of app X's tenant
+   * with role R" becomes the caller "secret key of app X", as the role allows (viewers read). False when
+   * `token` is no Console credential; 400 without X-App-Id, 404 for an app of a tenant the caller is not in.
+   */
+  async function consoleData(request: FastifyRequest, token: string): Promise<boolean> {
+    const caller = await credentials.consoleCaller(token);
+    if (caller === undefined) return false;
+    if (caller === 'invalid') throw unauthorized('invalid, expired or revoked Console credential');
+    const appId = request.headers['x-app-id'];
+    if (typeof appId !== 'string' || !appId) throw badRequest('a Console credential needs the header X-App-Id: <app_id> on this route', 'app_id_required');
+    const access = await credentials.consoleAppAccess(caller, appId);
+    if (!access) throw notFound(`application ${appId} not found`);
+    if (!consoleMayCall(access.role, request.method, request.routeOptions.url)) throw forbidden('the viewer role may only read (GET, and POST .../rows/query)');
+    acceptApp(request, access.app, 'secret');
+    request.consoleCaller = caller;
+    return true;
+  }
+
+  /** A Console credential sent to a route that takes a user's session too: X-App-Id, or no publishable key, says so. */
+  const consoleDataInstead = (request: FastifyRequest, token: string | undefined): Promise<boolean> | false =>
+    token !== undefined && (request.headers['x-app-id'] !== undefined || request.headers['x-publishable-key'] === undefined) && consoleData(request, token);
+
+  async function consoleGuard(request: FastifyRequest): Promise<void> {
+    const token = bearer(request);
+    const caller = token === undefined ? undefined : await credentials.consoleCaller(token);
+    if (caller === undefined || caller === 'invalid') throw unauthorized('missing or invalid Console credential: Authorization: Bearer <console access token, tk_ token or ADMIN_TOKEN>');
+    request.consoleCaller = caller;
+  }
+
   async function secret(request: FastifyRequest): Promise<void> {
     await billing(request);
     refusePaused(request.application);
@@ -162,6 +152,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
       acceptApp(request, app, 'secret');
       return;
     }
+    if (await consoleData(request, token)) return;
     // A valid credential without the right for this route is 403; an invalid one stays 401.
     if (token.startsWith('pk_') && (await credentials.appFromKey(token, 'publishable'))) {
       throw forbidden('this route needs the secret key, not the publishable key');
@@ -220,6 +211,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
   async function secretOrSession(request: FastifyRequest): Promise<void> {
     const token = bearer(request);
     if (token?.startsWith('sk_')) return secret(request);
+    if (await consoleDataInstead(request, token)) return refusePaused(request.application);
     return publishableSession(request);
   }
 
@@ -232,7 +224,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
 
   async function presumingSecretOrSession(request: FastifyRequest): Promise<void> {
     const token = bearer(request);
-    if (!token?.startsWith('sk_')) return publishableSession(request);
+    if (!token?.startsWith('sk_')) return (await consoleDataInstead(request, token)) ? refusePaused(request.application) : publishableSession(request);
     const presumed = credentials.presumedKey(token, 'secret');
     if (!presumed) return secret(request);
     // An app the CORS check resolved (from a publishable key or the Host) is not this request's app.
@@ -268,6 +260,7 @@ export function createGuards(deps: Pick<Deps, 'db' | 'clock' | 'keys'>): Guards 
     publishableWithEmailUser,
     secret,
     billing,
+    console: consoleGuard,
     publishableSession,
     secretOrSession,
     resolvePublishable,

@@ -33,6 +33,10 @@ import { organizationMemberRoutes } from './organizations/members.js';
 import { organizationRoleRoutes } from './organizations/roles.js';
 import { activeOrganizationRoutes } from './organizations/active.js';
 import { webhookRoutes } from './webhooks/index.js';
+import { managementAppRoutes } from './management/apps.js';
+import { managementConsoleRoutes } from './management/console.js';
+import { managementInvitationRoutes } from './management/invitations.js';
+import { managementTenantRoutes } from './management/tenants.js';
 
 /** Every route module, one per spec part, registered explicitly. */
 export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -79,4 +83,9 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   activeOrganizationRoutes(app, deps, guards);
   // Webhooks (docs/webhooks.md)
   webhookRoutes(app, deps, guards);
+  // Tenant self-service: the Management API (docs/management.md)
+  managementTenantRoutes(app, deps, guards);
+  managementInvitationRoutes(app, deps, guards);
+  managementAppRoutes(app, deps, guards);
+  managementConsoleRoutes(app, deps, guards);
 }

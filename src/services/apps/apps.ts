@@ -9,10 +9,13 @@ import type { Application } from '../../store/repos/applications.js';
 import { findAppObjectsLimit } from '../../store/repos/object-usage.js';
 import * as tenants from '../../store/repos/tenants.js';
 import { findTablesLimit } from '../../store/repos/custom-tables.js';
+import type { ApplicationUpdate } from '../../store/types.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { KeyRing } from './keys.js';
 import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
 import { settingsToColumns, type AppSettings } from './settings.js';
+import { OPERATOR_CONTEXT, type EventContext } from '../events/types.js';
+import { recordAppEvent, recordTenantEvent } from '../management/events.js';
 
 export type { AppSettings };
 
@@ -64,10 +67,14 @@ export interface TenantView {
 }
 
 /** Creates a tenant. */
-export async function createTenant(deps: AppsDeps, name: string): Promise<TenantView> {
+export async function createTenant(deps: AppsDeps, name: string, context: EventContext = OPERATOR_CONTEXT): Promise<TenantView> {
   if (!name.trim()) throw badRequest('name must not be empty');
-  const row = { id: newTenantId(), name: name.trim(), created_at: iso(deps.clock.now()) };
-  await tenants.insertTenant(deps.db, row);
+  const at = deps.clock.now();
+  const row = { id: newTenantId(), name: name.trim(), created_at: iso(at) };
+  await inTransaction(deps.db, async (trx) => {
+    await tenants.insertTenant(trx, row);
+    await recordTenantEvent(trx, context, row.id, 'tenant.created', { name: row.name }, at);
+  });
   return { tenant_id: row.id, name: row.name, created_at: row.created_at };
 }
 
@@ -81,73 +88,89 @@ async function withUniqueDomain<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** Creates an application with its publishable key, secret key (shown once) and first signing key. */
-export async function createApp(deps: AppsDeps, tenantId: string, name: string, settings: AppSettings): Promise<AppView> {
+export async function createApp(deps: AppsDeps, tenantId: string, name: string, settings: AppSettings, context: EventContext = OPERATOR_CONTEXT): Promise<AppView> {
   if (!name.trim()) throw badRequest('name must not be empty');
   if (!(await tenants.findLiveTenant(deps.db, tenantId))) throw notFound(`tenant ${tenantId} not found`);
   const columns = settingsToColumns(settings);
-  const now = iso(deps.clock.now());
+  const at = deps.clock.now();
+  const now = iso(at);
   const appId = newAppId();
   const publishableKey = newPublishableKey();
   const secretKey = newSecretKey();
   await withUniqueDomain(() =>
     deps.db.transaction().execute(async (trx) => {
-      await applications.insertApplication(trx, {
-        id: appId,
-        tenant_id: tenantId,
-        name: name.trim(),
-        domain: columns.domain ?? null,
-        allowed_origins: (columns.allowed_origins as string | undefined) ?? '[]',
-        verification_method: (columns.verification_method as AppView['verification_method'] | undefined) ?? 'code',
-        passwords_enabled: (columns.passwords_enabled as number | undefined) ?? 1,
-        hashcash_enabled: (columns.hashcash_enabled as number | undefined) ?? null,
-        hashcash_difficulty: (columns.hashcash_difficulty as number | undefined) ?? 6,
-        bot_min_usd_cents: (columns.bot_min_usd_cents as number | undefined) ?? 100,
-        link_landing: (columns.link_landing as number | undefined) ?? 0,
-        self_delete: (columns.self_delete as number | undefined) ?? 1,
-        mfa_policy: (columns.mfa_policy as 'required' | null | undefined) ?? null,
-        tables_limit_bytes: (columns.tables_limit_bytes as number | null | undefined) ?? null,
-        objects_limit_bytes: (columns.objects_limit_bytes as number | null | undefined) ?? null,
-        token_claims: (columns.token_claims as string | null | undefined) ?? null,
-        organizations_enabled: (columns.organizations_enabled as number | undefined) ?? 1,
-        org_creation: (columns.org_creation as 'users' | 'server' | undefined) ?? 'users',
-        email_from: (columns.email_from as string | null | undefined) ?? null,
-        reply_to: (columns.reply_to as string | null | undefined) ?? null,
-        created_at: now,
-        updated_at: now,
-      });
-      for (const [kind, key] of [['publishable', publishableKey], ['secret', secretKey]] as const) {
-        await apiKeys.insertApiKey(trx, {
-          id: newUuid(),
-          app_id: appId,
-          kind,
-          key_hash: sha256Hex(key),
-          publishable_key: kind === 'publishable' ? key : null,
-          key_end: kind === 'secret' ? key.slice(-4) : null,
-          created_at: now,
-          expires_at: null,
-        });
-      }
-      await deps.keys.rotate(trx, appId);
+      await insertApp(trx, deps, { tenantId, appId, name: name.trim(), columns, now, publishableKey, secretKey });
+      await recordTenantEvent(trx, context, tenantId, 'app.created', { app_id: appId, name: name.trim() }, at);
     }),
   );
   return { ...(await describeApp(deps, appId)), secret_key: secretKey };
 }
 
+/** The rows of a new app: the app, its two keys and its first signing key, in the caller's transaction. */
+export async function insertApp(
+  trx: Db,
+  deps: Pick<AppsDeps, 'keys'>,
+  app: { tenantId: string; appId: string; name: string; columns: ApplicationUpdate; now: string; publishableKey: string; secretKey: string },
+): Promise<void> {
+  await applications.insertApplication(trx, {
+    id: app.appId,
+    tenant_id: app.tenantId,
+    name: app.name,
+    domain: app.columns.domain ?? null,
+    allowed_origins: (app.columns.allowed_origins as string | undefined) ?? '[]',
+    verification_method: (app.columns.verification_method as AppView['verification_method'] | undefined) ?? 'code',
+    passwords_enabled: (app.columns.passwords_enabled as number | undefined) ?? 1,
+    hashcash_enabled: (app.columns.hashcash_enabled as number | undefined) ?? null,
+    hashcash_difficulty: (app.columns.hashcash_difficulty as number | undefined) ?? 6,
+    bot_min_usd_cents: (app.columns.bot_min_usd_cents as number | undefined) ?? 100,
+    link_landing: (app.columns.link_landing as number | undefined) ?? 0,
+    self_delete: (app.columns.self_delete as number | undefined) ?? 1,
+    mfa_policy: (app.columns.mfa_policy as 'required' | null | undefined) ?? null,
+    tables_limit_bytes: (app.columns.tables_limit_bytes as number | null | undefined) ?? null,
+    objects_limit_bytes: (app.columns.objects_limit_bytes as number | null | undefined) ?? null,
+    token_claims: (app.columns.token_claims as string | null | undefined) ?? null,
+    organizations_enabled: (app.columns.organizations_enabled as number | undefined) ?? 1,
+    org_creation: (app.columns.org_creation as 'users' | 'server' | undefined) ?? 'users',
+    email_from: (app.columns.email_from as string | null | undefined) ?? null,
+    reply_to: (app.columns.reply_to as string | null | undefined) ?? null,
+    created_at: app.now,
+    updated_at: app.now,
+  });
+  for (const [kind, key] of [['publishable', app.publishableKey], ['secret', app.secretKey]] as const) {
+    await apiKeys.insertApiKey(trx, {
+      id: newUuid(),
+      app_id: app.appId,
+      kind,
+      key_hash: sha256Hex(key),
+      publishable_key: kind === 'publishable' ? key : null,
+      key_end: kind === 'secret' ? key.slice(-4) : null,
+      created_at: app.now,
+      expires_at: null,
+    });
+  }
+  await deps.keys.rotate(trx, app.appId);
+}
+
 /** Changes the app's settings; omitted settings stay as they are. */
-export async function updateApp(deps: AppsDeps, appId: string, settings: AppSettings & { name?: string }): Promise<AppView> {
-  await requireApp(deps.db, appId);
+export async function updateApp(deps: AppsDeps, appId: string, settings: AppSettings & { name?: string }, context: EventContext = OPERATOR_CONTEXT): Promise<AppView> {
+  const app = await requireApp(deps.db, appId);
   const columns = settingsToColumns(settings);
   if (settings.name !== undefined) {
     if (!settings.name.trim()) throw badRequest('name must not be empty');
     columns.name = settings.name.trim();
   }
-  columns.updated_at = iso(deps.clock.now());
+  // The names `app show --json` prints: allowedOrigins and its add/remove flags are allowed_origins.
+  const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/^(add|remove)_/, '');
+  const changed = [...new Set(Object.keys(settings).filter((key) => settings[key as keyof typeof settings] !== undefined).map(snake))];
+  const at = deps.clock.now();
+  columns.updated_at = iso(at);
   const add = settings.addAllowedOrigins?.map(parseOrigin) ?? [];
   const remove = new Set(settings.removeAllowedOrigins?.map(parseOrigin) ?? []);
   await withUniqueDomain(() =>
     inTransaction(deps.db, async (trx) => {
       // The first write takes the row's lock, so two edits of the list at once each see the other's result.
       await applications.updateApplication(trx, appId, columns);
+      await recordAppEvent(trx, context, app, 'app.updated', { changed }, at);
       if (add.length === 0 && remove.size === 0) return;
       const current = (await requireApp(trx, appId)).allowedOrigins;
       const origins = [...new Set([...current, ...add])].filter((origin) => !remove.has(origin));
@@ -158,9 +181,12 @@ export async function updateApp(deps: AppsDeps, appId: string, settings: AppSett
 }
 
 /** A new signing key, used at once; the old one stays published while its tokens may live. */
-export async function rotateSigningKey(deps: AppsDeps, appId: string): Promise<AppView> {
-  await requireApp(deps.db, appId);
-  await deps.keys.rotate(deps.db, appId);
+export async function rotateSigningKey(deps: AppsDeps, appId: string, context: EventContext = OPERATOR_CONTEXT): Promise<AppView> {
+  const app = await requireApp(deps.db, appId);
+  await inTransaction(deps.db, async (trx) => {
+    await deps.keys.rotate(trx, appId);
+    await recordAppEvent(trx, context, app, 'app.signing_key_rotated', {}, deps.clock.now());
+  });
   return describeApp(deps, appId);
 }
 
@@ -173,8 +199,8 @@ export interface RotatedSecret extends AppView {
 }
 
 /** A new secret key; the old ones die now, or after `keepOldForSeconds`. */
-export async function rotateSecretKey(deps: AppsDeps, appId: string, keepOldForSeconds = 0): Promise<RotatedSecret> {
-  await requireApp(deps.db, appId);
+export async function rotateSecretKey(deps: AppsDeps, appId: string, keepOldForSeconds = 0, context: EventContext = OPERATOR_CONTEXT): Promise<RotatedSecret> {
+  const app = await requireApp(deps.db, appId);
   const now = deps.clock.now();
   const endsAt = iso(addSeconds(now, keepOldForSeconds));
   const secretKey = newSecretKey();
@@ -190,6 +216,7 @@ export async function rotateSecretKey(deps: AppsDeps, appId: string, keepOldForS
       created_at: iso(now),
       expires_at: null,
     });
+    await recordAppEvent(trx, context, app, 'app.secret_key_rotated', { old_key_expires_at: old.length ? endsAt : null }, now);
     return old;
   });
   const newest = ended.sort((a, b) => b.created_at.localeCompare(a.created_at))[0];

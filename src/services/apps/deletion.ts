@@ -5,6 +5,8 @@ import type { Db } from '../../store/db.js';
 import * as applications from '../../store/repos/applications.js';
 import * as tenants from '../../store/repos/tenants.js';
 import { inTransaction } from '../../store/transaction.js';
+import { OPERATOR_CONTEXT, type EventContext } from '../events/types.js';
+import { recordTenantEvent } from '../management/events.js';
 import { purgeDeletedApps, type PurgeCounts, type PurgeDeps, type PurgeOptions } from './purge.js';
 
 // Deleting an app or a tenant (docs/operations.md and docs/privacy.md), first half: one short transaction marks it
@@ -19,20 +21,30 @@ export interface DeletionMark {
 }
 
 /** Marks the app deleted; an app marked earlier whose purge did not finish is answered as marked. 404 when unknown. */
-export async function markAppDeleted(deps: { db: Db; clock: Clock }, appId: string): Promise<DeletionMark> {
-  const now = iso(deps.clock.now());
-  if (await inTransaction(deps.db, (trx) => applications.markApplicationDeleted(trx, appId, now))) return { app_ids: [appId], deleted_at: now };
+export async function markAppDeleted(deps: { db: Db; clock: Clock }, appId: string, context: EventContext = OPERATOR_CONTEXT): Promise<DeletionMark> {
+  const at = deps.clock.now();
+  const now = iso(at);
+  const app = await applications.findApplication(deps.db, appId);
+  const marked =
+    app !== undefined &&
+    (await inTransaction(deps.db, async (trx) => {
+      if (!(await applications.markApplicationDeleted(trx, appId, now))) return false;
+      await recordTenantEvent(trx, context, app.tenantId, 'app.deleted', { app_id: appId, name: app.name }, at);
+      return true;
+    }));
+  if (marked) return { app_ids: [appId], deleted_at: now };
   if (await applications.isApplicationMarkedDeleted(deps.db, appId)) return { app_ids: [appId], deleted_at: now };
   throw notFound(`application ${appId} not found`);
 }
 
 /** Marks the tenant and every app of it deleted, in one transaction; a tenant marked earlier answers its unpurged apps. 404 when unknown. */
-export async function markTenantDeleted(deps: { db: Db; clock: Clock }, tenantId: string): Promise<DeletionMark> {
-  const now = iso(deps.clock.now());
+export async function markTenantDeleted(deps: { db: Db; clock: Clock }, tenantId: string, context: EventContext = OPERATOR_CONTEXT): Promise<DeletionMark> {
+  const at = deps.clock.now();
+  const now = iso(at);
   const tenant = await tenants.findTenant(deps.db, tenantId);
   if (!tenant) throw notFound(`tenant ${tenantId} not found`);
   await inTransaction(deps.db, async (trx) => {
-    await tenants.markTenantDeleted(trx, tenantId, now);
+    if (await tenants.markTenantDeleted(trx, tenantId, now)) await recordTenantEvent(trx, context, tenantId, 'tenant.deleted', {}, at);
     for (const appId of await applications.listApplicationIdsOfTenant(trx, tenantId)) await applications.markApplicationDeleted(trx, appId, now);
   });
   return { app_ids: await applications.listDeletedApplicationIdsOfTenant(deps.db, tenantId), deleted_at: tenant.deleted_at ?? now };

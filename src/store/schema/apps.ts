@@ -8,6 +8,8 @@ export interface TenantsTable {
   created_at: string;
   /** Set once, when the tenant is deleted (migration 0020): its row stays, marked, beside its billing ledger. */
   deleted_at?: string | null;
+  /** 1 for the built-in system tenant holding the console app (migration 0034): never listed to tenants. */
+  system?: Generated<number>;
 }
 
 export interface ApplicationsTable {

@@ -9,6 +9,7 @@ import type { EmailTemplatesTable, MailOutboxTable } from './mail.js';
 import type { EventCountsTable, EventsTable } from './events.js';
 import type { OrganizationInvitationsTable, OrganizationMembersTable, OrganizationRolesTable, OrganizationsTable, OrganizationUserCountsTable } from './organizations.js';
 import type { WebhookDeliveriesTable, WebhookEndpointCountsTable, WebhookEndpointTypesTable, WebhookEndpointsTable } from './webhooks.js';
+import type { ConsoleOperatorsTable, ConsoleSetupTokensTable, TenantApiTokensTable, TenantInvitationsTable, TenantMembersTable } from './management.js';
 
 // The schema as Kysely sees it, one declaration per table (in the file of its area), listed here once.
 // Portable across SQLite and PostgreSQL: timestamps are ISO 8601 UTC text (lexicographic order = time
@@ -26,6 +27,7 @@ export * from './mail.js';
 export * from './events.js';
 export * from './organizations.js';
 export * from './webhooks.js';
+export * from './management.js';
 
 export interface Database {
   tenants: TenantsTable;
@@ -78,4 +80,9 @@ export interface Database {
   webhook_endpoint_types: WebhookEndpointTypesTable;
   webhook_endpoint_counts: WebhookEndpointCountsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  tenant_members: TenantMembersTable;
+  tenant_invitations: TenantInvitationsTable;
+  tenant_api_tokens: TenantApiTokensTable;
+  console_operators: ConsoleOperatorsTable;
+  console_setup_tokens: ConsoleSetupTokensTable;
 }

@@ -1,0 +1,40 @@
+import type { Db } from '../db.js';
+import type { TenantApiTokensTable } from '../types.js';
+
+// Tenant API tokens (docs/management.md): `tk_...`, kept as SHA-256. No cache anywhere: every request reads
+// the row, so a revoke holds on every node at once.
+
+export type ApiTokenRow = TenantApiTokensTable;
+
+export async function insertApiToken(db: Db, row: ApiTokenRow): Promise<void> {
+  await db.insertInto('tenant_api_tokens').values(row).execute();
+}
+
+/** The live token (not revoked, not expired) with this hash, or undefined. */
+export async function findLiveApiToken(db: Db, tokenHash: string, now: string): Promise<ApiTokenRow | undefined> {
+  return db
+    .selectFrom('tenant_api_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirst();
+}
+
+/** The tenant's tokens not revoked, newest first. */
+export async function listApiTokens(db: Db, tenantId: string): Promise<ApiTokenRow[]> {
+  return db.selectFrom('tenant_api_tokens').selectAll().where('tenant_id', '=', tenantId).where('revoked_at', 'is', null).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** Revokes the token; false when it is unknown or revoked already. */
+export async function revokeApiToken(db: Db, tenantId: string, tokenId: string, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('tenant_api_tokens')
+    .set({ revoked_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', tokenId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}

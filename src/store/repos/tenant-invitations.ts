@@ -1,0 +1,56 @@
+import type { Db } from '../db.js';
+import type { TenantInvitationsTable } from '../types.js';
+
+// Invitations to a tenant (docs/management.md), scoped by the tenant; the token is kept as its SHA-256.
+
+export type InvitationRow = TenantInvitationsTable;
+
+export async function insertInvitation(db: Db, row: InvitationRow): Promise<void> {
+  await db.insertInto('tenant_invitations').values(row).execute();
+}
+
+/** The tenant's invitations, newest first. */
+export async function listInvitations(db: Db, tenantId: string): Promise<InvitationRow[]> {
+  return db.selectFrom('tenant_invitations').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+export async function findInvitation(db: Db, tenantId: string, invitationId: string): Promise<InvitationRow | undefined> {
+  return db.selectFrom('tenant_invitations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', invitationId).executeTakeFirst();
+}
+
+/** The invitation a token names (any state), or undefined. */
+export async function findInvitationByTokenHash(db: Db, tokenHash: string): Promise<InvitationRow | undefined> {
+  return db.selectFrom('tenant_invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Revokes a pending invitation; false when it is unknown or no longer pending. */
+export async function revokeInvitation(db: Db, tenantId: string, invitationId: string, now: string): Promise<boolean> {
+  const row = await db
+    .updateTable('tenant_invitations')
+    .set({ revoked_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', invitationId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Consumes the invitation in one conditional write: only a pending, unexpired one addressed to
+ * `emailNormalized` is accepted, once. Undefined when nothing was consumed.
+ */
+export async function acceptInvitation(db: Db, tenantId: string, tokenHash: string, emailNormalized: string, userId: string, now: string): Promise<InvitationRow | undefined> {
+  return db
+    .updateTable('tenant_invitations')
+    .set({ accepted_at: now, accepted_by: userId })
+    .where('tenant_id', '=', tenantId)
+    .where('token_hash', '=', tokenHash)
+    .where('email_normalized', '=', emailNormalized)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
