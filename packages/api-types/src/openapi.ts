@@ -11922,6 +11922,8 @@ export interface operations {
                                 [key: string]: string;
                             } | null;
                             organizations_enabled: boolean;
+                            email_from: string | null;
+                            reply_to: string | null;
                             org_creation: string;
                             signing_key_id: string | null;
                             /** Format: date-time */
@@ -11981,6 +11983,8 @@ export interface operations {
                         [key: string]: unknown;
                     } | null;
                     organizations_enabled?: boolean;
+                    email_from?: string | null;
+                    reply_to?: string | null;
                     org_creation?: "users" | "server";
                 };
             };
@@ -12016,6 +12020,8 @@ export interface operations {
                             [key: string]: string;
                         } | null;
                         organizations_enabled: boolean;
+                        email_from: string | null;
+                        reply_to: string | null;
                         org_creation: string;
                         signing_key_id: string | null;
                         /** Format: date-time */
@@ -12113,6 +12119,8 @@ export interface operations {
                             [key: string]: string;
                         } | null;
                         organizations_enabled: boolean;
+                        email_from: string | null;
+                        reply_to: string | null;
                         org_creation: string;
                         signing_key_id: string | null;
                         /** Format: date-time */
@@ -12223,6 +12231,8 @@ export interface operations {
                         [key: string]: unknown;
                     } | null;
                     organizations_enabled?: boolean;
+                    email_from?: string | null;
+                    reply_to?: string | null;
                     org_creation?: "users" | "server";
                 };
             };
@@ -12258,6 +12268,8 @@ export interface operations {
                             [key: string]: string;
                         } | null;
                         organizations_enabled: boolean;
+                        email_from: string | null;
+                        reply_to: string | null;
                         org_creation: string;
                         signing_key_id: string | null;
                         /** Format: date-time */

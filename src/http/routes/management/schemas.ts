@@ -42,6 +42,8 @@ export const AppSettingsFields = {
   mfa: Type.Optional(Type.Union([Type.Literal('optional'), Type.Literal('required')])),
   token_claims: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
   organizations_enabled: Type.Optional(Type.Boolean()),
+  email_from: Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()])),
+  reply_to: Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()])),
   org_creation: Type.Optional(Type.Union([Type.Literal('users'), Type.Literal('server')])),
 };
 
@@ -66,6 +68,8 @@ export const AppBody = Type.Object(
     objects_limit_bytes: Type.Union([Type.Integer(), Type.Null()]),
     token_claims: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
     organizations_enabled: Type.Boolean(),
+    email_from: Type.Union([Type.String(), Type.Null()]),
+    reply_to: Type.Union([Type.String(), Type.Null()]),
     org_creation: Type.String(),
     signing_key_id: Type.Union([Type.String(), Type.Null()]),
     created_at: Timestamp,
@@ -94,5 +98,7 @@ export function settingsOf(body: Record<string, unknown>) {
     tokenClaims: b.token_claims,
     organizations: b.organizations_enabled,
     orgCreation: b.org_creation,
+    emailFrom: b.email_from,
+    replyTo: b.reply_to,
   };
 }
