@@ -38,6 +38,15 @@ export const APP_TABLES_BEFORE_USERS: readonly AppScopedTable[] = [
   { table: 'oauth_providers', key: ['app_id', 'provider'], appColumn: 'app_id' },
   { table: 'hashcash_spent', key: ['challenge_hash'], appColumn: 'app_id' },
   { table: 'bot_auth_replays', key: ['signature_hash'], appColumn: 'app_id' },
+  // Webhooks (migration 0033): the queue before the endpoints it names, then their patterns and the cap's count.
+  { table: 'webhook_deliveries', key: ['id'], appColumn: 'app_id' },
+  { table: 'webhook_endpoint_types', key: ['app_id', 'pattern', 'endpoint_id'], appColumn: 'app_id' },
+  { table: 'webhook_endpoints', key: ['id'], appColumn: 'app_id' },
+  { table: 'webhook_endpoint_counts', key: ['app_id'], appColumn: 'app_id' },
+  // The app's events and their per-day counts (migration 0032; an app's counts are scoped by its id). The
+  // tenant's own events (app_id null: app.created, app.deleted, members...) outlive the app they name.
+  { table: 'events', key: ['event_id'], appColumn: 'app_id' },
+  { table: 'event_counts', key: ['scope_id', 'day', 'type', 'slot'], appColumn: 'scope_id' },
 ];
 
 export const APP_TABLES_AFTER_USERS: readonly AppScopedTable[] = [
