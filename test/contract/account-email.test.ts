@@ -62,7 +62,7 @@ describe('15 change of email', () => {
     const code = await codeFor(env.sink, newEmail);
     const done = await confirmChange(user.tokens.access_token, { code });
     expect(done.status).toBe(200);
-    expect(done.body).toEqual({ user_id: user.userId, email: newEmail, email_verified: true, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null });
+    expect(done.body).toEqual({ user_id: user.userId, email: newEmail, email_verified: true, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null, organization: null });
     expect((await me(user.tokens.access_token)).body).toEqual(done.body);
     expect((await signIn(newEmail)).status).toBe(200);
     expect((await signIn(user.email)).status).toBe(401);

@@ -48,7 +48,7 @@ describe('GET /v1/me answers each user their own data, however often it is asked
         for (const server of [a, b]) {
           const res = await me(server, user.access_token);
           expect(res.status).toBe(200);
-          expect(res.body).toEqual({ user_id: user.userId, email: user.email, email_verified: user.emailVerified, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null });
+          expect(res.body).toEqual({ user_id: user.userId, email: user.email, email_verified: user.emailVerified, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null, organization: null });
         }
       }
     }
@@ -61,7 +61,7 @@ describe('GET /v1/me answers each user their own data, however often it is asked
     for (const server of [a, b]) {
       const after = await me(server, user.access_token);
       expect(after.status).toBe(200);
-      expect(after.body).toEqual({ user_id: user.userId, email: `changed-${user.email}`, email_verified: !user.emailVerified, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null });
+      expect(after.body).toEqual({ user_id: user.userId, email: `changed-${user.email}`, email_verified: !user.emailVerified, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null, organization: null });
     }
   });
 });

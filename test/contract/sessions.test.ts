@@ -23,7 +23,7 @@ const refresh = (refresh_token: string, target: TestApp = app) =>
 describe('4.1 GET /v1/me and the Publishable + Session guard', () => {
   it('answers the user with a Bearer token or the __session cookie', async () => {
     const user = await verifiedUser(env, app);
-    const expected = { user_id: user.userId, email: user.email, email_verified: true, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null };
+    const expected = { user_id: user.userId, email: user.email, email_verified: true, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null, organization: null };
     const bearer = await api(env.server, 'GET', '/v1/me', { publishableKey: app.publishable_key, bearer: user.tokens.access_token });
     expect(bearer.status).toBe(200);
     expect(bearer.body).toEqual(expected);

@@ -101,7 +101,7 @@ describe('4.3 SSO: the browser hop from a.example.test to b.example.test', () =>
 
     const me = await browser.request('GET', `${B}/v1/me`);
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ user_id: exchanged.body.user_id, email: user.email, email_verified: false, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null });
+    expect(me.body).toEqual({ user_id: exchanged.body.user_id, email: user.email, email_verified: false, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null, organization: null });
     expect((await browser.request('GET', `${A}/v1/me`)).body.user_id).toBe(user.id);
 
     const reused = await browser.request('POST', `${B}/v1/sso/exchange`, { body: { token } });

@@ -40,7 +40,7 @@ describe('metadata', () => {
     const shown = await secret('GET', `/v1/users/${user.id}`);
     expect(shown.body).toMatchObject({ public_metadata: {}, private_metadata: {}, unsafe_metadata: {}, banned: false });
     const mine = await me(user.token);
-    expect(mine.body).toEqual({ user_id: user.id, email: shown.body.email, email_verified: false, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null });
+    expect(mine.body).toEqual({ user_id: user.id, email: shown.body.email, email_verified: false, is_bot: false, public_metadata: {}, unsafe_metadata: {}, locale: null, organization: null });
   });
 
   it('the server writes all three; /v1/me shows public and unsafe, never private', async () => {

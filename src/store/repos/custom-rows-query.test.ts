@@ -65,7 +65,8 @@ describe('custom-table keyset SELECT text', () => {
     const q = gatedJsonSegmentQuery(TABLE, check, columns, [gte], 'u1', { sort, dir: 'desc', part: 'all', limit: 51 });
     expect(q.sql).toBe(
       `select '{"row_id":"' || row_id || '","data":{' || concat_ws(',', $1::text || ${score}::text, $2::text || '"' || to_char(${due} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"')` +
-        ` || '},"user_id":' || coalesce(to_json(user_id)::text, 'null') || ',"created_at":"' || created_at || '","updated_at":"' || updated_at || '"}' as j` +
+        ` || '},"user_id":' || case when user_id like 'org:%' then 'null,"organization_id":' || to_json(substr(user_id, 5))::text else coalesce(to_json(user_id)::text, 'null') || ',"organization_id":null' end` +
+        ` || ',"created_by":' || coalesce(to_json(created_by)::text, 'null') || ',"created_at":"' || created_at || '","updated_at":"' || updated_at || '"}' as j` +
         ` from ${t} where gh_checked_table_version($3, $4, $5, $6) = 7 and ${score} >= $7 and user_id = $8 order by ${due} desc, row_id desc limit 51`,
     );
     // A name is user text: a parameter, JSON-quoted, never part of the SQL.
