@@ -153,8 +153,9 @@ class OutboxWorker {
   }
 
   /** Up to `room` due rows, leased to this worker. */
-  private claimRows(room: number): Promise<MailOutboxRow[]> {
+  private async claimRows(room: number): Promise<MailOutboxRow[]> {
     const now = this.deps.clock.now();
+    if (!(await outbox.anyDueMail(this.deps.db, iso(now)))) return [];
     return inTransaction(this.deps.db, (trx) =>
       outbox.claimDueMail(trx, {
         holder: this.holder,

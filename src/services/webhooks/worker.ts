@@ -104,8 +104,9 @@ class DeliveryWorker {
     }
   }
 
-  private claimRows(room: number): Promise<WebhookDeliveryRow[]> {
+  private async claimRows(room: number): Promise<WebhookDeliveryRow[]> {
     const now = this.deps.clock.now();
+    if (!(await deliveries.anyDueDelivery(this.deps.db, iso(now)))) return [];
     return inTransaction(this.deps.db, (trx) =>
       deliveries.claimDueDeliveries(trx, {
         holder: this.holder,

@@ -7,6 +7,19 @@ export async function insertOutboxMail(db: Db, row: MailOutboxRow): Promise<void
   await db.insertInto('mail_outbox').values(row).execute();
 }
 
+/** Whether any email is due and free: a read, so an idle worker's poll takes no write lock (see anyDueDelivery). */
+export async function anyDueMail(db: Db, now: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('mail_outbox')
+    .select('id')
+    .where('gave_up_at', 'is', null)
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Leases up to `limit` due emails to `holder` until `leaseUntil`; each row goes to one node only. The
  * UPDATE re-checks the lease, so two nodes racing for a row cannot both take it on either database;

@@ -104,6 +104,21 @@ export async function insertDeliveries(db: Db, rows: WebhookDeliveryRow[]): Prom
 }
 
 /**
+ * Whether any delivery is due and free: a read, so an idle worker's poll takes no write lock (on SQLite a
+ * claim that waits for another process's write lock would stop the node's event loop for the busy timeout).
+ */
+export async function anyDueDelivery(db: Db, now: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
  * Leases up to `limit` due deliveries to `holder` until `leaseUntil`; each goes to one node only. The UPDATE
  * re-checks the lease, so two nodes racing for a row cannot both take it; `skipLocked` (PostgreSQL) makes them
  * pass over each other's rows. On SQLite the caller runs this in a write transaction.
