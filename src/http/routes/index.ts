@@ -35,6 +35,7 @@ import { activeOrganizationRoutes } from './organizations/active.js';
 import { webhookRoutes } from './webhooks/index.js';
 import { managementAppRoutes } from './management/apps.js';
 import { managementConsoleRoutes } from './management/console.js';
+import { managementEmailTemplateRoutes } from './management/email-templates.js';
 import { managementInvitationRoutes } from './management/invitations.js';
 import { managementTenantRoutes } from './management/tenants.js';
 
@@ -88,4 +89,5 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   managementInvitationRoutes(app, deps, guards);
   managementAppRoutes(app, deps, guards);
   managementConsoleRoutes(app, deps, guards);
+  managementEmailTemplateRoutes(app, deps, guards);
 }

@@ -9,7 +9,7 @@ import { requireRight, type ConsoleCaller, type Right } from './roles.js';
 // (services/apps/), behind the caller's role in the app's tenant.
 
 /** The app and the caller's right in its tenant; an app of a tenant the caller is not in → 404. */
-async function appFor(deps: apps.AppsDeps, caller: ConsoleCaller, appId: string, right: Right): Promise<void> {
+export async function appFor(deps: apps.AppsDeps, caller: ConsoleCaller, appId: string, right: Right): Promise<void> {
   const app = await apps.findApp(deps, appId);
   if (!app) throw notFound(`application ${appId} not found`);
   try {
