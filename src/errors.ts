@@ -77,6 +77,7 @@ export const ERROR_CODES = [
   'webhook_limit_reached',
   'invalid_locale',
   'invalid_email_sender',
+  'invalid_cookie_domain',
   'invalid_email_template',
   'app_id_required',
 ] as const;

@@ -28,7 +28,8 @@ export function appSettingOptions(command: Command): Command {
     .option('--organizations <on|off>', 'organisations, their members and data (default on; off: every organisation route is 404)', onOff)
     .addOption(new Option('--org-creation <who>', 'who may create organisations: any signed-in user, or the server only (default users)').choices(['users', 'server']))
     .option('--email-from <mailbox>', 'sender of the app\'s emails, "Name <address>" or an address; "" returns to EMAIL_FROM (docs/email.md)')
-    .option('--reply-to <mailbox>', 'Reply-To of the app\'s emails; "" removes it');
+    .option('--reply-to <mailbox>', 'Reply-To of the app\'s emails; "" removes it')
+    .option('--cookie-domain <domain>', 'a parent domain of --domain that __session is set for, so your own API on another subdomain receives it; "" makes it host-only (docs/browser.md)');
 }
 
 
@@ -53,6 +54,7 @@ export interface SettingFlags {
   orgCreation?: 'users' | 'server';
   emailFrom?: string;
   replyTo?: string;
+  cookieDomain?: string;
   name?: string;
 }
 
@@ -78,6 +80,7 @@ export function toSettings(flags: SettingFlags): apps.AppSettings & { name?: str
     orgCreation: flags.orgCreation,
     emailFrom: flags.emailFrom,
     replyTo: flags.replyTo,
+    cookieDomain: flags.cookieDomain,
     name: flags.name,
   };
 }

@@ -1,6 +1,7 @@
 import { fastifyCookie as cookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.js';
+import { sessionCookieDomain } from '../services/apps/cookie-domain.js';
 import type { SessionTokens } from '../services/sessions/sessions.js';
 import { REFRESH_TOKEN_SECONDS } from '../services/sessions/sessions.js';
 
@@ -23,7 +24,17 @@ export function requestCookie(request: FastifyRequest, name: string): string | u
   return header ? cookie.parse(header)[name] : undefined;
 }
 
-type CookieOptions = { httpOnly: true; sameSite: 'lax' | 'none'; path: string; secure: boolean; maxAge: number; expires?: Date };
+type CookieOptions = { httpOnly: true; sameSite: 'lax' | 'none'; path: string; secure: boolean; maxAge: number; expires?: Date; domain?: string };
+
+/**
+ * `__session`'s options: host-only, or Domain=<the app's cookie_domain> when the request came under it
+ * (docs/browser.md, "Your own API"), read from the request the guards resolved the app of. `__refresh`
+ * never has a Domain: only Gatehouse sees the refresh token.
+ */
+function sessionOptions(reply: FastifyReply, config: Config, maxAge: number, expires?: Date): CookieOptions {
+  const domain = sessionCookieDomain(reply.request.application?.cookieDomain, reply.request.hostname);
+  return { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(config), maxAge, ...(expires && { expires }), ...(domain && { domain }) };
+}
 
 /** Adds Set-Cookie headers (Fastify appends to any Set-Cookie already set). */
 function setCookies(reply: FastifyReply, cookies: [name: string, value: string, options: CookieOptions][]): void {
@@ -36,21 +47,26 @@ function setCookies(reply: FastifyReply, cookies: [name: string, value: string, 
 /** Sets `__session` (the access JWT, 15 minutes) and `__refresh` (30 days, only sent to the refresh route). */
 export function setAuthCookies(reply: FastifyReply, config: Config, tokens: SessionTokens): void {
   setCookies(reply, [
-    [SESSION_COOKIE, tokens.access_token, { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(config), maxAge: 15 * 60 }],
+    [SESSION_COOKIE, tokens.access_token, sessionOptions(reply, config, 15 * 60)],
     [REFRESH_COOKIE, tokens.refresh_token, { httpOnly: true, sameSite: 'lax', path: REFRESH_PATH, secure: secure(config), maxAge: REFRESH_TOKEN_SECONDS }],
   ]);
 }
 
 /** Renews `__session` alone: a new access token for the same session (a second factor enrolled from it). */
 export function setSessionCookie(reply: FastifyReply, config: Config, accessToken: string): void {
-  setCookies(reply, [[SESSION_COOKIE, accessToken, { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(config), maxAge: 15 * 60 }]]);
+  setCookies(reply, [[SESSION_COOKIE, accessToken, sessionOptions(reply, config, 15 * 60)]]);
 }
 
-/** Expires both cookies (as @fastify/cookie's clearCookie: an empty value, Max-Age=0 and an Expires in 1970). */
+/**
+ * Expires both cookies (as @fastify/cookie's clearCookie: an empty value, Max-Age=0 and an Expires in 1970);
+ * with a cookie domain, the host-only `__session` too (one set before the option was).
+ */
 export function clearAuthCookies(reply: FastifyReply, config: Config): void {
   const gone = { httpOnly: true, sameSite: 'lax', secure: secure(config), maxAge: 0, expires: new Date(0) } as const;
+  const session = sessionOptions(reply, config, 0, new Date(0));
   setCookies(reply, [
-    [SESSION_COOKIE, '', { ...gone, path: '/' }],
+    [SESSION_COOKIE, '', session],
+    ...(session.domain ? [[SESSION_COOKIE, '', { ...gone, path: '/' }] as [string, string, CookieOptions]] : []),
     [REFRESH_COOKIE, '', { ...gone, path: REFRESH_PATH }],
   ]);
 }

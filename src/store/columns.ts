@@ -13,7 +13,7 @@ function everyColumn<T>() {
 export const APPLICATION_COLUMNS = everyColumn<ApplicationsTable>()([
   'id', 'tenant_id', 'name', 'domain', 'allowed_origins', 'verification_method', 'passwords_enabled', 'hashcash_enabled',
   'hashcash_difficulty', 'bot_min_usd_cents', 'objects_limit_bytes', 'tables_limit_bytes', 'link_landing', 'self_delete', 'created_at', 'updated_at',
-  'deleted_at', 'mfa_policy', 'token_claims', 'organizations_enabled', 'org_creation', 'email_from', 'reply_to',
+  'deleted_at', 'mfa_policy', 'token_claims', 'organizations_enabled', 'org_creation', 'email_from', 'reply_to', 'cookie_domain',
 ]);
 
 export const USER_COLUMNS = everyColumn<UsersTable>()([

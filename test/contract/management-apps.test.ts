@@ -66,6 +66,28 @@ describe('apps', () => {
     expect(back.body).toMatchObject({ name: 'Shop 2', hashcash_difficulty: 0, allowed_origins: [], mfa: 'optional', tables_limit_bytes: null });
   }, 180_000);
 
+  it('48 cookie_domain: a parent of the verified domain, set and cleared through PATCH; its rule holds across both settings', async () => {
+    const path = `/v1/apps/${app.app_id}`;
+    const without = await manage(env.server, admin.token, 'PATCH', path, { cookie_domain: 'shop.example.test' });
+    expect(without.status).toBe(400);
+    expect(without.body.code).toBe('invalid_cookie_domain');
+    const domain = `auth.${app.app_id.toLowerCase().replace(/[^a-z0-9]/g, '')}.example.test`;
+    const parent = domain.slice('auth.'.length);
+    const set = await manage(env.server, admin.token, 'PATCH', path, { domain, cookie_domain: parent });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ domain, cookie_domain: parent });
+    // The verified domain cannot move out from under it, nor go; nothing changes on a refusal.
+    for (const body of [{ domain: 'auth.elsewhere.test' }, { domain: null }, { cookie_domain: 'example' }, { cookie_domain: 'other.example.test' }]) {
+      const refused = await manage(env.server, admin.token, 'PATCH', path, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.code).toBe('invalid_cookie_domain');
+    }
+    const shown = await cliJson<Record<string, unknown>>(env.server, ['app', 'show', app.app_id]);
+    expect(shown).toMatchObject({ domain, cookie_domain: parent });
+    const cleared = await manage(env.server, admin.token, 'PATCH', path, { cookie_domain: null, domain: null });
+    expect(cleared.body).toMatchObject({ domain: null, cookie_domain: null });
+  }, 180_000);
+
   it('secret key rotation with a grace, and signing key rotation', async () => {
     const rotated = await manage(env.server, admin.token, 'POST', `/v1/apps/${app.app_id}/secret_keys`, { keep_old_for_seconds: 3600 });
     expect(rotated.status).toBe(201);

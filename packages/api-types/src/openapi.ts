@@ -1958,7 +1958,7 @@ export interface components {
              * @description a stable snake_case code (docs/api.md)
              * @enum {string}
              */
-            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached" | "invalid_locale" | "invalid_email_sender" | "invalid_email_template" | "app_id_required";
+            code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached" | "invalid_locale" | "invalid_email_sender" | "invalid_cookie_domain" | "invalid_email_template" | "app_id_required";
         };
     };
     responses: never;
@@ -5528,7 +5528,7 @@ export interface operations {
                             user_id: string | null;
                             detail: string | null;
                             /** @description why the item failed (docs/api.md) */
-                            code: ("validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached" | "invalid_locale" | "invalid_email_sender" | "invalid_email_template" | "app_id_required") | null;
+                            code: ("validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached" | "invalid_locale" | "invalid_email_sender" | "invalid_cookie_domain" | "invalid_email_template" | "app_id_required") | null;
                         }[];
                     };
                 };
@@ -11978,6 +11978,7 @@ export interface operations {
                             email_from: string | null;
                             reply_to: string | null;
                             org_creation: string;
+                            cookie_domain: string | null;
                             signing_key_id: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -12039,6 +12040,7 @@ export interface operations {
                     email_from?: string | null;
                     reply_to?: string | null;
                     org_creation?: "users" | "server";
+                    cookie_domain?: string | null;
                 };
             };
         };
@@ -12076,6 +12078,7 @@ export interface operations {
                         email_from: string | null;
                         reply_to: string | null;
                         org_creation: string;
+                        cookie_domain: string | null;
                         signing_key_id: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -12175,6 +12178,7 @@ export interface operations {
                         email_from: string | null;
                         reply_to: string | null;
                         org_creation: string;
+                        cookie_domain: string | null;
                         signing_key_id: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -12287,6 +12291,7 @@ export interface operations {
                     email_from?: string | null;
                     reply_to?: string | null;
                     org_creation?: "users" | "server";
+                    cookie_domain?: string | null;
                 };
             };
         };
@@ -12324,6 +12329,7 @@ export interface operations {
                         email_from: string | null;
                         reply_to: string | null;
                         org_creation: string;
+                        cookie_domain: string | null;
                         signing_key_id: string | null;
                         /** Format: date-time */
                         created_at: string;

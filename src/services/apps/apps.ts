@@ -12,6 +12,7 @@ import { findTablesLimit } from '../../store/repos/custom-tables.js';
 import type { ApplicationUpdate } from '../../store/types.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { KeyRing } from './keys.js';
+import { checkCookieDomain } from './cookie-domain.js';
 import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
 import { settingsToColumns, type AppSettings } from './settings.js';
 import { OPERATOR_CONTEXT, type EventContext } from '../events/types.js';
@@ -55,6 +56,8 @@ export interface AppView {
   /** The app's sender and Reply-To of its emails (docs/email.md); null: EMAIL_FROM, and no Reply-To. */
   email_from: string | null;
   reply_to: string | null;
+  /** `__session` is set for this parent domain of `domain` (docs/browser.md); null: host-only. */
+  cookie_domain: string | null;
   signing_key_id: string | null;
   created_at: string;
   updated_at: string;
@@ -92,6 +95,7 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
   if (!name.trim()) throw badRequest('name must not be empty');
   if (!(await tenants.findLiveTenant(deps.db, tenantId))) throw notFound(`tenant ${tenantId} not found`);
   const columns = settingsToColumns(settings);
+  checkCookieDomain(columns.domain ?? null, columns.cookie_domain ?? null);
   const at = deps.clock.now();
   const now = iso(at);
   const appId = newAppId();
@@ -133,6 +137,7 @@ export async function insertApp(
     org_creation: (app.columns.org_creation as 'users' | 'server' | undefined) ?? 'users',
     email_from: (app.columns.email_from as string | null | undefined) ?? null,
     reply_to: (app.columns.reply_to as string | null | undefined) ?? null,
+    cookie_domain: (app.columns.cookie_domain as string | null | undefined) ?? null,
     created_at: app.now,
     updated_at: app.now,
   });
@@ -170,6 +175,11 @@ export async function updateApp(deps: AppsDeps, appId: string, settings: AppSett
     inTransaction(deps.db, async (trx) => {
       // The first write takes the row's lock, so two edits of the list at once each see the other's result.
       await applications.updateApplication(trx, appId, columns);
+      // The two settings' rule, on the row as this write left it (a refusal rolls the write back).
+      if (columns.domain !== undefined || columns.cookie_domain !== undefined) {
+        const written = await requireApp(trx, appId);
+        checkCookieDomain(written.domain, written.cookieDomain);
+      }
       await recordAppEvent(trx, context, app, 'app.updated', { changed }, at);
       if (add.length === 0 && remove.size === 0) return;
       const current = (await requireApp(trx, appId)).allowedOrigins;
@@ -261,6 +271,7 @@ export async function describeApp(deps: AppsDeps, appId: string): Promise<AppVie
     org_creation: app.orgCreation,
     email_from: app.emailFrom,
     reply_to: app.replyTo,
+    cookie_domain: app.cookieDomain,
     signing_key_id: (await deps.keys.currentKid(app.id)) ?? null,
     created_at: app.createdAt,
     updated_at: app.updatedAt,

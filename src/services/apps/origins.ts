@@ -5,6 +5,9 @@ import type { Application } from '../../store/repos/applications.js';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** Loopback by name: localhost, 127.0.0.1, [::1], and any `*.localhost` (RFC 6761 §6.3; browsers resolve them to loopback). */
+const isLoopbackName = (host: string) => LOCAL_HOSTS.has(host) || host.endsWith('.localhost');
+
 /**
  * Parses an origin for an allow-list: an absolute http(s) URL with nothing but scheme, host and port,
  * https unless the host is loopback. Returns the canonical origin, or throws 400 naming the value.
@@ -17,8 +20,8 @@ export function parseOrigin(value: string): string {
     throw badRequest(`"${value}" is not an absolute URL`);
   }
   if (url.username || url.password) throw badRequest(`"${value}" must not carry credentials`);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname))) {
-    throw badRequest(`"${value}" must use https (http only for localhost and 127.0.0.1)`);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackName(url.hostname))) {
+    throw badRequest(`"${value}" must use https (http only for localhost, *.localhost and 127.0.0.1)`);
   }
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
     throw badRequest(`"${value}" must be an origin (scheme, host and port only)`);
@@ -49,7 +52,7 @@ export function checkRedirectAgainst(origins: string[], target: string, field: s
     throw badRequest(`${field} must be an absolute URL`, 'invalid_redirect');
   }
   if (url.username || url.password) throw badRequest(`${field} must not carry credentials`, 'invalid_redirect');
-  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname));
+  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackName(url.hostname));
   if (!secure || !origins.includes(url.origin)) {
     throw badRequest(`${field} is not on the application's allow-list`, 'invalid_redirect');
   }

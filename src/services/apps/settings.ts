@@ -1,6 +1,7 @@
 import { badRequest } from '../../errors.js';
 import type { ApplicationUpdate } from '../../store/types.js';
 import { storedTemplate } from '../sessions/token-claims.js';
+import { cookieDomainColumn } from './cookie-domain.js';
 import { mailboxColumn } from './email-sender.js';
 import { parseDomain, parseOrigin } from './origins.js';
 
@@ -37,6 +38,8 @@ export interface AppSettings {
   emailFrom?: string | null;
   /** The Reply-To of the app's emails; null or '': none. */
   replyTo?: string | null;
+  /** `__session` is set for this parent domain of the verified domain (docs/browser.md); null or '': host-only. */
+  cookieDomain?: string | null;
 }
 
 /** The columns of the settings given (each checked); an omitted setting is no column. */
@@ -83,6 +86,7 @@ export function settingsToColumns(settings: AppSettings): ApplicationUpdate {
   if (settings.tokenClaims !== undefined) columns.token_claims = storedTemplate(settings.tokenClaims);
   if (settings.emailFrom !== undefined) columns.email_from = mailboxColumn('email_from', settings.emailFrom);
   if (settings.replyTo !== undefined) columns.reply_to = mailboxColumn('reply_to', settings.replyTo);
+  if (settings.cookieDomain !== undefined) columns.cookie_domain = cookieDomainColumn(settings.cookieDomain);
   if (settings.organizations !== undefined) columns.organizations_enabled = settings.organizations ? 1 : 0;
   if (settings.orgCreation !== undefined) {
     if (settings.orgCreation !== 'users' && settings.orgCreation !== 'server') throw badRequest('org creation must be users or server');

@@ -38,6 +38,7 @@ import * as m0036 from './0036-user-import.js';
 import * as m0035 from './0035-organizations.js';
 import * as m0033 from './0033-webhooks.js';
 import * as m0038 from './0038-emails.js';
+import * as m0041 from './0041-cookie-domain.js';
 import * as m0034 from './0034-management.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
@@ -79,6 +80,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0035-organizations': m0035,
   '0033-webhooks': m0033,
   '0038-emails': m0038,
+  '0041-cookie-domain': m0041,
   '0034-management': m0034,
 };
 

@@ -31,6 +31,8 @@ export interface Application {
   /** The app's sender and Reply-To (docs/email.md); null: EMAIL_FROM, and no Reply-To. */
   emailFrom: string | null;
   replyTo: string | null;
+  /** `__session` is set for this parent domain of `domain` (docs/browser.md); null: host-only. */
+  cookieDomain: string | null;
   createdAt: string;
   updatedAt: string;
   /** The tenant's balance is below zero (billing): every route but billing, health and JWKS answers 402. */
@@ -63,6 +65,8 @@ export function toApplication(row: ApplicationWithPause): Application {
     orgCreation: row.org_creation === 'server' ? 'server' : 'users',
     emailFrom: row.email_from ?? null,
     replyTo: row.reply_to ?? null,
+    // Rows read by a statement prepared before migration 0041 lack the column: host-only.
+    cookieDomain: row.cookie_domain ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     paused: row.tenant_paused === 1,

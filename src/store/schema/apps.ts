@@ -33,6 +33,8 @@ export interface ApplicationsTable {
   /** The app's sender and Reply-To (migration 0038); null: EMAIL_FROM, and no Reply-To. */
   email_from?: string | null;
   reply_to?: string | null;
+  /** A parent domain of `domain` that `__session` is set for (migration 0041); null: host-only. */
+  cookie_domain?: string | null;
   created_at: string;
   updated_at: string;
   /** 1 when emailed links answer a one-button page (migration 0011). */

@@ -45,6 +45,7 @@ export const AppSettingsFields = {
   email_from: Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()])),
   reply_to: Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()])),
   org_creation: Type.Optional(Type.Union([Type.Literal('users'), Type.Literal('server')])),
+  cookie_domain: Type.Optional(Type.Union([Type.String({ maxLength: 253 }), Type.Null()])),
 };
 
 export const AppBody = Type.Object(
@@ -71,6 +72,7 @@ export const AppBody = Type.Object(
     email_from: Type.Union([Type.String(), Type.Null()]),
     reply_to: Type.Union([Type.String(), Type.Null()]),
     org_creation: Type.String(),
+    cookie_domain: Type.Union([Type.String(), Type.Null()]),
     signing_key_id: Type.Union([Type.String(), Type.Null()]),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -100,5 +102,6 @@ export function settingsOf(body: Record<string, unknown>) {
     orgCreation: b.org_creation,
     emailFrom: b.email_from,
     replyTo: b.reply_to,
+    cookieDomain: b.cookie_domain,
   };
 }
