@@ -1,6 +1,6 @@
 // @gatehouse/server: what a tenant's own servers need from Gatehouse.
 export { createVerifier, type AccessClaims, type Verifier, type VerifierOptions } from './verify.js';
-export { claimsFromRequest, expressAuth, fastifyAuth, type AuthOptions } from './middleware.js';
+export { claimsFromRequest, expressAuth, fastifyAuth, unmetRequirement, type AuthOptions } from './middleware.js';
 export { createAdminClient, type AdminClient, type AdminOptions, type User, type UserMetadata } from './admin.js';
 export { GatehouseError, InvalidTokenError, isGatehouseError } from './errors.js';
 export type { ErrorCode } from '@gatehouse/api-types';

@@ -27,6 +27,22 @@ export interface AuthOptions {
   optional?: boolean;
   /** `'aal2'`: a session that has not used a second factor is answered 403 `aal2_required`. */
   aal?: 'aal1' | 'aal2';
+  /**
+   * The active organisation's role, or any of several: a token without an active organisation is answered 403
+   * `organization_required`, another role 403 `org_role_required`.
+   */
+  orgRole?: string | readonly string[];
+  /** Permissions of the active organisation's role, every one of them: 403 `organization_required` or `permission_required`. */
+  permission?: string | readonly string[];
+}
+
+/**
+ * For fetch-style frameworks (after `verifier.verifyRequest`): what the middlewares would answer 403 for claims
+ * that miss `aal`, `orgRole` or `permission`, as `{detail, code}`; undefined when they meet every one.
+ */
+export function unmetRequirement(claims: AccessClaims, options: Omit<AuthOptions, 'optional'>): { detail: string; code: string } | undefined {
+  const refusal = requirementRefusal(claims, options);
+  return refusal && { detail: refusal.body.detail, code: refusal.body.code! };
 }
 
 /** For fetch-style frameworks: the same as `verifier.verifyRequest(request)`. */
@@ -55,14 +71,33 @@ const aal2Required: Refusal = {
   body: { detail: 'this route needs a session that used a second factor', code: 'aal2_required' },
 };
 
+const forbidden = (code: string, detail: string): Refusal => ({ status: 403, headers: {}, body: { detail, code } });
+const list = (value: string | readonly string[]): readonly string[] => (typeof value === 'string' ? [value] : value);
+
+/** Why valid claims do not meet the route's rules (aal, orgRole, permission), or undefined. */
+function requirementRefusal(claims: AccessClaims, options: AuthOptions): Refusal | undefined {
+  if (options.aal === 'aal2' && claims.aal !== 'aal2') return aal2Required;
+  if (options.orgRole === undefined && options.permission === undefined) return undefined;
+  if (typeof claims.org_id !== 'string') {
+    return forbidden('organization_required', 'this route needs an active organisation: set one (POST /v1/sessions/active_organization)');
+  }
+  if (options.orgRole !== undefined && !list(options.orgRole).includes(claims.org_role ?? '')) {
+    return forbidden('org_role_required', `this route needs the role ${list(options.orgRole).join(' or ')} in the active organisation`);
+  }
+  const held = new Set(claims.org_permissions ?? []);
+  const missing = options.permission === undefined ? [] : list(options.permission).filter((permission) => !held.has(permission));
+  if (missing.length) return forbidden('permission_required', `this route needs the permission ${missing.join(', ')} in the active organisation`);
+  return undefined;
+}
+
 /** The claims of the request's token, or why it is refused; undefined for an optional route without a token. */
 async function authenticate(verifier: Verifier, headers: Record<string, string | string[] | undefined>, options: AuthOptions): Promise<{ claims?: AccessClaims; refusal?: Refusal }> {
   const token = tokenOf(first(headers.authorization), first(headers.cookie));
   if (!token && options.optional) return {};
   try {
     const claims = await verifier.verify(token ?? '');
-    if (options.aal === 'aal2' && claims.aal !== 'aal2') return { refusal: aal2Required };
-    return { claims };
+    const refusal = requirementRefusal(claims, options);
+    return refusal ? { refusal } : { claims };
   } catch (error) {
     if (error instanceof InvalidTokenError) return { refusal: invalid(error) };
     throw error;
@@ -82,7 +117,8 @@ interface NodeResponse {
 
 /**
  * Express (and Connect) middleware: sets `req.auth` to the claims, or answers 401 `{detail}` (403
- * `{detail, code: 'aal2_required'}` with `aal: 'aal2'` for a session without a second factor).
+ * `{detail, code}` for a token that does not meet `aal`, `orgRole` or `permission`: `aal2_required`,
+ * `organization_required`, `org_role_required`, `permission_required`).
  */
 export function expressAuth(verifier: Verifier, options: AuthOptions = {}) {
   return (request: NodeRequest, response: NodeResponse, next: (error?: unknown) => void): void => {

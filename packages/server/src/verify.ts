@@ -23,6 +23,14 @@ export interface AccessClaims {
   auth_time: number;
   iat: number;
   exp: number;
+  /** The session's active organisation (docs/organizations.md): its id; absent without one. */
+  org_id?: string;
+  /** Its slug. */
+  org_slug?: string;
+  /** The user's role in it: `owner`, `admin`, `member`, or a custom role's key. */
+  org_role?: string;
+  /** The role's permissions: `org:read` always, the built-in ones it has, and a custom role's strings. */
+  org_permissions?: string[];
   /** The app's custom claims, if it set a `token_claims` template (docs/users.md): `claims.role` and the like. */
   [claim: string]: unknown;
 }
