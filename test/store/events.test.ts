@@ -80,7 +80,11 @@ describe('store: events', () => {
     const provider = await recordEvent(deps.db, event({ tenantId, appId, type: 'oauth_provider.updated' }), at(6));
     await recordEvent(deps.db, event({ tenantId, appId, type: 'oauthXprovider.updated' }), at(7));
     expect((await listEvents(deps.db, { appId }, { prefixes: ['oauth_provider.'] }, 10)).map((r) => r.event_id)).toEqual([provider]);
-    expect((await listEvents(deps.db, { tenantId }, {}, 10)).map((r) => r.event_id)).toEqual([tenantOwn]);
+    // The tenant's own events: creating the tenant and its apps wrote theirs at at(0); tenantOwn is the one after.
+    const tenantEvents = await listEvents(deps.db, { tenantId }, {}, 10);
+    expect(tenantEvents[0].event_id).toBe(tenantOwn);
+    expect(tenantEvents.every((r) => r.app_id === null && r.tenant_id === tenantId)).toBe(true);
+    expect((await listEvents(deps.db, { tenantId }, { since: at(1).toISOString() }, 10)).map((r) => r.event_id)).toEqual([tenantOwn]);
     expect(await findTenantEvent(deps.db, tenantId, tenantOwn)).toMatchObject({ app_id: null, type: 'app.created' });
     expect(await findTenantEvent(deps.db, tenantId, ids[0])).toBeUndefined();
     expect(await findEvent(deps.db, otherAppId, ids[0])).toBeUndefined();
