@@ -10,6 +10,7 @@ import { Http } from './http.js';
 import { takeLanding, type Landing } from './landing.js';
 import { SessionStore } from './session.js';
 import { takeSsoNonce } from './sso.js';
+import { OrganizationsApi } from './organizations.js';
 import { memoryStorage, type StorageAdapter } from './storage.js';
 import { TableApi, type RowData } from './tables.js';
 import { createTabs } from './tabs.js';
@@ -50,6 +51,8 @@ export interface GatehouseClient {
   /** The app's tables (a session may list them) and their storage figures. */
   tables: { list(): Promise<Ok<'listTables'>['tables']>; storage(): Promise<TableStorage> };
   storage: StorageApi;
+  /** The user's organisations, members, invitations, the active organisation and its rows (docs/organizations.md). */
+  organizations: OrganizationsApi;
   /** Stops the refresh timer and leaves the tabs' channel. */
   close(): void;
 }
@@ -130,6 +133,7 @@ export function createClient(options: ClientOptions): GatehouseClient {
       storage: () => http.json('GET', '/v1/tables/storage', { auth: true }),
     },
     storage: new StorageApi(http),
+    organizations: new OrganizationsApi(http, store, auth),
     close: () => store.close(),
   };
 }
@@ -141,6 +145,7 @@ export type { AuthApi, OAuthProvider, OAuthProviderInfo, SignUpResult } from './
 export type { AccountApi } from './account.js';
 export type { Factor, FactorAdded, FactorList, MfaApi, TotpEnrollment } from './factors.js';
 export type { BucketApi, StorageApi, UploadOptions } from './buckets.js';
+export type { ActiveOrganization, Invitation, Membership, MyOrganization, Organization, OrganizationsApi } from './organizations.js';
 export type { Landing } from './landing.js';
 export type { Op, Page, Query, Row, RowData, TableApi } from './tables.js';
 export type { UploadBody, UploadProgress } from './upload-types.js';

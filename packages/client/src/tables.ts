@@ -1,4 +1,5 @@
-// client.from(table): a custom table's rows as the signed-in user sees them (their own; docs/tables.md),
+// client.from(table): a custom table's rows as the signed-in user sees them (their own, or with an active
+// organisation that organisation's; docs/tables.md, docs/organizations.md),
 // typed by the caller's row type, with a small query builder whose pages follow the server's cursors.
 import { errorFrom } from './errors.js';
 import type { Http } from './http.js';
@@ -12,7 +13,12 @@ export type RowData = Record<string, unknown>;
 export interface Row<T extends object = RowData> {
   row_id: string;
   data: T;
+  /** The user who owns the row, or null for an organisation's row. */
   user_id: string | null;
+  /** The organisation that owns the row (docs/organizations.md), or null for a user's. */
+  organization_id: string | null;
+  /** The user whose session wrote the row (null: the secret key). */
+  created_by: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -122,6 +128,8 @@ export class TableApi<T extends object> {
   constructor(
     private readonly http: Http,
     private readonly table: string,
+    /** The organisation new rows belong to (organizations.from): the session's active one. */
+    private readonly organization?: () => Promise<string>,
   ) {}
 
   /** The table's id: given, or found by name among the app's tables. */
@@ -146,9 +154,10 @@ export class TableApi<T extends object> {
     return this.http.json('GET', await this.path(), { auth: true });
   }
 
-  /** Adds a row owned by the signed-in user; defaults are filled in. */
+  /** Adds a row owned by the signed-in user (through `organizations.from`: by the active organisation); defaults are filled in. */
   async insert(data: T): Promise<Row<T>> {
-    return this.http.json('POST', await this.path('/rows'), { auth: true, body: { data } });
+    const organizationId = this.organization && (await this.organization());
+    return this.http.json('POST', await this.path('/rows'), { auth: true, body: { data, ...(organizationId && { organization_id: organizationId }) } });
   }
 
   async get(rowId: string): Promise<Row<T>> {
