@@ -19,6 +19,7 @@ import { deleteBlobsNow } from '../objects/blob-deletion.js';
 import { UPLOAD_TIMEOUT_SECONDS } from '../objects/upload-sweep.js';
 import { lockAppUsage } from '../objects/storage-quota.js';
 import { recipientHash } from '../mail/outbox.js';
+import { deleteConsoleUserRows } from '../management/console-users.js';
 import { requireAal2WhenEnrolled, signedInRecently, type StepUpSession } from '../sessions/step-up.js';
 
 // Deleting a user (docs/privacy.md): everything the user owns goes in one transaction, then the
@@ -44,6 +45,7 @@ export async function deleteUser(deps: UserDeletionDeps, appId: string, userId: 
     if (!(await lockUser(trx, deps.store.dialect, appId, userId, 'update'))) throw notFound('user not found');
     await deleteUserMail(trx, appId, userId);
     await deleteUserOrganizations(trx, appId, userId);
+    await deleteConsoleUserRows(trx, appId, userId, deps.clock.now());
     await erasure.deleteUserSessions(trx, appId, userId);
     await erasure.deleteUserChallenges(trx, appId, userId);
     await erasure.deleteUserSsoTokens(trx, appId, userId);

@@ -8,12 +8,13 @@ import { insertTenant } from '../../store/repos/tenants.js';
 import { findUserByEmail } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import { describeApp, insertApp, type AppsDeps } from '../apps/apps.js';
+import { OPERATOR_CONTEXT, type EventContext } from '../events/types.js';
+import { CONSOLE_APP_SETTING, findConsoleAppId, grantOperator, revokeOperator } from './console-users.js';
 
 // The built-in console app (docs/management.md): made once, by `migrate` (and by `serve`, which migrates
 // first), in the system tenant that is never listed to tenants. Its users are the console's users; the
 // operator names some of them operators, or the first-run setup link makes the first one.
 
-const CONSOLE_APP_SETTING = 'console_app_id';
 /** A setup link lives 24 hours. */
 const SETUP_LINK_SECONDS = 24 * 3600;
 
@@ -37,8 +38,7 @@ export async function ensureConsoleApp(deps: Pick<AppsDeps, 'db' | 'clock' | 'ke
   return made ? appId : ((await findSetting(deps.db, CONSOLE_APP_SETTING)) as string);
 }
 
-/** The console app's id, or undefined on a database `migrate` has not prepared yet. */
-export const findConsoleAppId = (db: Db): Promise<string | undefined> => findSetting(db, CONSOLE_APP_SETTING);
+export { findConsoleAppId };
 
 async function requireConsoleAppId(db: Db): Promise<string> {
   const id = await findConsoleAppId(db);
@@ -71,11 +71,11 @@ export async function setupLinkIfNoOperator(deps: { db: Db; clock: Clock }, publ
  * The setup page's last step: consumes the token in one conditional write and makes the signed-in console
  * user an operator, in one transaction. A used, expired or unknown token → 400.
  */
-export async function completeSetup(deps: { db: Db; clock: Clock }, userId: string, token: string): Promise<{ user_id: string; operator: true }> {
-  const now = iso(deps.clock.now());
+export async function completeSetup(deps: { db: Db; clock: Clock }, userId: string, token: string, context: EventContext): Promise<{ user_id: string; operator: true }> {
+  const at = deps.clock.now();
   const done = await inTransaction(deps.db, async (trx) => {
-    if (!(await consoleRepo.consumeSetupToken(trx, sha256Hex(token), now))) return false;
-    await consoleRepo.insertOperator(trx, userId, now);
+    if (!(await consoleRepo.consumeSetupToken(trx, sha256Hex(token), iso(at)))) return false;
+    await grantOperator(trx, context, userId, at, { via: 'setup_link' });
     return true;
   });
   if (!done) throw badRequest('this setup link is used, expired or unknown: run gatehouse console setup-link for a fresh one', 'invalid_token');
@@ -88,17 +88,19 @@ async function consoleUserByEmail(db: Db, email: string) {
   return user;
 }
 
-/** `gatehouse operator add --email E`: the console user with that email becomes an operator. */
-export async function addOperator(deps: { db: Db; clock: Clock }, email: string): Promise<{ user_id: string; email: string | null }> {
+/** `gatehouse operator add --email E`: the console user with that email becomes an operator (an `operator.added` event). */
+export async function addOperator(deps: { db: Db; clock: Clock }, email: string, context: EventContext = OPERATOR_CONTEXT): Promise<{ user_id: string; email: string | null }> {
   const user = await consoleUserByEmail(deps.db, email);
-  await consoleRepo.insertOperator(deps.db, user.id, iso(deps.clock.now()));
+  const at = deps.clock.now();
+  await inTransaction(deps.db, (trx) => grantOperator(trx, context, user.id, at));
   return { user_id: user.id, email: user.email };
 }
 
-/** `gatehouse operator remove --email E`. */
-export async function removeOperator(deps: { db: Db }, email: string): Promise<{ user_id: string; removed: boolean }> {
+/** `gatehouse operator remove --email E` (an `operator.removed` event when they were one). */
+export async function removeOperator(deps: { db: Db; clock: Clock }, email: string, context: EventContext = OPERATOR_CONTEXT): Promise<{ user_id: string; removed: boolean }> {
   const user = await consoleUserByEmail(deps.db, email);
-  return { user_id: user.id, removed: await consoleRepo.deleteOperator(deps.db, user.id) };
+  const at = deps.clock.now();
+  return { user_id: user.id, removed: await inTransaction(deps.db, (trx) => revokeOperator(trx, context, user.id, at)) };
 }
 
 /** `gatehouse operator list`. */

@@ -69,3 +69,8 @@ export async function deleteMember(db: Db, tenantId: string, userId: string): Pr
   const row = await db.deleteFrom('tenant_members').where('tenant_id', '=', tenantId).where('user_id', '=', userId).returning('user_id').executeTakeFirst();
   return row !== undefined;
 }
+
+/** Deletes every membership of the user (a console user deleted), answering each tenant and role it had. */
+export async function deleteMembershipsOfUser(db: Db, userId: string): Promise<{ tenant_id: string; role: TenantRole }[]> {
+  return db.deleteFrom('tenant_members').where('user_id', '=', userId).returning(['tenant_id', 'role']).execute();
+}

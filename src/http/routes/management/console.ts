@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { forbidden } from '../../../errors.js';
 import { completeSetup } from '../../../services/management/console-app.js';
+import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
@@ -26,7 +27,7 @@ export function managementConsoleRoutes(app: Http, deps: Deps, guards: Guards): 
     async (request) => {
       const userId = request.consoleCaller!.userId;
       if (userId === undefined) throw forbidden('the setup link is consumed with a console session (sign up at the console first)');
-      return completeSetup(deps, userId, request.body.token);
+      return completeSetup(deps, userId, request.body.token, eventContext(request));
     },
   );
 }

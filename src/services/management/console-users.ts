@@ -1,0 +1,53 @@
+import type { Db } from '../../store/db.js';
+import { findApplication } from '../../store/repos/applications.js';
+import * as consoleRepo from '../../store/repos/console.js';
+import { findSetting } from '../../store/repos/settings.js';
+import { deleteMembershipsOfUser } from '../../store/repos/tenant-members.js';
+import { recordEvent } from '../events/record.js';
+import { eventOf, SYSTEM_CONTEXT, type EventContext } from '../events/types.js';
+import { recordTenantEvent } from './events.js';
+
+// The console app's users as the Management API sees them (docs/management.md): who is an operator, and what
+// goes with a console user when the user is deleted. Each change writes its event in the caller's transaction.
+
+export const CONSOLE_APP_SETTING = 'console_app_id';
+
+/** The console app's id, or undefined on a database `migrate` has not prepared yet. */
+export const findConsoleAppId = (db: Db): Promise<string | undefined> => findSetting(db, CONSOLE_APP_SETTING);
+
+/**
+ * `operator.added` / `operator.removed`: an event of the console app (in the system tenant) about its user,
+ * read by the operator in the console app's log (`GET /v1/events` with `X-App-Id`).
+ */
+export async function recordOperatorEvent(trx: Db, context: EventContext, type: 'operator.added' | 'operator.removed', userId: string, at: Date, data: Record<string, unknown> = {}): Promise<void> {
+  const appId = await findConsoleAppId(trx);
+  const app = appId === undefined ? undefined : await findApplication(trx, appId);
+  if (!app) return;
+  await recordEvent(trx, eventOf(context, { type, tenantId: app.tenantId, appId: app.id, userId, data }), at);
+}
+
+/** Makes the console user an operator, with its event; false when they were one already (nothing written). */
+export async function grantOperator(trx: Db, context: EventContext, userId: string, at: Date, data: Record<string, unknown> = {}): Promise<boolean> {
+  if (!(await consoleRepo.insertOperator(trx, userId, at.toISOString()))) return false;
+  await recordOperatorEvent(trx, context, 'operator.added', userId, at, data);
+  return true;
+}
+
+/** Ends the console user's operator role, with its event; false when they were not one. */
+export async function revokeOperator(trx: Db, context: EventContext, userId: string, at: Date, data: Record<string, unknown> = {}): Promise<boolean> {
+  if (!(await consoleRepo.deleteOperator(trx, userId))) return false;
+  await recordOperatorEvent(trx, context, 'operator.removed', userId, at, data);
+  return true;
+}
+
+/**
+ * In the transaction that deletes a user of `appId`: when it is the console app, the user's tenant
+ * memberships (each a `tenant.member.deleted` event, `data.reason` `user_deleted`) and operator role go too.
+ */
+export async function deleteConsoleUserRows(trx: Db, appId: string, userId: string, at: Date): Promise<void> {
+  if (appId !== (await findConsoleAppId(trx))) return;
+  for (const membership of await deleteMembershipsOfUser(trx, userId)) {
+    await recordTenantEvent(trx, SYSTEM_CONTEXT, membership.tenant_id, 'tenant.member.deleted', { user_id: userId, role: membership.role, reason: 'user_deleted' }, at);
+  }
+  await revokeOperator(trx, SYSTEM_CONTEXT, userId, at, { reason: 'user_deleted' });
+}
