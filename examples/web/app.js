@@ -7,13 +7,16 @@ import { avatar } from './avatar.js';
 import { factors } from './factors.js';
 import { notes } from './notes.js';
 import { profile } from './profile.js';
+import { team } from './team.js';
 import { $, focusHeading, notice, run, value } from './ui.js';
 
 const gatehouse = createClient({ url: config.api, publishableKey: config.publishableKey });
 const auth = gatehouse.auth;
 const here = `${location.origin}/`;
 const account = profile(gatehouse, config);
-const noteCard = notes(gatehouse);
+// The notes card follows the team card's active organisation: personal notes, or the team's shared ones.
+const teamCard = team(gatehouse, () => noteCard.load());
+const noteCard = notes(gatehouse, () => teamCard.activeName());
 const picture = avatar(gatehouse);
 const security = factors(gatehouse);
 
@@ -68,7 +71,7 @@ async function showSignedIn() {
   document.body.dataset.loaded = 'false';
   backToWelcome();
   $('signed-in-title').focus();
-  await Promise.all([account.load(), noteCard.load(), picture.load(), security.load()]);
+  await Promise.all([account.load(), teamCard.load().then(() => noteCard.load()), picture.load(), security.load()]);
   document.body.dataset.loaded = 'true';
 }
 
@@ -77,6 +80,7 @@ function showSignedOut() {
   focusHeading('welcome');
   picture.clear();
   security.clear();
+  teamCard.clear();
   $('note-list').replaceChildren();
 }
 

@@ -1,9 +1,10 @@
-// The notes card: the signed-in user's rows of the app's `notes` table (title text, done bool), through
-// @gatehouse/client's tables: only their own rows, newest first.
+// The notes card: the rows of the app's `notes` table (title text, done bool) through @gatehouse/client's
+// tables, newest first: the person's own, or, with a team active (team.js), that team's shared notes, which
+// every member reads and writes (organizations.from: new notes belong to the team).
 import { $, run } from './ui.js';
 
-export function notes(gatehouse) {
-  const table = gatehouse.from('notes');
+export function notes(gatehouse, teamName = () => null) {
+  let table = gatehouse.from('notes');
 
   function item(row) {
     const li = document.createElement('li');
@@ -36,6 +37,10 @@ export function notes(gatehouse) {
   }
 
   async function load() {
+    const shared = teamName();
+    table = shared ? gatehouse.organizations.from('notes') : gatehouse.from('notes');
+    $('notes-heading').textContent = shared ? `Notes of ${shared}` : 'Notes';
+    $('notes-empty').textContent = shared ? 'No shared notes yet.' : 'No notes yet.';
     const page = await table.select().order('created_at', 'desc').limit(50);
     $('note-list').replaceChildren(...page.rows.map(item));
     $('notes-empty').hidden = page.rows.length > 0;
