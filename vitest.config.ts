@@ -15,12 +15,17 @@ const repoCalls = {
 // its own: every file the database runs) and TEST_DB.
 const files = filesFor(process.env.GATEHOUSE_TEST_SET ?? 'any', process.env.TEST_DB ?? 'sqlite');
 
-// Contract tests spawn real servers; two cores run a few files at a time.
+// Contract tests spawn real servers; two cores run a few files at a time. Two projects: the files of
+// test/suite.mjs SHARED run one after another in the same worker, sharing its servers (isolate: false);
+// every other file gets a worker of its own.
 export default defineConfig({
   plugins: process.env.GATEHOUSE_REPO_CALLS_DIR ? [repoCalls] : [],
   test: {
-    include: files.include,
-    exclude: [...configDefaults.exclude, ...files.exclude],
+    // (Include and exclude are the projects' own: vitest would join a project's lists to the root's.)
+    projects: [
+      { extends: true, test: { name: 'shared', include: files.shared, exclude: [...configDefaults.exclude, ...files.exclude], isolate: false } },
+      { extends: true, test: { name: 'own', include: files.include, exclude: [...configDefaults.exclude, ...files.exclude, ...files.shared] } },
+    ],
     setupFiles: ['test/helpers/file-times.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -77,13 +77,44 @@ export const SMOKE = [
 export const ALL = ['test/**/*.test.ts', 'src/**/*.test.ts'];
 
 /**
+ * Files that share their vitest worker (isolate: false) and the servers it keeps: they take their server
+ * from sharedServer() (test/helpers/server.ts), so the files one worker runs in a row use one server per
+ * environment instead of one each, and load the built service once. Each makes its own tenant and apps and
+ * asserts only on what it made (no count of a whole table, no log it did not cause, no restart). Exact
+ * paths. Every other file runs in a worker of its own.
+ */
+export const SHARED = [
+  'test/contract/account-email.test.ts',
+  'test/contract/browser-pages.test.ts',
+  'test/contract/email-links.test.ts',
+  'test/contract/fuzz.test.ts',
+  'test/contract/mfa-passkeys.test.ts',
+  'test/contract/openapi-client.test.ts',
+  'test/contract/sessions.test.ts',
+  'test/contract/signin.test.ts',
+  'test/contract/signup.test.ts',
+  'test/contract/tables-query.test.ts',
+  'test/contract/tables-rows.test.ts',
+  'test/contract/tables-schema.test.ts',
+  'test/contract/unknown-fields.test.ts',
+  'test/contract/users-export.test.ts',
+  'test/contract/users-import-hashes.test.ts',
+  'test/contract/users-import.test.ts',
+  'test/contract/webhooks-ssrf.test.ts',
+  'test/packages/client-mfa.test.ts',
+  'test/packages/client-sdk.test.ts',
+  'test/packages/server-sdk.test.ts',
+];
+
+/**
  * What vitest includes and excludes for a set ('main', 'fault', 'smoke', or 'any': every file the
- * database runs, for a named file) on a database ('sqlite' or 'postgres').
+ * database runs, for a named file) on a database ('sqlite' or 'postgres'); `shared`: which of them share
+ * their worker (SHARED).
  */
 export function filesFor(set, db) {
   const notHere = Object.keys(db === 'postgres' ? SQLITE_ONLY : POSTGRES_ONLY);
-  if (set === 'fault') return { include: FAULT, exclude: notHere };
-  if (set === 'smoke') return { include: SMOKE, exclude: [...notHere, ...FAULT] };
-  if (set === 'main') return { include: ALL, exclude: [...notHere, ...FAULT] };
-  return { include: ALL, exclude: notHere };
+  if (set === 'fault') return { include: FAULT, exclude: notHere, shared: [] };
+  if (set === 'smoke') return { include: SMOKE, exclude: [...notHere, ...FAULT], shared: SHARED.filter((file) => SMOKE.includes(file)) };
+  if (set === 'main') return { include: ALL, exclude: [...notHere, ...FAULT], shared: SHARED };
+  return { include: ALL, exclude: notHere, shared: SHARED };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeFor, startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { codeFor, sharedAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
 // docs/account.md: POST /v1/me/email and POST /v1/me/email/confirm. Nothing changes until the new
@@ -11,7 +11,7 @@ let other: TestApp;
 const ORIGIN = 'http://localhost:3000';
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   app = await createApp(env.server, { args: ['--verification-method', 'both', '--allowed-origin', ORIGIN] });
   other = await createApp(env.server);
 });

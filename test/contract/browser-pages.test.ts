@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
 import { sessionUser } from '../helpers/objects.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 
 // Issue 39, "people, not programs": routes a person reaches by navigating answer their errors as a page
 // with a way back to the app when the browser asks for HTML, and a cookie of another app says why it fails.
@@ -13,7 +13,7 @@ const ORIGIN = 'http://localhost:3000';
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   const tenantId = await createTenant(server);
   first = await createApp(server, { tenantId, name: 'First', args: ['--allowed-origin', ORIGIN] });
   second = await createApp(server, { tenantId, name: 'Second', args: ['--allowed-origin', 'http://localhost:3001'] });

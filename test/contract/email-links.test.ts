@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkFor, setCookies, signUp, startAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
+import { linkFor, setCookies, signUp, sharedAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
 import { api, cliJson, createApp, type TestApp } from '../helpers/fixtures.js';
 
 let env: AuthEnv;
@@ -10,7 +10,7 @@ let landingApp: TestApp;
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   linkApp = await createApp(env.server, { args: ['--verification-method', 'link', '--allowed-origin', 'http://localhost:3000', '--domain', 'links.example.test'] });
   landingApp = await createApp(env.server, { args: ['--verification-method', 'link', '--allowed-origin', 'http://localhost:3000', '--link-landing', 'on'] });
 });

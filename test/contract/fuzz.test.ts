@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 
 // Issue 7, finding 9 and "Must show": generated malformed bodies, queries and path segments sent to every
 // route of the OpenAPI document. Whatever the input: no 5xx (but 502 from an unreachable provider), every error is
@@ -21,7 +21,7 @@ interface Route {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   app = await createApp(server);
   const doc = (await api(server, 'GET', '/openapi.json')).body as {
     paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }; responses?: Record<string, unknown> }>>;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { sharedAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { passwordChallenge, userWithTotp } from '../helpers/mfa.js';
@@ -16,7 +16,7 @@ let bare: TestApp;
 const ORIGIN = 'http://localhost:3000';
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   app = await createApp(env.server, { args: ['--allowed-origin', ORIGIN, '--allowed-origin', 'https://second.example.com'] });
   domainApp = await createApp(env.server, { args: ['--domain', `auth${Date.now()}.example.com`] });
   bare = await createApp(env.server);

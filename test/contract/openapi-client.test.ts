@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import createClient from 'openapi-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from '@gatehouse/api-types';
-import { startAuthServer, type AuthEnv, uniqueEmail, codeFor } from '../helpers/accounts.js';
+import { sharedAuthServer, type AuthEnv, uniqueEmail, codeFor } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
@@ -28,7 +28,7 @@ function run(command: string, args: string[]): Promise<{ code: number | null; ou
 }
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   app = await createApp(env.server, { args: ['--hashcash', 'off'] });
   document = (await api(env.server, 'GET', '/openapi.json')).body;
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { setCookies, startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { setCookies, sharedAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { forgedRefreshToken } from '../helpers/earlier-tokens.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
@@ -9,7 +9,7 @@ let app: TestApp;
 let other: TestApp;
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   app = await createApp(env.server, { args: ['--domain', 'app.example.test', '--allowed-origin', 'http://localhost:3000'] });
   other = await createApp(env.server);
 });

@@ -1,13 +1,13 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeFor, linkFor, setCookies, signUp, startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { codeFor, linkFor, setCookies, signUp, sharedAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
 let env: AuthEnv;
 let app: TestApp;
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   app = await createApp(env.server, { args: ['--allowed-origin', 'http://localhost:3000'] });
 });
 afterAll(async () => {

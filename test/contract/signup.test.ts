@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeFor, linkFor, setCookies, signUp, startAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
+import { codeFor, linkFor, setCookies, signUp, sharedAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
 import { queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
@@ -7,7 +7,7 @@ let env: AuthEnv;
 let app: TestApp;
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   app = await createApp(env.server, { args: ['--allowed-origin', 'http://localhost:3000', '--domain', 'shop.example.test'] });
 });
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveKeyGateSql } from '../../src/store/repos/applications.js';
 import { execDatabase, queryDatabase, TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 import { asSecret, call, insertRow, makeTable, query, queryAll, sessionUser, type Caller } from '../helpers/tables.js';
 
 // docs/tables.md: POST .../rows/query (every op, both sort directions, AND-lists, cursors).
@@ -25,7 +25,7 @@ const ROWS = [
 ];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   app = await createApp(server, { name: 'Shop' });
   other = await createApp(server, { tenantId: app.tenant_id, name: 'Blog' });
   secret = asSecret(app);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 import { api } from '../helpers/fixtures.js';
 import { asSecret, call, insertRow, makeTable, queryAll, sessionUser, tableName, type Caller } from '../helpers/tables.js';
 
@@ -13,7 +13,7 @@ let alice: Caller & { userId: string };
 let bob: Caller & { userId: string };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   app = await createApp(server, { name: 'Shop' });
   secret = asSecret(app);
   alice = await sessionUser(server, app);

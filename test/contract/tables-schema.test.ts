@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 import { asSecret, call, insertRow, makeTable, sessionUser, tableName, type Caller } from '../helpers/tables.js';
 
 // docs/tables.md: tables and columns, their auth, names and limits.
@@ -12,7 +12,7 @@ let secret: Caller;
 let user: Caller;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   app = await createApp(server, { name: 'Shop' });
   other = await createApp(server, { tenantId: app.tenant_id, name: 'Blog' });
   secret = asSecret(app);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { sharedAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
@@ -27,7 +27,7 @@ describe.skipIf(TEST_DB !== 'sqlite')('contract 0: unknown body fields', () => {
   let operations: [method: string, path: string, operation: Operation][];
 
   beforeAll(async () => {
-    env = await startAuthServer();
+    env = await sharedAuthServer();
     app = await createApp(env.server);
     const document = (await api(env.server, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, Operation>> };
     operations = Object.entries(document.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => [method.toUpperCase(), path, op] as [string, string, Operation]));

@@ -5,7 +5,7 @@ import { execDatabase, queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { createBucket, putObject, random } from '../helpers/objects.js';
 import { enrollTotp } from '../helpers/mfa.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 import { asSecret, insertRow, makeTable } from '../helpers/tables.js';
 
 // docs/privacy.md: GET /v1/users/{id}/export and `gatehouse user export`: exactly the user's data,
@@ -34,7 +34,7 @@ describe('14 exporting a user', () => {
   }
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await sharedServer();
     app = await createApp(server);
     other = await createApp(server);
     await person('alice');

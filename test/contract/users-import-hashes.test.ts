@@ -3,7 +3,7 @@ import { argon2d, argon2i, argon2id, bcrypt, createSHA1, createSHA256, createSHA
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 
 // docs/import.md: every hash family POST /v1/users/import takes signs in with the right password and refuses a
 // wrong one, before and after the first sign-in replaces it with argon2id (in the write that opens the session:
@@ -14,7 +14,7 @@ let server: TestServer;
 let app: TestApp;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   app = await createApp(server, { name: 'Moving in' });
 });
 afterAll(async () => {

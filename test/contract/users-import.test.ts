@@ -4,7 +4,7 @@ import { base32Encode } from '../../src/crypto/totp.js';
 import { queryDatabase } from '../helpers/db.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { codeAt, verifyMfa } from '../helpers/mfa.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 
 // docs/import.md: POST /v1/users/import, each user its own write (a bad one never stops the others), results in
 // order, `skip` makes a repeated run change nothing, external_id found by GET /v1/users?external_id=, identities
@@ -16,7 +16,7 @@ let app: TestApp;
 let other: TestApp;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   app = await createApp(server, { name: 'Moving in' });
   other = await createApp(server, { tenantId: app.tenant_id, name: 'Elsewhere' });
 });

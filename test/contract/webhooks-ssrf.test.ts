@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPrivateAddress } from '../../src/services/webhooks/address-guard.js';
 import { sendWebhook } from '../../src/services/webhooks/sender.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 // docs/webhooks.md, "No SSRF": without WEBHOOK_ALLOW_PRIVATE, endpoint URLs are https and no private address is
@@ -15,7 +15,7 @@ describe('17 webhooks: no request to a private address', () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startServer();
+    server = await sharedServer();
     app = await createApp(server);
   });
   afterAll(async () => {

@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { api, type JsonResponse, type TestApp } from './fixtures.js';
 import { getProof } from './hashcash.js';
-import { startServer, type TestServer } from './server.js';
+import { sharedServer, startServer, type TestServer } from './server.js';
+import { onWorkerEnd } from './worker-processes.js';
 import { extractCode, extractLink, startSmtpSink, type SmtpSink } from './smtp-sink.js';
 
 export interface AuthEnv {
@@ -22,6 +23,27 @@ export async function startAuthServer(env: Record<string, string> = {}): Promise
       await sink.close();
     },
   };
+}
+
+/** The SMTP sink of this worker's shared auth servers (sharedAuthServer), opened on first use, closed with the worker. */
+let sharedSink: Promise<SmtpSink> | undefined;
+
+/**
+ * startAuthServer's server and sink, shared by the files of one vitest worker (sharedServer, test/suite.mjs
+ * SHARED): one sink for all of them, read by recipient, so a file finds its mail by the unique addresses it
+ * signs up (uniqueEmail), never by the sink's whole list. `stop()` lets go of both.
+ */
+export async function sharedAuthServer(env: Record<string, string> = {}): Promise<AuthEnv> {
+  if (!sharedSink) {
+    const opening = startSmtpSink();
+    sharedSink = opening;
+    opening.catch(() => (sharedSink = undefined));
+    // Closed as the worker ends, after the servers that send to it (registered before theirs: see sharedServer).
+    onWorkerEnd(async () => (await opening.catch(() => undefined))?.close());
+  }
+  const sink = await sharedSink;
+  const server = await sharedServer({ SMTP_URL: sink.url, ...env });
+  return { server, sink, stop: async () => {} };
 }
 
 let counter = 0;

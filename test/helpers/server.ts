@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import type { Deps } from '../../src/deps.js';
 import { createPostgresDatabase, TEST_DB } from './db.js';
 import { serverDeps } from './server-deps.js';
+import { onWorkerEnd, workerProcesses } from './worker-processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/gatehouse.js');
@@ -188,4 +189,64 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The servers this vitest worker keeps for its files, by environment (sharedServer). */
+const kept = new Map<string, Promise<TestServer>>();
+let keptCleanup = false;
+
+/**
+ * A server of the default environment (or of `env`) shared by every file this vitest worker runs that
+ * asks for the same environment: started on first use, stopped when the worker ends. Each file makes its
+ * own tenant and apps on it, which is the isolation the product promises its tenants; `stop()` only lets
+ * go of it. For files listed in test/suite.mjs SHARED (one worker runs many of them, isolate: false;
+ * elsewhere the worker, and so the server, lasts one file).
+ *
+ * Not for a file that reads the whole database (a count of every user, a listing of every tenant), asserts
+ * what a log lacks, restarts or kills its server, or sets per-IP rate limits another file would spend: those
+ * keep startServer().
+ */
+export async function sharedServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const key = JSON.stringify(Object.entries(env).sort(([a], [b]) => a.localeCompare(b)));
+  let starting = kept.get(key);
+  // A kept server whose process ended (a crash) is replaced, so it fails one file rather than every later one.
+  if (starting && !(await starting.then(alive, () => false))) starting = undefined;
+  if (!starting) {
+    starting = startServer(env).then((server) => {
+      workerProcesses.add(server.pid);
+      return server;
+    });
+    kept.set(key, starting);
+    // One that failed to start is tried again by the next file.
+    starting.catch(() => kept.delete(key));
+    stopKeptWhenWorkerEnds();
+  }
+  const server = await starting;
+  return { ...server, stop: async () => {} };
+}
+
+function alive(server: TestServer): boolean {
+  try {
+    process.kill(server.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops the kept servers (and drops their databases) when vitest tears the worker down. */
+function stopKeptWhenWorkerEnds(): void {
+  if (keptCleanup) return;
+  keptCleanup = true;
+  onWorkerEnd(async () => {
+    const servers = await Promise.allSettled([...kept.values()]);
+    kept.clear();
+    await Promise.allSettled(
+      servers.map(async (s) => {
+        if (s.status !== 'fulfilled') return;
+        await s.value.stop();
+        workerProcesses.delete(s.value.pid);
+      }),
+    );
+  });
 }

@@ -1,6 +1,6 @@
 import { createClient, GatehouseError, MfaRequiredError, memoryStorage, type AuthEvent, type GatehouseClient } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeFor, startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { codeFor, sharedAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { createApp, type TestApp } from '../helpers/fixtures.js';
 import { claimsOf, codeAt } from '../helpers/mfa.js';
 
@@ -35,7 +35,7 @@ async function withTotp(gatehouse: GatehouseClient, friendlyName = 'phone') {
 }
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   app = await createApp(env.server, { name: 'Client SDK second factors' });
 });
 

@@ -1,7 +1,7 @@
 import { createClient, GatehouseError, MfaRequiredError, memoryStorage, type AuthEvent, type GatehouseClient, type Session } from '@gatehouse/client';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeFor, startAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
+import { codeFor, sharedAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { claimsOf, codeAt, enrollTotp } from '../helpers/mfa.js';
 
@@ -34,7 +34,7 @@ async function signedIn(gatehouse = client(), email = uniqueEmail('client'), pas
 }
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   // A real proof-of-work: difficulty 4 takes ~16 argon2id hashes in the worker thread.
   app = await createApp(env.server, { name: 'Client SDK', args: ['--hashcash-difficulty', '4'] });
   sibling = await createApp(env.server, { tenantId: app.tenant_id, name: 'Sibling', args: ['--allowed-origin', 'https://sibling.example.test'] });

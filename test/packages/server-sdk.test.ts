@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, cliJson, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
 import { enrollTotp } from '../helpers/mfa.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 
 // @gatehouse/server (packages/server) against a real Gatehouse: offline verification with the JWKS, the
 // Express and Fastify middleware, the fetch-style helper, and the typed secret-key admin client.
@@ -33,7 +33,7 @@ async function aal2TokensFor(target: TestApp) {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   const tenantId = await createTenant(server);
   app = await createApp(server, { tenantId });
   other = await createApp(server, { tenantId, name: 'Other' });
