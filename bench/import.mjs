@@ -13,7 +13,8 @@ import { createWriteStream, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { hash as bcryptHash } from '@node-rs/bcrypt';
+import { hash as bcryptHash, verify as bcryptVerify } from '@node-rs/bcrypt';
+import { hashPassword, verifyPassword } from '../dist/src/crypto/passwords.js';
 import { cpuOf, createDatabase, ROOT, rssOf, startServer } from './lib/server.mjs';
 
 const { values: opts } = parseArgs({
@@ -22,6 +23,7 @@ const { values: opts } = parseArgs({
     users: { type: 'string', default: '100000' },
     signins: { type: 'string', default: '7' },
     'file-users': { type: 'string', default: '10000,100000,1000000' },
+    'sample-seconds': { type: 'string', default: '10' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -64,6 +66,24 @@ try {
     firsts.push(await signIn(email));
     seconds2.push(await signIn(email));
   }
+  // The parts, bare, in this process right after (same machine state): bcrypt's check at cost 10, argon2id's hash
+  // at the server's parameters, argon2id's check.
+  const bare = { bcrypt: [], hash: [], verify: [] };
+  for (let i = 0; i < Number(opts.signins); i++) {
+    let t = performance.now();
+    if (!(await bcryptVerify(PASSWORD, hash))) throw new Error('bcrypt');
+    bare.bcrypt.push(performance.now() - t);
+    t = performance.now();
+    const argon = await hashPassword(PASSWORD);
+    bare.hash.push(performance.now() - t);
+    t = performance.now();
+    await verifyPassword(argon, PASSWORD);
+    bare.verify.push(performance.now() - t);
+  }
+  if (firsts.length > 0) {
+    const predicted = median(seconds2) + median(bare.bcrypt) + median(bare.hash) - median(bare.verify);
+    console.log(`bare ${opts.db}: bcrypt cost-10 check ${median(bare.bcrypt).toFixed(0)} ms, argon2id hash ${median(bare.hash).toFixed(0)} ms, argon2id check ${median(bare.verify).toFixed(0)} ms: first sign-in predicted (next + bcrypt + hash - check) ${predicted.toFixed(0)} ms, measured ${median(firsts).toFixed(0)} ms (ratio ${(median(firsts) / predicted).toFixed(2)})`);
+  }
   if (firsts.length > 0) console.log(`sign-in ${opts.db}: first (bcrypt cost 10 + argon2id re-hash) median ${median(firsts).toFixed(0)} ms, next (argon2id) median ${median(seconds2).toFixed(0)} ms, ${firsts.length} users`);
 
   for (const count of opts['file-users'].split(',').map(Number)) {
@@ -80,9 +100,16 @@ try {
     const child = spawn(process.execPath, args, { cwd: database.dir, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let peak = 0;
     let cpu = 0;
+    // RSS every 50 ms for the peak; one sample every --sample-seconds kept, to show it flat through the file.
+    const samples = [];
+    let lastSample = 0;
     const poll = setInterval(() => {
       const rss = rssOf(child.pid);
       if (rss && Number.isFinite(rss.peak)) peak = Math.max(peak, rss.peak);
+      if (rss && performance.now() - lastSample >= Number(opts['sample-seconds']) * 1000) {
+        lastSample = performance.now();
+        samples.push(rss.rss);
+      }
       cpu = cpuOf(child.pid) ?? cpu;
     }, 50);
     let stdout = '';
@@ -92,6 +119,8 @@ try {
     rmSync(path);
     const totals = JSON.parse(stdout || '{}');
     console.log(`cli ${opts.db}: ${count} users from an NDJSON file (${code === 0 ? 'ok' : `exit ${code}`}, created ${totals.created}) in ${((performance.now() - t) / 1000).toFixed(1)} s (CLI CPU ${cpu.toFixed(1)} s), peak RSS ${peak.toFixed(1)} MB`);
+    const half = samples.slice(Math.floor(samples.length / 2));
+    console.log(`cli ${opts.db}: ${count} users: RSS every ${opts['sample-seconds']} s (MB): ${samples.map((mb) => mb.toFixed(0)).join(' ')}; second half ${Math.min(...half).toFixed(1)}-${Math.max(...half).toFixed(1)}`);
   }
 } finally {
   await server.stop();

@@ -16,16 +16,21 @@ import { eventOf, recordEvent, type EventContext } from '../events/index.js';
 import { checkImportUser, itemError, type CheckedImport } from './import-item.js';
 import { recordUserCreated } from './users.js';
 
-// POST /v1/users/import and `gatehouse user import` (docs/import.md): up to IMPORT_MAX users a call, each its
-// own transaction (the user, its count, identities, TOTP factor and user.created event commit together or not
-// at all; one users.imported event with the counts follows), so a bad item never stops the others. Nothing is hashed for an imported hash; a plain `password`
-// is hashed with argon2id before its write, as POST /v1/users does.
+// POST /v1/users/import and `gatehouse user import` (docs/import.md): up to IMPORT_MAX users a call. A user is
+// written whole or not at all (its row, count, identities, TOTP factor and user.created event commit together;
+// one users.imported event with the counts follows), and a bad item never stops the others: it is refused
+// before any write (checkImportUser), or its taken email or external_id leaves it out of the bulk write of the
+// plain items (isPlain, BULK a transaction) to fail or be skipped alone, as an item with identities, a TOTP
+// secret or a password is written alone in its own transaction. Nothing is hashed for an imported hash; a
+// plain `password` is hashed with argon2id before its write, as POST /v1/users does.
 
 export type ImportDeps = Pick<Deps, 'db' | 'clock' | 'masterKey'>;
 
 export const IMPORT_MAX = 1000;
 /** Items written at once: PostgreSQL's pool runs them side by side; SQLite's one connection takes them in turn. */
 const ITEMS_AT_ONCE = 8;
+/** Plain items (isPlain) written in one transaction: its locks on the count rows last one such write. */
+const BULK = 200;
 
 export type OnConflict = 'skip' | 'error';
 
@@ -70,10 +75,23 @@ export async function importUsers(deps: ImportDeps, app: Application, input: { u
       results[index] = errorResult(index, error);
     }
   });
+  // Items with nothing but the user row and its event are written BULK at a time (one transaction, one multi-row
+  // INSERT); an item whose email or external_id is taken is left out of it and goes the single way below.
+  const single = work.filter(({ item }) => !isPlain(item));
+  const plain = work.filter(({ item }) => isPlain(item));
+  for (let from = 0; from < plain.length; from += BULK) {
+    const chunk = plain.slice(from, from + BULK);
+    const created = await importPlain(deps, app, chunk.map(({ item }) => item), context);
+    chunk.forEach(({ index }, i) => {
+      const userId = created[i];
+      if (userId) results[index] = { index, status: 'created', user_id: userId, detail: null, code: null };
+      else single.push(chunk[i]!);
+    });
+  }
   let next = 0;
   const worker = async () => {
-    while (next < work.length) {
-      const { index, item } = work[next++]!;
+    while (next < single.length) {
+      const { index, item } = single[next++]!;
       try {
         results[index] = { index, ...(await importOne(deps, app, item, onConflict, context)), detail: null, code: null };
       } catch (error) {
@@ -81,13 +99,34 @@ export async function importUsers(deps: ImportDeps, app: Application, input: { u
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(ITEMS_AT_ONCE, work.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(ITEMS_AT_ONCE, single.length) }, worker));
   const count = (status: ImportResult['status']) => results.filter((result) => result.status === status).length;
   const answer = { created: count('created'), skipped: count('skipped'), failed: count('error'), results };
   // One event per call, with its counts (no email: the users' own user.created events name them).
   const totals = { created: answer.created, skipped: answer.skipped, failed: answer.failed };
   await inTransaction(deps.db, (trx) => recordEvent(trx, eventOf(context, { type: 'users.imported', tenantId: app.tenantId, appId: app.id, userId: null, data: totals }), deps.clock.now()));
   return answer;
+}
+
+/** An item that is one user row and its event: no identity, no TOTP factor, no password to hash. */
+const isPlain = (item: CheckedImport) => item.identities.length === 0 && item.totpSecret === null && item.password === null;
+
+/**
+ * The plain items in one transaction: one INSERT of their rows (a row whose email, external_id or id is taken
+ * is left out, nothing else is refused), the counts per slot, a user.created event per user inserted. Answers
+ * each item's new user id, or undefined where its row was left out (the caller writes that one alone).
+ */
+async function importPlain(deps: ImportDeps, app: Application, items: CheckedImport[], context: EventContext): Promise<(string | undefined)[]> {
+  const at = deps.clock.now();
+  const now = iso(at);
+  const rows = items.map((item) =>
+    users.emailUserRow({ id: newUuid(), appId: app.id, email: item.email, emailVerified: item.emailVerified, passwordHash: item.passwordHash, requiresVerification: false, now, externalId: item.externalId, createdAt: item.createdAt ?? now }),
+  );
+  return inTransaction(deps.db, async (trx) => {
+    const inserted = await users.insertUsersUnlessTaken(trx, app.id, rows);
+    for (const row of rows) if (inserted.has(row.id)) await recordUserCreated(trx, app, row.id, row.email, { context, source: 'import' }, at);
+    return rows.map((row) => (inserted.has(row.id) ? row.id : undefined));
+  });
 }
 
 /** The user already holding the item's email or external_id in the app, if any. */

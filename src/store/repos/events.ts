@@ -3,7 +3,7 @@ import { compiledQuery } from '../compiled.js';
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
 import type { Database, EventsTable } from '../types.js';
-import { deliveriesCte, queueEventDeliveries } from './webhook-deliveries.js';
+import { deliveriesCte, type QueuedEvent } from './webhook-deliveries.js';
 
 // Events and their per-day counts (migration 0032, docs/events.md). Every read is scoped by app (or by
 // tenant for the tenant's own events, app_id null) and is one range of an index, newest first.
@@ -53,6 +53,59 @@ const insertWithCountAndDeliveries = compiledQuery([...EVENT_VALUES, ...COUNT_VA
 const insertOnly = compiledQuery(EVENT_VALUES, (db, v) => db.insertInto('events').values(eventValues(v)));
 const countOnly = compiledQuery(['scopeId', 'day', 'type', 'slot'], (db, v) => countUpsert(db, v));
 
+const QUEUE_VALUES = ['appId', 'eventId', 'eventType', 'payload', 'now', 'idPrefix'] as const;
+type QueueStatement = ReturnType<typeof queueStatement>;
+const queueStatement = (patterns: number) => {
+  const names = Array.from({ length: patterns }, (_, i) => `p${i}`);
+  return compiledQuery([...QUEUE_VALUES, ...names], (db, v) =>
+    db
+      .insertInto('webhook_deliveries')
+      .columns(['id', 'app_id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'status', 'attempts', 'created_at', 'next_attempt_at'])
+      .expression(
+        db
+          .selectFrom('webhook_endpoints as e')
+          .select((eb) => [
+            sql<string>`${v.idPrefix} || e.id`.as('id'),
+            'e.app_id',
+            'e.id',
+            eb.val(v.eventId).as('event_id'),
+            eb.val(v.eventType).as('event_type'),
+            eb.val(v.payload).as('payload'),
+            eb.val('pending').as('status'),
+            eb.val(0).as('attempts'),
+            eb.val(v.now).as('created_at'),
+            eb.val(v.now).as('next_attempt_at'),
+          ])
+          .where('e.app_id', '=', v.appId)
+          .where('e.enabled', '=', 1)
+          .where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom('webhook_endpoint_types as t')
+                .select('t.endpoint_id')
+                .where('t.app_id', '=', v.appId)
+                .where('t.pattern', 'in', names.map((name) => v[name as keyof typeof v]))
+                .whereRef('t.endpoint_id', '=', 'e.id'),
+            ),
+          ),
+      ),
+  );
+};
+/** By the number of patterns (an event type's depth), each compiled once. */
+const queueStatements = new Map<number, QueueStatement>();
+
+/**
+ * queueEventDeliveries (webhook-deliveries.ts) for the event's own write on SQLite, its statement compiled
+ * once (Kysely builds none per event); it answers nothing.
+ */
+async function queueEventDeliveriesNow(db: Db, event: QueuedEvent): Promise<void> {
+  let statement = queueStatements.get(event.patterns.length);
+  if (!statement) queueStatements.set(event.patterns.length, (statement = queueStatement(event.patterns.length)));
+  const values: Record<string, string> = { appId: event.appId, eventId: event.eventId, eventType: event.eventType, payload: event.payload, now: event.now, idPrefix: event.idPrefix };
+  event.patterns.forEach((pattern, i) => (values[`p${i}`] = pattern));
+  await statement(db, values);
+}
+
 /** What queues an app event's webhook deliveries with it: the body, the event_types entries that select it, the ids' start. */
 export interface EventDeliveries {
   payload: string;
@@ -89,7 +142,7 @@ export async function insertEvent(db: Db, row: EventRow, deliveries?: EventDeliv
   await insertOnly(db, values);
   await countOnly(db, count);
   if (queue) {
-    await queueEventDeliveries(db, { appId: row.app_id!, eventId: row.event_id, eventType: row.type, payload: queue.payload, patterns: queue.patterns, now: row.occurred_at, idPrefix: queue.idPrefix });
+    await queueEventDeliveriesNow(db, { appId: row.app_id!, eventId: row.event_id, eventType: row.type, payload: queue.payload, patterns: queue.patterns, now: row.occurred_at, idPrefix: queue.idPrefix });
   }
 }
 

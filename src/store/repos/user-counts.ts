@@ -23,3 +23,17 @@ export async function sumUserCount(db: Db, appId: string): Promise<number> {
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** Adds the users of `userIds`, just inserted in `db`'s transaction, to the app's count: one statement per slot. */
+export async function addUserCounts(db: Db, appId: string, userIds: string[]): Promise<void> {
+  const bySlot = new Map<string, number>();
+  for (const id of userIds) bySlot.set(slotOf(id), (bySlot.get(slotOf(id)) ?? 0) + 1);
+  // In slot order, so two imports into one app lock the count rows in one order (no deadlock on PostgreSQL).
+  for (const [slot, added] of [...bySlot].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    await db
+      .insertInto('user_counts')
+      .values({ app_id: appId, slot, users: added })
+      .onConflict((oc) => oc.columns(['app_id', 'slot']).doUpdateSet((eb) => ({ users: eb('user_counts.users', '+', added) })))
+      .execute();
+  }
+}

@@ -6,7 +6,7 @@ import type { DialectName } from '../dialect.js';
 import { lockClause } from '../tables-dialect.js';
 import { inTransaction } from '../transaction.js';
 import type { NewUser, UserRow } from '../types.js';
-import { changeUserCount } from './user-counts.js';
+import { addUserCounts, changeUserCount } from './user-counts.js';
 
 // The User a row maps to is user-row.ts; re-exported, as every service reads users through this module.
 export { normalizeEmail, parseMetadata, toUser, type Metadata, type User, type UserFields } from './user-row.js';
@@ -58,6 +58,45 @@ export async function insertUser(db: Db, row: NewUser): Promise<void> {
     await trx.insertInto('users').values(row).execute();
     await changeUserCount(trx, row.app_id, row.id, 1);
   });
+}
+
+/**
+ * Inserts the rows (one app's) in one statement, each row whose email, external_id or id is taken left out,
+ * and counts those inserted in the app's total; in the caller's transaction. Answers the ids inserted.
+ */
+export async function insertUsersUnlessTaken(db: Db, appId: string, rows: NewUser[]): Promise<Set<string>> {
+  const ids: string[] = [];
+  // In statements of 128, 64, ... 1 rows, each size compiled once (Kysely builds none per call).
+  for (let from = 0, size = 128; from < rows.length; size >>= 1) {
+    while (from + size <= rows.length) {
+      const part = rows.slice(from, from + size);
+      const values: Record<string, unknown> = {};
+      part.forEach((row, i) => INSERT_COLUMNS.forEach((column) => (values[`r${i}_${column}`] = (row as Record<string, unknown>)[column as string] ?? null)));
+      for (const row of await insertRowsStatement(size)(db, values)) ids.push(row.id);
+      from += size;
+    }
+  }
+  await addUserCounts(db, appId, ids);
+  return new Set(ids);
+}
+
+/** The columns emailUserRow fills: what insertUsersUnlessTaken writes. */
+const INSERT_COLUMNS = Object.keys(emailUserRow({ id: '', appId: '', email: '', emailVerified: false, passwordHash: null, requiresVerification: false, now: '' })) as (keyof UserRow)[];
+const insertStatements = new Map<number, ReturnType<typeof compileInsertRows>>();
+const compileInsertRows = (size: number) => {
+  const names = Array.from({ length: size }, (_, i) => INSERT_COLUMNS.map((column) => `r${i}_${column}`)).flat();
+  return compiledQuery(names, (db, v) =>
+    db
+      .insertInto('users')
+      .values(Array.from({ length: size }, (_, i) => Object.fromEntries(INSERT_COLUMNS.map((column) => [column, v[`r${i}_${column}`]])) as unknown as NewUser))
+      .onConflict((oc) => oc.doNothing())
+      .returning('id'),
+  );
+};
+function insertRowsStatement(size: number) {
+  let statement = insertStatements.get(size);
+  if (!statement) insertStatements.set(size, (statement = compileInsertRows(size)));
+  return statement;
 }
 
 /** The user of this app, or undefined. */
