@@ -35,11 +35,12 @@ describe('the console app and the first run', () => {
     expect((await cliJson<{ app_id: string }>(env.server, ['console', 'info'])).app_id).toBe(info.app_id);
   }, 180_000);
 
-  it('serve printed one plain setup link on stderr; it is single use and makes the signed-in console user an operator', async () => {
-    const line = env.server.output().split('\n').find((l) => l.includes('/console/setup?token='));
-    expect(line, 'the setup line').toBeDefined();
-    expect(line!.startsWith('{')).toBe(false);
-    const token = new URL(/https?:\/\/\S+/.exec(line!)![0]).searchParams.get('token')!;
+  it('serve printed one setup link on stderr (a JSON line off a terminal); it is single use and makes the signed-in console user an operator', async () => {
+    const lines = env.server.output().split('\n').filter((l) => l.includes('/console/setup?token='));
+    expect(lines, 'one setup line').toHaveLength(1);
+    const line = JSON.parse(lines[0]) as { code: string; setup_url: string };
+    expect(line.code).toBe('console_setup_link');
+    const token = new URL(line.setup_url).searchParams.get('token')!;
     const first = await consoleUser(env, console_, 'first-operator');
     expect((await manage(env.server, first.token, 'GET', '/v1/tenants')).body.tenants).toEqual([]);
     const done = await manage(env.server, first.token, 'POST', '/v1/console/setup', { token });
