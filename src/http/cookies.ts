@@ -2,6 +2,7 @@ import { fastifyCookie as cookie } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/index.js';
 import { sessionCookieDomain } from '../services/apps/cookie-domain.js';
+import type { Application } from '../store/repos/applications.js';
 import type { SessionTokens } from '../services/sessions/sessions.js';
 import { REFRESH_TOKEN_SECONDS } from '../services/sessions/sessions.js';
 
@@ -31,8 +32,8 @@ type CookieOptions = { httpOnly: true; sameSite: 'lax' | 'none'; path: string; s
  * (docs/browser.md, "Your own API"), read from the request the guards resolved the app of. `__refresh`
  * never has a Domain: only Gatehouse sees the refresh token.
  */
-function sessionOptions(reply: FastifyReply, config: Config, maxAge: number, expires?: Date): CookieOptions {
-  const domain = sessionCookieDomain(reply.request.application?.cookieDomain, reply.request.hostname);
+function sessionOptions(reply: FastifyReply, config: Config, maxAge: number, expires?: Date, app: Pick<Application, 'cookieDomain'> | undefined = reply.request.application): CookieOptions {
+  const domain = sessionCookieDomain(app?.cookieDomain, reply.request.hostname);
   return { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(config), maxAge, ...(expires && { expires }), ...(domain && { domain }) };
 }
 
@@ -44,10 +45,13 @@ function setCookies(reply: FastifyReply, cookies: [name: string, value: string, 
   );
 }
 
-/** Sets `__session` (the access JWT, 15 minutes) and `__refresh` (30 days, only sent to the refresh route). */
-export function setAuthCookies(reply: FastifyReply, config: Config, tokens: SessionTokens): void {
+/**
+ * Sets `__session` (the access JWT, 15 minutes) and `__refresh` (30 days, only sent to the refresh route);
+ * `app` when the route found it other than through a guard (the OAuth callback, by its state).
+ */
+export function setAuthCookies(reply: FastifyReply, config: Config, tokens: SessionTokens, app?: Pick<Application, 'cookieDomain'>): void {
   setCookies(reply, [
-    [SESSION_COOKIE, tokens.access_token, sessionOptions(reply, config, 15 * 60)],
+    [SESSION_COOKIE, tokens.access_token, sessionOptions(reply, config, 15 * 60, undefined, app ?? reply.request.application)],
     [REFRESH_COOKIE, tokens.refresh_token, { httpOnly: true, sameSite: 'lax', path: REFRESH_PATH, secure: secure(config), maxAge: REFRESH_TOKEN_SECONDS }],
   ]);
 }

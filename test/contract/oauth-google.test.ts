@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setCookies, uniqueEmail } from '../helpers/accounts.js';
-import { api } from '../helpers/fixtures.js';
+import { api, createApp } from '../helpers/fixtures.js';
 import { OAuthBrowser } from '../helpers/oauth-browser.js';
-import { authorize, errorOf, me, newAccount, RETURN, signInWith, startOAuthEnv, type OAuthEnv } from '../helpers/oauth.js';
+import { authorize, configureGoogle, errorOf, me, newAccount, RETURN, signInWith, startOAuthEnv, type OAuthEnv } from '../helpers/oauth.js';
 
 // docs/oauth.md and docs/auth.md and docs/sso.md: the whole browser round trip against a real
 // OpenID provider playing Google (query response mode, client_secret_basic), and who the user is.
@@ -153,5 +153,23 @@ describe('4.2 OAuth with Google: linking into an existing user (docs/sso.md and 
     o.google.accounts.set(sub, {});
     const { callback } = await signInWith(o, app(), 'google', sub, { browser: new OAuthBrowser() });
     expect(errorOf(callback)).toBe('email_missing');
+  });
+});
+
+describe('48 OAuth with Google and cookie_domain', () => {
+  it("48 cookie_domain: the callback, which finds its app by the state, sets __session for the app's cookie domain under its verified domain", async () => {
+    const host = 'auth.oauthcookies.example.test';
+    const shared = await createApp(o.server, { tenantId: app().tenant_id, name: 'Cookie domain', args: ['--allowed-origin', new URL(RETURN).origin, '--domain', host, '--cookie-domain', 'oauthcookies.example.test'] });
+    await configureGoogle(o.server, shared, o.apps[0].google);
+    const start = await authorize(o.server, shared, 'google');
+    expect(start.status, JSON.stringify(start.body)).toBe(200);
+    const callbackUrl = `${o.server.url}/v1/oauth/google/callback`;
+    const pending = await start.browser.walkProvider(start.body.authorization_url, newAccount(o.google).sub, callbackUrl);
+    // The callback as it arrives on the verified domain (PUBLIC_BASE_URL there in production).
+    const callback = await start.browser.request(pending.method, pending.url, { headers: { host } });
+    expect(callback.status, callback.text).toBe(302);
+    const cookies = setCookies(callback.headers);
+    expect(cookies.__session!.attributes.domain).toBe('oauthcookies.example.test');
+    expect(cookies.__refresh!.attributes.domain).toBeUndefined();
   });
 });

@@ -138,7 +138,7 @@ export async function completeCallback(
   browser: CallbackBrowser,
   keyApp?: Application,
   client?: ClientInfo,
-): Promise<{ result: SignInResult; redirectUrl: string }> {
+): Promise<{ result: SignInResult; redirectUrl: string; app: Application }> {
   if (!params.state) throw new OAuthCallbackError('invalid_state', 'the callback carries no state');
   const stateHash = sha256Hex(params.state);
   // This read only decides where an error goes; the conditional UPDATE below is what consumes.
@@ -173,7 +173,7 @@ export async function completeCallback(
   }
   const context: EventContext = { actor: { type: 'user', id: null }, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
   const user = await upsertUser(deps, app, provider, claims, nameOf(claims, params.user), fail, context);
-  return { result: await finishSignIn(deps, app, user, ['oauth'], client), redirectUrl };
+  return { result: await finishSignIn(deps, app, user, ['oauth'], client), redirectUrl, app };
 }
 
 /** The origin whose form_post the callback accepts: the issuer's (Apple's, in practice; the others answer by redirect). */

@@ -85,12 +85,13 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
     reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
     try {
       const browser = { binding, formOrigin: posted && typeof origin === 'string' ? origin : undefined };
-      const { result, redirectUrl } = await completeCallback(oauthDeps, provider, params, browser, keyApp, clientInfo(request));
+      const { result, redirectUrl, app } = await completeCallback(oauthDeps, provider, params, browser, keyApp, clientInfo(request));
       // Spent with its state. Only on success: a forged callback must not clear a sign-in in progress.
       clearOAuthBindingCookie(reply, deps.config, provider, formPost(provider));
       // A user with a second factor gets no session yet: the app's page completes it (docs/mfa.md).
       if (result.mfa) return reply.redirect(withMfaToken(redirectUrl, result.mfa.mfa_token), 302);
-      setAuthCookies(reply, deps.config, result.tokens);
+      // The app comes from the state, not a guard: its cookie_domain is passed along.
+      setAuthCookies(reply, deps.config, result.tokens, app);
       return reply.redirect(redirectUrl, 302);
     } catch (error) {
       if (!(error instanceof OAuthCallbackError)) throw error;
