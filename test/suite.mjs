@@ -84,10 +84,13 @@ export const ALL = ['test/**/*.test.ts', 'src/**/*.test.ts'];
  * paths. Every other file runs in a worker of its own.
  */
 export const SHARED = [
+  'test/browser/bundlers.test.ts',
+  'test/browser/passkeys.test.ts',
   'test/contract/account-email.test.ts',
   'test/contract/browser-pages.test.ts',
   'test/contract/email-links.test.ts',
   'test/contract/fuzz.test.ts',
+  'test/contract/hashcash-cli.test.ts',
   'test/contract/mfa-passkeys.test.ts',
   'test/contract/openapi-client.test.ts',
   'test/contract/sessions.test.ts',
@@ -104,6 +107,7 @@ export const SHARED = [
   'test/packages/client-mfa.test.ts',
   'test/packages/client-sdk.test.ts',
   'test/packages/server-sdk.test.ts',
+  'test/packages/server-webhooks.test.ts',
 ];
 
 /**

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
+import { sharedAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { findChromium, RESULTS_DIR, skipReason } from './harness.js';
 
@@ -100,7 +100,7 @@ async function signUpAt(origin: string): Promise<Outcome> {
 
 beforeAll(async () => {
   if (reason) return;
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   app = await createApp(env.server, { args: ['--hashcash', 'on', '--hashcash-difficulty', '3'] });
   browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
 }, 120_000);

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { sharedAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { claimsOf, passwordChallenge } from '../helpers/mfa.js';
 import { findChromium, skipReason } from './harness.js';
@@ -26,7 +26,7 @@ beforeAll(async () => {
   pages = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE));
   await new Promise<void>((done) => pages.listen(0, '127.0.0.1', done));
   SITE = `http://localhost:${(pages.address() as AddressInfo).port}`;
-  env = await startAuthServer();
+  env = await sharedAuthServer();
   app = await createApp(env.server, { name: 'Passkeys in Chromium', args: ['--allowed-origin', SITE] });
   browser = await chromium.launch({ executablePath: findChromium(), args: ['--host-resolver-rules=MAP localhost 127.0.0.1', '--disable-dev-shm-usage'] });
 });

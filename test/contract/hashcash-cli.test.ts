@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type CliResult, type TestServer } from '../helpers/server.js';
+import { sharedServer, type CliResult, type TestServer } from '../helpers/server.js';
 
 const BIN = resolve(import.meta.dirname, '../../bin/gatehouse.js');
 
@@ -12,7 +12,7 @@ let server: TestServer;
 let app: TestApp;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await sharedServer();
   // The defaults a curl user gets: proof-of-work on, difficulty 6.
   app = await createApp(server, { args: ['--hashcash-difficulty', '6'] });
 });

@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { root, tsBlocks, typeCheck } from '../helpers/readme-types.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 
 // @gatehouse/server's verifyWebhook behind the Express and Hono receivers of docs/webhooks.md (the same code,
 // de-duplicating by webhook-id), fed by a real Gatehouse server; and the guide's snippets type-check.
@@ -32,7 +32,7 @@ describe('51 server sdk: verifyWebhook', () => {
   let dir: string | undefined;
 
   beforeAll(async () => {
-    gatehouse = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    gatehouse = await sharedServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
     app = await createApp(gatehouse);
 
     const seenByExpress = new Set<string>();
