@@ -31,6 +31,7 @@ describe.each(STORES)('4.8 objects on the %s store', (kind) => {
       size_bytes: size,
       content_type: 'application/octet-stream',
       user_id: null,
+      organization_id: null,
       etag: md5Etag(data),
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: put.json.created_at,

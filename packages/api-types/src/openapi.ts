@@ -7784,6 +7784,8 @@ export interface operations {
                             name: string;
                             max_size_bytes: number | null;
                             max_size_bytes_per_user: number | null;
+                            /** @description bytes one organisation's objects may hold in the bucket */
+                            max_size_bytes_per_org: number | null;
                             /** @description committed objects plus uploads in flight */
                             used_bytes: number;
                             object_count: number;
@@ -7843,6 +7845,8 @@ export interface operations {
                         name: string;
                         max_size_bytes: number | null;
                         max_size_bytes_per_user: number | null;
+                        /** @description bytes one organisation's objects may hold in the bucket */
+                        max_size_bytes_per_org: number | null;
                         /** @description committed objects plus uploads in flight */
                         used_bytes: number;
                         object_count: number;
@@ -7963,6 +7967,8 @@ export interface operations {
                         name: string;
                         max_size_bytes: number | null;
                         max_size_bytes_per_user: number | null;
+                        /** @description bytes one organisation's objects may hold in the bucket */
+                        max_size_bytes_per_org: number | null;
                         /** @description committed objects plus uploads in flight */
                         used_bytes: number;
                         object_count: number;
@@ -8088,6 +8094,8 @@ export interface operations {
                     max_size_bytes?: null | number;
                     /** @description bytes; null: no cap */
                     max_size_bytes_per_user?: null | number;
+                    /** @description bytes; null: no cap */
+                    max_size_bytes_per_org?: null | number;
                 };
             };
         };
@@ -8104,6 +8112,8 @@ export interface operations {
                         name: string;
                         max_size_bytes: number | null;
                         max_size_bytes_per_user: number | null;
+                        /** @description bytes one organisation's objects may hold in the bucket */
+                        max_size_bytes_per_org: number | null;
                         /** @description committed objects plus uploads in flight */
                         used_bytes: number;
                         object_count: number;
@@ -8156,6 +8166,7 @@ export interface operations {
         parameters: {
             query?: {
                 user_id?: string;
+                organization_id?: string;
             };
             header?: never;
             path: {
@@ -8252,6 +8263,7 @@ export interface operations {
         parameters: {
             query?: {
                 user_id?: string;
+                organization_id?: string;
             };
             header?: never;
             path: {
@@ -8279,6 +8291,8 @@ export interface operations {
                         size_bytes: number;
                         content_type: string;
                         user_id: string | null;
+                        /** @description the organisation that owns the object (user_id is then null) */
+                        organization_id: string | null;
                         /** @description as in the ETag header, quoted */
                         etag: string;
                         /** Format: date-time */
@@ -8357,6 +8371,7 @@ export interface operations {
         parameters: {
             query?: {
                 user_id?: string;
+                organization_id?: string;
             };
             header?: never;
             path: {
@@ -8422,6 +8437,7 @@ export interface operations {
         parameters: {
             query?: {
                 user_id?: string;
+                organization_id?: string;
                 prefix?: string;
                 limit?: number;
                 cursor?: string;
@@ -8446,6 +8462,8 @@ export interface operations {
                             size_bytes: number;
                             content_type: string;
                             user_id: string | null;
+                            /** @description the organisation that owns the object (user_id is then null) */
+                            organization_id: string | null;
                             /** @description as in the ETag header, quoted */
                             etag: string;
                             /** Format: date-time */

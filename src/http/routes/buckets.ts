@@ -16,6 +16,7 @@ export const BucketBody = Type.Object({
   name: Type.String(),
   max_size_bytes: Type.Union([Type.Integer(), Type.Null()]),
   max_size_bytes_per_user: Type.Union([Type.Integer(), Type.Null()]),
+  max_size_bytes_per_org: Type.Union([Type.Integer(), Type.Null()], { description: "bytes one organisation's objects may hold in the bucket" }),
   used_bytes: Type.Integer({ description: 'committed objects plus uploads in flight' }),
   object_count: Type.Integer(),
   created_at: Timestamp,
@@ -27,6 +28,7 @@ const bucketBody = (b: Bucket) => ({
   name: b.name,
   max_size_bytes: b.maxSizeBytes,
   max_size_bytes_per_user: b.maxSizeBytesPerUser,
+  max_size_bytes_per_org: b.maxSizeBytesPerOrg,
   used_bytes: b.usedBytes,
   object_count: b.objectCount,
   created_at: b.createdAt,
@@ -34,7 +36,7 @@ const bucketBody = (b: Bucket) => ({
 });
 
 const CreateBody = Type.Object({ name: Type.String({ pattern: '^[a-z0-9._-]{1,63}$', description: '1-63 of a-z 0-9 . _ -' }) });
-const PatchBody = Type.Object({ max_size_bytes: Type.Optional(Cap), max_size_bytes_per_user: Type.Optional(Cap) });
+const PatchBody = Type.Object({ max_size_bytes: Type.Optional(Cap), max_size_bytes_per_user: Type.Optional(Cap), max_size_bytes_per_org: Type.Optional(Cap) });
 const Params = Type.Object({ bucket_id: Uuid });
 
 const StorageBody = Type.Object({

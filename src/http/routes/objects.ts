@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { ApiError, badRequest, forbidden } from '../../errors.js';
-import { deleteObject, headObject, listObjects, openObject, putObject, type ObjectAddress, type StoredObject } from '../../services/objects/objects.js';
+import { ApiError, badRequest, forbidden, notFound } from '../../errors.js';
+import { deleteObject, headObject, listObjects, openObject, organizationOwner, ownerIds, putObject, type ObjectAddress, type ObjectGate, type StoredObject } from '../../services/objects/objects.js';
 import { getUser } from '../../services/accounts/users.js';
 import { drainBody } from '../objects/drain-body.js';
 import { CONTENT_SECURITY_POLICY, contentDisposition, etagMatches, isMediaType, parseRange } from '../objects/serve-headers.js';
@@ -12,7 +12,8 @@ import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
 // docs/storage.md: objects. Secret (any user_id) or Publishable + Session
-// (own objects only: another user_id is 403). Bodies stream between the socket and the blob store.
+// (own objects only: another user_id is 403; an organisation's with ?organization_id=, docs/organizations.md).
+// Bodies stream between the socket and the blob store.
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,6 +27,7 @@ export const ObjectBody = Type.Object({
   size_bytes: Type.Integer(),
   content_type: Type.String(),
   user_id: Type.Union([Uuid, Type.Null()]),
+  organization_id: Type.Union([Uuid, Type.Null()], { description: 'the organisation that owns the object (user_id is then null)' }),
   etag: Type.String({ description: 'as in the ETag header, quoted' }),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -35,16 +37,18 @@ const objectBody = (o: StoredObject) => ({
   key: o.key,
   size_bytes: o.sizeBytes,
   content_type: o.contentType,
-  user_id: o.owner === '' ? null : o.owner,
+  ...ownerIds(o.owner),
   etag: o.etag,
   created_at: o.createdAt,
   updated_at: o.updatedAt,
 });
 
 const ObjectParams = Type.Object({ bucket_id: Uuid, '*': Type.String({ description: 'the key: 1-1024 bytes, may hold /' }) });
-const OwnerQuery = Type.Object({ user_id: Type.Optional(Uuid) });
+const OrgQuery = Type.Optional(Uuid);
+const OwnerQuery = Type.Object({ user_id: Type.Optional(Uuid), organization_id: OrgQuery });
 const ListQuery = Type.Object({
   user_id: Type.Optional(Uuid),
+  organization_id: OrgQuery,
   prefix: Type.Optional(Type.String({ maxLength: 1024 })),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   cursor: Type.Optional(Type.String({ maxLength: 4096 })),
@@ -64,22 +68,32 @@ function checkKey(key: string): string {
 export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
   /**
    * The owner the request acts as: a session is its own user (another user_id → 403); the secret key acts
-   * for the user_id it names (a user of this app, else 404) or for no user.
+   * for the user_id it names (a user of this app, else 404) or for no user. With `organization_id`, the
+   * organisation, behind the gate its statements check (docs/organizations.md): through a session, only its
+   * active organisation (another → 404) while its user is a member; through the secret key, while it is live.
    */
-  async function ownerOf(request: FastifyRequest, userId: string | undefined): Promise<string> {
+  async function ownerOf(request: FastifyRequest, query: { user_id?: string; organization_id?: string }): Promise<{ owner: string; gate?: ObjectGate }> {
+    const { user_id: userId, organization_id: orgId } = query;
+    if (orgId !== undefined) {
+      if (userId !== undefined) throw badRequest('an object belongs to a user or to an organization, not both');
+      if (!request.application!.organizationsEnabled) throw notFound('organization not found');
+      if (!request.session) return organizationOwner(orgId);
+      if (request.session.orgId !== orgId) throw notFound('organization not found');
+      return organizationOwner(orgId, { userId: request.session.userId, sessionId: request.session.sessionId });
+    }
     if (request.session) {
       if (userId !== undefined && userId !== request.session.userId) throw forbidden("a session reaches only its own user's objects");
-      return request.session.userId;
+      return { owner: request.session.userId };
     }
-    if (userId === undefined) return '';
+    if (userId === undefined) return { owner: '' };
     await getUser(deps, request.application!.id, userId);
-    return userId;
+    return { owner: userId };
   }
 
   async function addressOf(request: FastifyRequest): Promise<ObjectAddress> {
     const params = request.params as { bucket_id: string; '*': string };
     const key = checkKey(params['*']);
-    return { appId: request.application!.id, bucketId: params.bucket_id, owner: await ownerOf(request, (request.query as { user_id?: string }).user_id), key };
+    return { appId: request.application!.id, bucketId: params.bucket_id, key, ...(await ownerOf(request, request.query as { user_id?: string; organization_id?: string })) };
   }
 
   // The upload route gets its own context: its body is never parsed or buffered, whatever its type; the
@@ -202,9 +216,9 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => {
-      const { user_id, prefix, limit, cursor } = request.query;
-      const owner = request.session || user_id !== undefined ? await ownerOf(request, user_id) : undefined;
-      const page = await listObjects(deps, request.application!.id, request.params.bucket_id, { owner, prefix, limit, cursor });
+      const { user_id, organization_id, prefix, limit, cursor } = request.query;
+      const scope = request.session || user_id !== undefined || organization_id !== undefined ? await ownerOf(request, { user_id, organization_id }) : undefined;
+      const page = await listObjects(deps, request.application!.id, request.params.bucket_id, { owner: scope?.owner, gate: scope?.gate, prefix, limit, cursor });
       return { objects: page.objects.map(objectBody), next_cursor: page.nextCursor };
     },
   );

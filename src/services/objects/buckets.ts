@@ -52,13 +52,15 @@ export const listBuckets = (deps: Pick<Deps, 'db'>, appId: string) => buckets.li
 export interface CapChanges {
   max_size_bytes?: number | null;
   max_size_bytes_per_user?: number | null;
+  max_size_bytes_per_org?: number | null;
 }
 
-/** Sets either cap or both; an omitted field stays, null removes it. Lowering below usage refuses later writes only. */
+/** Sets any of the caps; an omitted field stays, null removes it. Lowering below usage refuses later writes only. */
 export async function updateBucketCaps(deps: BucketDeps, appId: string, bucketId: string, changes: CapChanges): Promise<Bucket> {
   const update: Parameters<typeof buckets.updateBucket>[3] = { updated_at: iso(deps.clock.now()) };
   if (changes.max_size_bytes !== undefined) update.max_size_bytes = changes.max_size_bytes;
   if (changes.max_size_bytes_per_user !== undefined) update.max_size_bytes_per_user = changes.max_size_bytes_per_user;
+  if (changes.max_size_bytes_per_org !== undefined) update.max_size_bytes_per_org = changes.max_size_bytes_per_org;
   if (!(await buckets.updateBucket(deps.db, appId, bucketId, update))) throw notFound('bucket not found');
   return getBucket(deps, appId, bucketId);
 }

@@ -8,6 +8,7 @@ import type { Deps } from '../../deps.js';
 import { ApiError, badRequest, notFound } from '../../errors.js';
 import { isUniqueViolation } from '../../store/dialect.js';
 import { findBucket } from '../../store/repos/buckets.js';
+import { orgOfOwnerKey, orgOwnerKey } from '../../store/repos/organizations.js';
 import { lockUser } from '../../store/repos/users.js';
 import * as objects from '../../store/repos/objects.js';
 import type { ObjectAddress, QueuedBlob, StoredObject } from '../../store/repos/objects.js';
@@ -15,7 +16,7 @@ import { inTransaction } from '../../store/transaction.js';
 import { blobName, deleteBlobsNow } from './blob-deletion.js';
 import { appObjectsLimit, chargeUsage, lockAppUsage, releaseUsage, tooLarge, type UsageTarget } from './storage-quota.js';
 
-export type { ObjectAddress, StoredObject };
+export type { ObjectAddress, ObjectGate, StoredObject } from '../../store/repos/objects.js';
 
 export type ObjectDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 'log' | 'nodeId'> & { store: Pick<Deps['store'], 'dialect'> };
 
@@ -24,6 +25,19 @@ export interface Upload {
   /** The declared Content-Length: checked against every cap before a byte is read. */
   size: number;
   body: Readable;
+}
+
+/**
+ * An organisation's objects (docs/organizations.md): owned by its owner key, behind the gate every statement
+ * on them checks; a session's `member` gate holds while that session has the organisation active and its user
+ * is a member, the secret key's while the organisation is live.
+ */
+export const organizationOwner = (orgId: string, member?: { userId: string; sessionId: string }) => ({ owner: orgOwnerKey(orgId), gate: { orgId, member } });
+
+/** The owner fields of an object's record: a user's id, or an organisation's id (user_id null), or neither. */
+export function ownerIds(owner: string): { user_id: string | null; organization_id: string | null } {
+  const org = orgOfOwnerKey(owner);
+  return { user_id: owner === '' || org !== null ? null : owner, organization_id: org };
 }
 
 /** Hashes bytes on their way through (the ETag), without holding them. */
@@ -56,9 +70,10 @@ export async function putObject(deps: ObjectDeps, address: ObjectAddress, upload
   const now = iso(deps.clock.now());
   await inTransaction(deps.db, async (trx) => {
     // The owner must exist when the upload starts: a user deleted meanwhile leaves no object or usage (lockUser).
-    if (address.owner !== '' && !(await lockUser(trx, deps.store.dialect, address.appId, address.owner, 'share'))) throw notFound('user not found');
+    // An organisation's object: its gate is a condition of the upload's row (a non-member reserves nothing).
+    if (address.owner !== '' && !address.gate && !(await lockUser(trx, deps.store.dialect, address.appId, address.owner, 'share'))) throw notFound('user not found');
     // This node vouches for the upload while it runs; if the node dies, another releases it (upload-sweep.ts).
-    await objects.insertUpload(trx, {
+    const started = await objects.insertUpload(trx, {
       blob_id: blobId,
       app_id: address.appId,
       bucket_id: address.bucketId,
@@ -67,7 +82,8 @@ export async function putObject(deps: ObjectDeps, address: ObjectAddress, upload
       created_at: now,
       node_id: deps.nodeId,
       alive_at: now,
-    });
+    }, address.gate);
+    if (!started) throw notFound('organization not found');
     await chargeUsage(trx, target, reserved);
   });
 
@@ -133,7 +149,7 @@ async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddres
         const mine = await objects.deleteUploadReturning(trx, target.appId, blobId);
         // The bucket or the owner was deleted (or the sweep ended the upload): their deletion queued the blob.
         if (!mine) throw notFound(target.owner === '' ? 'bucket not found' : 'bucket or user not found');
-        const replaced = await objects.deleteObjectReturning(trx, target);
+        const replaced = await objects.deleteObjectReturning(trx, { ...target, gate: undefined });
         const adjust = upload.size - (replaced?.sizeBytes ?? 0) - reserved;
         await chargeUsage(trx, target, adjust, replaced ? 0 : 1);
         const now = iso(deps.clock.now());
@@ -150,7 +166,8 @@ async function commitUpload(deps: ObjectDeps, target: UsageTarget & ObjectAddres
           created_at: replaced?.createdAt ?? now,
           updated_at: now,
         };
-        await objects.insertObject(trx, row);
+        // The gate again, in the write that makes the object visible: a member removed meanwhile stores nothing.
+        if (!(await objects.insertObject(trx, row, target.gate))) throw notFound('organization not found');
         return { object: objects.toObject(row), replaced: queued };
       });
     } catch (error) {
@@ -173,7 +190,7 @@ async function abandonUpload(deps: ObjectDeps, address: ObjectAddress, blobId: s
     await lockAppUsage(trx, address.appId);
     const upload = await objects.deleteUploadReturning(trx, address.appId, blobId);
     if (upload) await releaseUsage(trx, address, upload.reserved_bytes);
-    else if ((await objects.findObject(trx, address))?.blobId === blobId) return undefined;
+    else if ((await objects.findObject(trx, { ...address, gate: undefined }))?.blobId === blobId) return undefined;
     return objects.insertBlobDeletion(trx, address.appId, blobId, iso(deps.clock.now()));
   });
 }
@@ -210,6 +227,7 @@ export async function deleteObject(deps: ObjectDeps, address: ObjectAddress): Pr
 
 export interface ListOptions {
   owner?: string;
+  gate?: objects.ObjectGate;
   prefix?: string;
   cursor?: string;
   limit: number;
@@ -231,7 +249,7 @@ function decodeCursor(cursor: string): [string, string] {
 export async function listObjects(deps: Pick<Deps, 'db'>, appId: string, bucketId: string, options: ListOptions) {
   if (!(await findBucket(deps.db, appId, bucketId))) throw notFound('bucket not found');
   const after = options.cursor ? decodeCursor(options.cursor) : undefined;
-  const rows = await objects.listObjects(deps.db, appId, bucketId, { owner: options.owner, prefix: options.prefix, after, limit: options.limit + 1 });
+  const rows = await objects.listObjects(deps.db, appId, bucketId, { owner: options.owner, gate: options.gate, prefix: options.prefix, after, limit: options.limit + 1 });
   const page = rows.slice(0, options.limit);
   return { objects: page, nextCursor: rows.length > options.limit ? encodeCursor(page[page.length - 1]) : null };
 }

@@ -25,7 +25,7 @@ export async function appObjectsLimit(db: Db, appId: string, fallback: number): 
 export interface UsageTarget {
   appId: string;
   bucketId: string;
-  /** User id, or '' for an object without an owner (no per-user cap). */
+  /** User id, an organisation's owner key ('org:<id>', under the per-organisation cap), or '' for none (no cap of its own). */
   owner: string;
   appLimit: number;
 }
@@ -45,8 +45,10 @@ export async function chargeUsage(trx: Db, target: UsageTarget, delta: number, c
     if (!exists) throw notFound('bucket not found');
     throw tooLarge("this would pass the bucket's max_size_bytes");
   }
-  if (target.owner && !(await addUserUsage(trx, target.bucketId, target.owner, delta, bucket.maxSizeBytesPerUser))) {
-    throw tooLarge("this would pass the bucket's max_size_bytes_per_user for this user");
+  // An organisation's bytes (owner 'org:<id>') are counted on their own row, under max_size_bytes_per_org.
+  const org = target.owner.startsWith('org:');
+  if (target.owner && !(await addUserUsage(trx, target.bucketId, target.owner, delta, org ? bucket.maxSizeBytesPerOrg : bucket.maxSizeBytesPerUser))) {
+    throw tooLarge(org ? "this would pass the bucket's max_size_bytes_per_org for this organization" : "this would pass the bucket's max_size_bytes_per_user for this user");
   }
 }
 

@@ -11,6 +11,10 @@ import * as orgs from '../../store/repos/organizations.js';
 import { inTransaction } from '../../store/transaction.js';
 import { deleteUserStorage } from '../accounts/user-deletion.js';
 import { deleteBlobsNow } from '../objects/blob-deletion.js';
+import { lockAppUsage, releaseUsage } from '../objects/storage-quota.js';
+import { deleteOwnerObjectBatch } from '../../store/repos/user-objects.js';
+import type { QueuedBlob } from '../../store/repos/objects.js';
+import type { Db } from '../../store/db.js';
 
 // The second half of deleting an organisation (docs/organizations.md): it is already marked deleted
 // (services/organizations/organizations.ts), so no statement reaches it or its data; this removes its
@@ -64,13 +68,32 @@ export async function purgeOrganization(deps: OrgPurgeDeps, appId: string, orgId
       }),
     );
   }
-  // Objects and uploads in flight of the organisation, their bytes freed from every counter in one transaction.
+  // Objects in batches, each one's bytes freed from every counter in its batch's transaction; then the uploads
+  // still in flight and the usage rows (with no object left, one short transaction).
+  await drain('objects', async () => {
+    const batchBlobs = await inTransaction(deps.db, (trx) => purgeObjectBatch(deps, trx, appId, owner, batch));
+    await deleteBlobsNow(deps, batchBlobs);
+    return batchBlobs.length;
+  });
   const blobs = await inTransaction(deps.db, (trx) => deleteUserStorage(deps, trx, appId, owner));
-  if (blobs.length > 0) removed.objects = blobs.length;
   await deleteBlobsNow(deps, blobs);
   await clearActiveOrganization(deps.db, appId, orgId, null);
   if (await orgs.isOrganizationDeleted(deps.db, appId, orgId)) await orgs.deleteOrganizationRow(deps.db, appId, orgId);
   return removed;
+}
+
+/** Up to `batch` objects of the owner, under the app's usage lock (as every object write takes it), their bytes given back. */
+async function purgeObjectBatch(deps: OrgPurgeDeps, trx: Db, appId: string, owner: string, batch: number): Promise<QueuedBlob[]> {
+  await lockAppUsage(trx, appId);
+  const gone = await deleteOwnerObjectBatch(trx, appId, owner, iso(deps.clock.now()), batch);
+  const perBucket = new Map<string, { bytes: number; objects: number }>();
+  for (const o of gone.objects) {
+    const share = perBucket.get(o.bucketId) ?? perBucket.set(o.bucketId, { bytes: 0, objects: 0 }).get(o.bucketId)!;
+    share.bytes += o.bytes;
+    share.objects += 1;
+  }
+  for (const [bucketId, share] of perBucket) await releaseUsage(trx, { appId, bucketId, owner }, share.bytes, -share.objects);
+  return gone.blobs;
 }
 
 /** Runs the purge every 30 s in the background (one node at a time); returns the stop function. */

@@ -8,6 +8,7 @@ export interface Bucket {
   name: string;
   maxSizeBytes: number | null;
   maxSizeBytesPerUser: number | null;
+  maxSizeBytesPerOrg: number | null;
   usedBytes: number;
   objectCount: number;
   createdAt: string;
@@ -21,6 +22,7 @@ export function toBucket(row: BucketRow): Bucket {
     name: row.name,
     maxSizeBytes: row.max_size_bytes === null ? null : Number(row.max_size_bytes),
     maxSizeBytesPerUser: row.max_size_bytes_per_user === null ? null : Number(row.max_size_bytes_per_user),
+    maxSizeBytesPerOrg: row.max_size_bytes_per_org == null ? null : Number(row.max_size_bytes_per_org),
     usedBytes: Number(row.used_bytes),
     objectCount: Number(row.object_count),
     createdAt: row.created_at,
@@ -65,7 +67,7 @@ export async function addBucketUsage(
   bucketId: string,
   delta: number,
   countDelta = 0,
-): Promise<{ maxSizeBytesPerUser: number | null } | undefined> {
+): Promise<{ maxSizeBytesPerUser: number | null; maxSizeBytesPerOrg: number | null } | undefined> {
   let query = db
     .updateTable('buckets')
     .set((eb) => ({ used_bytes: eb('used_bytes', '+', delta), object_count: eb('object_count', '+', countDelta) }))
@@ -74,6 +76,6 @@ export async function addBucketUsage(
   if (delta > 0) {
     query = query.where((eb) => eb.or([eb('max_size_bytes', 'is', null), eb(eb('used_bytes', '+', delta), '<=', eb.ref('max_size_bytes'))]));
   }
-  const row = await query.returning('max_size_bytes_per_user').executeTakeFirst();
-  return row && { maxSizeBytesPerUser: row.max_size_bytes_per_user === null ? null : Number(row.max_size_bytes_per_user) };
+  const row = await query.returning(['max_size_bytes_per_user', 'max_size_bytes_per_org']).executeTakeFirst();
+  return row && { maxSizeBytesPerUser: row.max_size_bytes_per_user === null ? null : Number(row.max_size_bytes_per_user), maxSizeBytesPerOrg: row.max_size_bytes_per_org == null ? null : Number(row.max_size_bytes_per_org) };
 }

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
 import type { ObjectRow } from '../types.js';
+import { isActiveMember, isLiveOrganization } from './organizations.js';
 
 // Object metadata, uploads in flight and blobs waiting for deletion. Every read is scoped by app id.
 
@@ -31,22 +33,42 @@ export function toObject(row: ObjectRow): StoredObject {
   };
 }
 
+/**
+ * The rule an organisation's object is read or written under (docs/organizations.md), checked inside the
+ * statement itself: with `member`, that session has the organisation active and its user is a member; without
+ * (the secret key), that the organisation is live. A removed member or a deleted organisation reaches nothing.
+ */
+export interface ObjectGate {
+  orgId: string;
+  member?: { userId: string; sessionId: string };
+}
+
 export interface ObjectAddress {
   appId: string;
   bucketId: string;
+  /** A user's id, an organisation's owner key ('org:<id>'), or '' for none. */
   owner: string;
   key: string;
+  /** Set for an organisation's object. */
+  gate?: ObjectGate;
+}
+
+/** SQL true when the gate holds (true without one). */
+export function gateHolds(appId: string, gate: ObjectGate | undefined) {
+  if (gate === undefined) return sql<boolean>`1 = 1`;
+  return gate.member ? isActiveMember(appId, gate.orgId, gate.member.userId, gate.member.sessionId) : isLiveOrganization(appId, gate.orgId);
 }
 
 const at = (db: Db, a: ObjectAddress) =>
   db.selectFrom('objects').where('app_id', '=', a.appId).where('bucket_id', '=', a.bucketId).where('owner', '=', a.owner).where('key', '=', a.key);
 
+/** The object at the address, behind its gate. */
 export async function findObject(db: Db, address: ObjectAddress): Promise<StoredObject | undefined> {
-  const row = await at(db, address).selectAll().executeTakeFirst();
+  const row = await at(db, address).selectAll().$if(address.gate !== undefined, (qb) => qb.where(gateHolds(address.appId, address.gate))).executeTakeFirst();
   return row && toObject(row);
 }
 
-/** Deletes the object's row and returns it (the one caller that removed it), or undefined. */
+/** Deletes the object's row (behind its gate) and returns it (the one caller that removed it), or undefined. */
 export async function deleteObjectReturning(db: Db, a: ObjectAddress): Promise<StoredObject | undefined> {
   const row = await db
     .deleteFrom('objects')
@@ -54,13 +76,26 @@ export async function deleteObjectReturning(db: Db, a: ObjectAddress): Promise<S
     .where('bucket_id', '=', a.bucketId)
     .where('owner', '=', a.owner)
     .where('key', '=', a.key)
+    .$if(a.gate !== undefined, (qb) => qb.where(gateHolds(a.appId, a.gate)))
     .returningAll()
     .executeTakeFirst();
   return row && toObject(row);
 }
 
-export async function insertObject(db: Db, row: ObjectRow): Promise<void> {
-  await db.insertInto('objects').values(row).execute();
+/** Inserts the object's row; with a gate, only while it holds (in the same statement). False when it refused. */
+export async function insertObject(db: Db, row: ObjectRow, gate?: ObjectGate): Promise<boolean> {
+  if (gate === undefined) {
+    await db.insertInto('objects').values(row).execute();
+    return true;
+  }
+  return insertGated(db, 'objects', row, gate);
+}
+
+/** `insert into table (columns) select values where gate`: the row lands only while the gate holds. */
+async function insertGated(db: Db, table: 'objects' | 'object_uploads', row: Record<string, unknown>, gate: ObjectGate): Promise<boolean> {
+  const names = Object.keys(row);
+  const result = await sql`insert into ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))}) select ${sql.join(names.map((n) => row[n]))} where ${gateHolds(String(row.app_id), gate)}`.execute(db);
+  return Number(result.numAffectedRows ?? 0) === 1;
 }
 
 /** A page in (key, owner) order after `after`; `owner` undefined lists every owner. */
@@ -68,10 +103,11 @@ export async function listObjects(
   db: Db,
   appId: string,
   bucketId: string,
-  options: { owner?: string; prefix?: string; after?: [string, string]; limit: number },
+  options: { owner?: string; gate?: ObjectGate; prefix?: string; after?: [string, string]; limit: number },
 ): Promise<StoredObject[]> {
   let query = db.selectFrom('objects').selectAll().where('app_id', '=', appId).where('bucket_id', '=', bucketId);
   if (options.owner !== undefined) query = query.where('owner', '=', options.owner);
+  if (options.gate !== undefined) query = query.where(gateHolds(appId, options.gate));
   if (options.prefix) {
     const prefix = options.prefix;
     // substr/length count characters on both databases; no LIKE, so % and _ in a prefix mean themselves.
@@ -88,8 +124,11 @@ export async function listObjects(
 export async function insertUpload(
   db: Db,
   row: { blob_id: string; app_id: string; bucket_id: string; owner: string; reserved_bytes: number; created_at: string; node_id: string; alive_at: string },
-): Promise<void> {
+  gate?: ObjectGate,
+): Promise<boolean> {
+  if (gate !== undefined) return insertGated(db, 'object_uploads', row, gate);
   await db.insertInto('object_uploads').values(row).execute();
+  return true;
 }
 
 /** The node vouches for its uploads in flight (an index walk over its own rows). */
@@ -149,6 +188,17 @@ export async function insertBlobDeletion(db: Db, appId: string, blobId: string, 
     .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token, created_at: now }))
     .execute();
   return { app_id: appId, blob_id: blobId, token };
+}
+
+/** Queues several blobs for deletion, now, under one token (an organisation's purge batch). */
+export async function queueBlobDeletions(db: Db, appId: string, blobIds: string[], now: string): Promise<QueuedBlob[]> {
+  const token = queueToken();
+  await db
+    .insertInto('blob_deletions')
+    .values(blobIds.map((blob_id) => ({ blob_id, app_id: appId, created_at: now, token })))
+    .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token, created_at: now }))
+    .execute();
+  return blobIds.map((blob_id) => ({ app_id: appId, blob_id, token }));
 }
 
 /** Removes the queue row once its blob is deleted, unless another write queued the blob again since it was read. */

@@ -38,6 +38,34 @@ export async function findMemberOrganization(db: Db, appId: string, orgId: strin
     .executeTakeFirst();
 }
 
+/**
+ * Inside a change's transaction: locks the live organisation's row (which every membership change takes first,
+ * so no member is added, removed or has their role changed until the commit), then reads `userId`'s membership
+ * (null: none asked) and, for a custom role, its permissions under that role's row lock (a change of the role
+ * waits too). What the caller checks then holds at its write. Undefined when there is no live organisation.
+ */
+export async function lockMemberOrganization(trx: Db, appId: string, orgId: string, userId: string | null): Promise<{ org: OrganizationRow; member?: { role: string; role_permissions: string | null } } | undefined> {
+  const org = await trx
+    .updateTable('organizations')
+    .set((eb) => ({ owners_count: eb.ref('owners_count') }))
+    .where('id', '=', orgId)
+    .where('app_id', '=', appId)
+    .where(live)
+    .returningAll()
+    .executeTakeFirst();
+  if (!org || userId === null) return org && { org };
+  const membership = await trx.selectFrom('organization_members').select('role').where('organization_id', '=', orgId).where('user_id', '=', userId).where('app_id', '=', appId).executeTakeFirst();
+  if (!membership) return { org };
+  const custom = await trx
+    .updateTable('organization_roles')
+    .set((eb) => ({ permissions: eb.ref('permissions') }))
+    .where('app_id', '=', appId)
+    .where('key', '=', membership.role)
+    .returning('permissions')
+    .executeTakeFirst();
+  return { org, member: { role: membership.role, role_permissions: custom?.permissions ?? null } };
+}
+
 /** A page of the app's live organisations in id order after `afterId`, optionally the one with `slug`. */
 export async function pageOrganizations(db: Db, appId: string, options: { afterId: string | null; limit: number; slug?: string }): Promise<OrganizationRow[]> {
   let query = db.selectFrom('organizations').selectAll().where('app_id', '=', appId).where(live);
@@ -109,4 +137,9 @@ export function isActiveMember(appId: string, orgId: string, userId: string, ses
     join organizations go on go.id = gm.organization_id
     where gs.id = ${sessionId} and gs.app_id = ${appId} and gs.user_id = ${userId} and gs.active_org_id = ${orgId}
       and gs.revoked_at is null and go.app_id = ${appId} and go.deleted_at is null)`;
+}
+
+/** SQL true while `orgId` is a live organisation of `appId` (the secret key's rule for an organisation's objects). */
+export function isLiveOrganization(appId: string, orgId: string) {
+  return sql<boolean>`exists (select 1 from organizations lo where lo.id = ${orgId} and lo.app_id = ${appId} and lo.deleted_at is null)`;
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
-import { queueAndDeleteObjects, type QueuedBlob } from './objects.js';
+import { queueAndDeleteObjects, queueBlobDeletions, type QueuedBlob } from './objects.js';
 
 // A user's objects and uploads in flight, found by the (app_id, owner, ...) indexes of migration 0019:
 // what a user's deletion removes and an export lists.
@@ -84,4 +84,25 @@ export async function pageUserObjects(db: Db, appId: string, userId: string, aft
   }
   const rows = await query.orderBy('objects.bucket_id').orderBy('objects.key').limit(rowLimit(limit)).execute();
   return rows.map((r) => ({ ...r, size_bytes: Number(r.size_bytes) }));
+}
+
+/**
+ * Up to `limit` committed objects of one owner (an organisation's purge: its owner key), by the owner index:
+ * their blobs queued for deletion and their rows deleted. Answers them with each one's bucket and size, for the
+ * caller to give the bytes back in the same transaction (run under the app's usage lock).
+ */
+export async function deleteOwnerObjectBatch(db: Db, appId: string, owner: string, now: string, limit: number): Promise<{ blobs: QueuedBlob[]; objects: { bucketId: string; bytes: number }[] }> {
+  const batch = await db
+    .selectFrom('objects')
+    .select(['bucket_id', 'key', 'blob_id', 'size_bytes'])
+    .where('app_id', '=', appId)
+    .where('owner', '=', owner)
+    .orderBy('bucket_id')
+    .orderBy('key')
+    .limit(rowLimit(limit))
+    .execute();
+  if (batch.length === 0) return { blobs: [], objects: [] };
+  const blobs = await queueBlobDeletions(db, appId, batch.map((o) => o.blob_id), now);
+  await db.deleteFrom('objects').where('app_id', '=', appId).where('owner', '=', owner).where('blob_id', 'in', batch.map((o) => o.blob_id)).execute();
+  return { blobs, objects: batch.map((o) => ({ bucketId: o.bucket_id, bytes: Number(o.size_bytes) })) };
 }
