@@ -178,6 +178,17 @@ describe('organisations', () => {
     await s('PATCH', `/v1/organization_roles/${key}`, { permissions: ['org:update'] });
     expect((await b('PATCH', `/v1/organizations/${orgId}`, { name: 'Yes' })).status).toBe(200);
     expect((await s('GET', '/v1/organization_roles')).body.roles.map((r: { key: string }) => r.key)).toContain(key);
+    // Each change of a role writes its event; the refused ones (duplicate, built-in, in use) write none.
+    await s('PATCH', `/v1/organizations/${orgId}/members/${billing.id}`, { role: 'member' });
+    expect((await s('DELETE', `/v1/organization_roles/${key}`)).status).toBe(200);
+    const events = (await s('GET', '/v1/events?type=organization.role.*&limit=200')).body.events as { type: string; actor: { type: string }; user_id: string | null; data: Record<string, unknown> }[];
+    const ofKey = events.filter((e) => e.data.key === key).reverse();
+    expect(ofKey.map((e) => [e.type, e.data])).toEqual([
+      ['organization.role.created', { key, permissions: ['org:read', 'org:invitations:manage', 'invoices:read'] }],
+      ['organization.role.updated', { key, changed: ['permissions'], permissions: ['org:read', 'org:update'] }],
+      ['organization.role.deleted', { key }],
+    ]);
+    expect(ofKey.every((e) => e.actor.type === 'secret_key' && e.user_id === null)).toBe(true);
   });
 });
 

@@ -4,7 +4,7 @@ import * as roles from '../../../services/organizations/roles.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { Name, RoleBody, secretOnly } from './schemas.js';
+import { actorOf, Name, RoleBody, secretOnly } from './schemas.js';
 
 // docs/organizations.md: an app's custom organisation roles (Secret).
 
@@ -26,7 +26,7 @@ export function organizationRoleRoutes(app: Http, deps: Deps, guards: Guards): v
         response: { 201: RoleBody, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request, reply) => reply.code(201).send(await roles.createRole(deps, request.application!, request.body)),
+    async (request, reply) => reply.code(201).send(await roles.createRole(deps, request.application!, request.body, actorOf(request))),
   );
 
   app.get(
@@ -52,7 +52,7 @@ export function organizationRoleRoutes(app: Http, deps: Deps, guards: Guards): v
         response: { 200: RoleBody, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => roles.updateRole(deps, request.application!, request.params.key, request.body),
+    async (request) => roles.updateRole(deps, request.application!, request.params.key, request.body, actorOf(request)),
   );
 
   app.delete(
@@ -69,7 +69,7 @@ export function organizationRoleRoutes(app: Http, deps: Deps, guards: Guards): v
       },
     },
     async (request) => {
-      await roles.deleteRole(deps, request.application!, request.params.key);
+      await roles.deleteRole(deps, request.application!, request.params.key, actorOf(request));
       return { status: 'deleted' as const };
     },
   );
