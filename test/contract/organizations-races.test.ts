@@ -6,7 +6,9 @@ import { startServer, type TestServer } from '../helpers/server.js';
 // Issue 52 (docs/organizations.md): the rules of organisations under real concurrent requests. Each limit
 // is a condition of the write that changes what it counts, so on PostgreSQL (concurrent transactions) as on
 // SQLite the outcome is exact: one membership from 20 accepts of one invitation, one owner left from 20
-// removals of the last two, 100 organisations from 105 creations, ORG_MAX_MEMBERS members from more adds.
+// removals of the last two, 100 organisations from 105 creations, ORG_MAX_MEMBERS members from more adds;
+// and a permission is read under the organisation's lock in the write's transaction, so two managers
+// demoting or removing each other at once never both succeed.
 
 let server: TestServer;
 let app: TestApp;
@@ -66,6 +68,42 @@ describe('races', () => {
     expect((await s('GET', `/v1/organizations/${orgId}`)).body.members_count).toBe(1);
     // The one left is the last owner: refused.
     expect((await s('DELETE', `/v1/organizations/${orgId}/members/${left[0].user_id}`)).body.code).toBe('last_owner');
+  });
+
+  it('a permission is held to the write: two owners demoting each other at once, one wins and the other is refused', async () => {
+    // Serially, the first demotion leaves the other without org:members:manage. Read before the write's
+    // transaction, both checks would pass and both would be demoted; read under the organisation's lock, never.
+    const s = asServer(server, app);
+    for (let round = 0; round < 6; round++) {
+      const [a, b, c] = [await orgUser(server, app), await orgUser(server, app), await orgUser(server, app)];
+      const orgId = await orgOf(server, app, a);
+      for (const u of [b, c]) expect((await s('POST', `/v1/organizations/${orgId}/members`, { user_id: u.id, role: 'owner' })).status).toBe(201);
+      const results = await settled([
+        () => asUser(server, app, a)('PATCH', `/v1/organizations/${orgId}/members/${b.id}`, { role: 'member' }),
+        () => asUser(server, app, b)('PATCH', `/v1/organizations/${orgId}/members/${a.id}`, { role: 'member' }),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
+      const roles = (await s('GET', `/v1/organizations/${orgId}/members`)).body.members.map((m: { user_id: string; role: string }) => (m.user_id === c.id ? 'c' : m.role)).sort();
+      expect(roles).toEqual(['c', 'member', 'owner']);
+      const changes = (await s('GET', '/v1/events?type=organization.membership.updated&limit=50')).body.events.filter((e: { data: { organization_id: string } }) => e.data.organization_id === orgId);
+      expect(changes).toHaveLength(1);
+    }
+  });
+
+  it('two admins removing each other at once: one is left, the other was refused (404: no longer a member)', async () => {
+    const s = asServer(server, app);
+    for (let round = 0; round < 6; round++) {
+      const owner = await orgUser(server, app);
+      const [x, y] = [await orgUser(server, app), await orgUser(server, app)];
+      const orgId = await orgOf(server, app, owner);
+      for (const u of [x, y]) expect((await s('POST', `/v1/organizations/${orgId}/members`, { user_id: u.id, role: 'admin' })).status).toBe(201);
+      const results = await settled([
+        () => asUser(server, app, x)('DELETE', `/v1/organizations/${orgId}/members/${y.id}`),
+        () => asUser(server, app, y)('DELETE', `/v1/organizations/${orgId}/members/${x.id}`),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 404]);
+      expect((await s('GET', `/v1/organizations/${orgId}`)).body.members_count).toBe(2);
+    }
   });
 
   it('the cap of 100 organisations per user: 105 parallel creations make exactly 100', async () => {

@@ -10,7 +10,7 @@ import { inTransaction } from '../../store/transaction.js';
 import { allowedOriginsOf, checkRedirect } from '../apps/origins.js';
 import { queueEmail } from '../mail/compose.js';
 import { checkedRole } from './members.js';
-import { limits, membershipRefused, orgEvent, orgFor, requireOrganizations, type OrgActor } from './organizations.js';
+import { limits, lockedOrgFor, membershipRefused, orgEvent, orgFor, requireOrganizations, type OrgActor } from './organizations.js';
 import { decodeListCursor, invitationView, memberView, paged } from './views.js';
 
 // Invitations (docs/organizations.md): sent by org:invitations:manage (an admin cannot invite an owner),
@@ -64,6 +64,9 @@ export async function createInvitation(
     updated_at: iso(now),
   };
   await inTransaction(deps.db, async (trx) => {
+    // The permission and the owner rule again, under the organisation's lock: they hold at the insert.
+    const locked = await lockedOrgFor(trx, app.id, orgId, actor, 'org:invitations:manage');
+    if (locked.member && locked.member.role !== 'owner' && role === 'owner') throw forbidden('only an owner may invite an owner');
     const inserted = await invitations.insertInvitation(trx, row, MAX_PENDING_INVITATIONS);
     if (inserted === 'no_organization') throw notFound('organization not found');
     if (inserted === 'full') throw tooMany(`an organization has at most ${MAX_PENDING_INVITATIONS} pending invitations: revoke some, or wait for them to be accepted or expire`, 3600);
@@ -101,6 +104,7 @@ export async function revokeInvitation(deps: InvitationDeps, app: Application, a
   requireOrganizations(app);
   await orgFor(deps, app.id, orgId, actor, 'org:invitations:manage');
   await inTransaction(deps.db, async (trx) => {
+    await lockedOrgFor(trx, app.id, orgId, actor, 'org:invitations:manage');
     if (!(await invitations.revokeInvitation(trx, app.id, orgId, invitationId, iso(deps.clock.now())))) throw notFound('no pending invitation with this id');
     await orgEvent(trx, deps, app, actor, 'organization.invitation.revoked', null, { organization_id: orgId, invitation_id: invitationId });
   });

@@ -5,13 +5,14 @@ import * as members from '../../store/repos/organization-members.js';
 import { findRole } from '../../store/repos/organization-roles.js';
 import { findUserById } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
-import { limits, membershipRefused, orgEvent, orgFor, requireOrganizations, type OrgActor, type OrgDeps } from './organizations.js';
+import { limits, lockedOrgFor, membershipRefused, orgEvent, orgFor, requireOrganizations, type OrgActor, type OrgDeps } from './organizations.js';
 import { isBuiltInRole } from './permissions.js';
 import { decodeListCursor, memberView, paged } from './views.js';
 
 // The members of an organisation (docs/organizations.md): listed by any member, changed with
 // org:members:manage (anyone may remove themself), added directly by the server only. The last owner
-// can neither leave, be removed nor be demoted (409 last_owner), a rule the write itself holds.
+// can neither leave, be removed nor be demoted (409 last_owner), a rule the write itself holds; the
+// actor's permission is read again under the organisation's lock in the write's transaction (lockedOrgFor).
 
 /** 400 unless `role` is a built-in role or one of the app's custom roles. */
 export async function checkedRole(deps: OrgDeps, appId: string, role: string): Promise<string> {
@@ -58,12 +59,14 @@ export async function addMember(deps: OrgDeps, app: Application, orgId: string, 
 /** PATCH .../members/{user_id} {role}: org:members:manage; the last owner stays. */
 export async function changeRole(deps: OrgDeps, app: Application, actor: OrgActor, orgId: string, userId: string, input: { role: string }) {
   requireOrganizations(app);
-  const { member } = await orgFor(deps, app.id, orgId, actor, 'org:members:manage');
+  await orgFor(deps, app.id, orgId, actor, 'org:members:manage');
   const role = await checkedRole(deps, app.id, input.role);
-  const target = await members.findMember(deps.db, app.id, orgId, userId);
-  if (!target) throw notFound('member not found');
-  refuseOwnerChange(member?.role, role, target.role);
   await inTransaction(deps.db, async (trx) => {
+    // The permission and the owner rule, read under the organisation's lock: they hold at the write.
+    const { member } = await lockedOrgFor(trx, app.id, orgId, actor, 'org:members:manage');
+    const target = await members.findMember(trx, app.id, orgId, userId);
+    if (!target) throw notFound('member not found');
+    refuseOwnerChange(member?.role, role, target.role);
     const changed = await members.changeMemberRole(trx, { appId: app.id, orgId, userId, role, now: iso(deps.clock.now()) });
     if (changed === 'not_member') throw notFound('member not found');
     if (changed === 'last_owner') throw lastOwner();
@@ -76,13 +79,16 @@ export async function changeRole(deps: OrgDeps, app: Application, actor: OrgActo
 export async function removeMember(deps: OrgDeps, app: Application, actor: OrgActor, orgId: string, userId: string): Promise<void> {
   requireOrganizations(app);
   const self = actor.type === 'user' && actor.userId === userId;
-  const { member } = await orgFor(deps, app.id, orgId, actor, self ? 'org:read' : 'org:members:manage');
-  if (!self && member) {
-    const target = await members.findMember(deps.db, app.id, orgId, userId);
-    if (!target) throw notFound('member not found');
-    refuseOwnerChange(member.role, target.role);
-  }
+  const permission = self ? 'org:read' : 'org:members:manage';
+  await orgFor(deps, app.id, orgId, actor, permission);
   await inTransaction(deps.db, async (trx) => {
+    // The permission and the owner rule, read under the organisation's lock: they hold at the write.
+    const { member } = await lockedOrgFor(trx, app.id, orgId, actor, permission);
+    if (!self && member) {
+      const target = await members.findMember(trx, app.id, orgId, userId);
+      if (!target) throw notFound('member not found');
+      refuseOwnerChange(member.role, target.role);
+    }
     const refused = await members.removeMember(trx, { appId: app.id, orgId, userId, now: iso(deps.clock.now()) });
     if (refused === 'not_member') throw notFound('member not found');
     if (refused === 'last_owner') throw lastOwner();

@@ -54,6 +54,19 @@ export async function orgFor(deps: OrgDeps, appId: string, orgId: string, actor:
   return { org: member, member };
 }
 
+/**
+ * The same rule as orgFor, inside the change's transaction and held to its commit: the organisation's row
+ * locked first, then the actor's membership and role read (store/repos/organizations.ts
+ * lockMemberOrganization), so a member demoted or removed, or a role changed, while the request runs makes
+ * the write wait and then refuses it, never half of it (docs/organizations.md).
+ */
+export async function lockedOrgFor(trx: Db, appId: string, orgId: string, actor: OrgActor, permission: Permission = 'org:read') {
+  const locked = await orgs.lockMemberOrganization(trx, appId, orgId, actor.type === 'user' ? actor.userId : null);
+  if (!locked || (actor.type === 'user' && !locked.member)) throw notFound('organization not found');
+  if (locked.member) requirePermission(locked.member, permission);
+  return locked;
+}
+
 /** The slug a name gives when none is sent: lower-case letters and digits, dashes between. */
 function slugOf(name: string): string {
   const base = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
@@ -149,6 +162,7 @@ export async function updateOrganization(deps: OrgDeps, app: Application, actor:
   };
   try {
     await inTransaction(deps.db, async (trx) => {
+      await lockedOrgFor(trx, app.id, orgId, actor, 'org:update');
       if (!(await orgs.updateOrganization(trx, app.id, orgId, changes))) throw notFound('organization not found');
       await orgEvent(trx, deps, app, actor, 'organization.updated', null, { organization_id: orgId, changed: Object.keys(changes).filter((k) => k !== 'updated_at') });
     });
@@ -168,6 +182,7 @@ export async function deleteOrganization(deps: OrgDeps, app: Application, actor:
   requireOrganizations(app);
   await orgFor(deps, app.id, orgId, actor, 'org:delete');
   await inTransaction(deps.db, async (trx) => {
+    await lockedOrgFor(trx, app.id, orgId, actor, 'org:delete');
     if (!(await orgs.markOrganizationDeleted(trx, app.id, orgId, iso(deps.clock.now())))) throw notFound('organization not found');
     await orgEvent(trx, deps, app, actor, 'organization.deleted', null, { organization_id: orgId });
   });
