@@ -85,8 +85,17 @@ export const ALL = ['test/**/*.test.ts', 'src/**/*.test.ts'];
  * paths. Every other file runs in a worker of its own.
  */
 export const SHARED = [
+  'test/browser/accessibility.test.ts',
   'test/browser/bundlers.test.ts',
+  'test/browser/client-tabs.test.ts',
+  'test/browser/cross-site.test.ts',
+  'test/browser/example-account.test.ts',
+  'test/browser/example-app.test.ts',
+  'test/browser/example-mfa.test.ts',
+  'test/browser/example-passkeys.test.ts',
+  'test/browser/example-team.test.ts',
   'test/browser/passkeys.test.ts',
+  'test/browser/sso-csrf.test.ts',
   'test/contract/account-email.test.ts',
   'test/contract/browser-pages.test.ts',
   'test/contract/email-links.test.ts',

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { startAuthServer, type AuthEnv } from '../helpers/accounts.js';
+import { sharedAuthServer, type AuthEnv } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/server.js';
@@ -85,7 +85,7 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
 
 /** Starts Gatehouse (mail to an SMTP sink; `serverEnv` added to its environment), the two apps of one tenant, the example server, the attacker's server and chromium. */
 export async function startSites(serverEnv: Record<string, string> = {}): Promise<Sites> {
-  const env = await startAuthServer(serverEnv);
+  const env = await sharedAuthServer(serverEnv);
   const apiPort = env.server.port;
   const webPort = await freePort();
   const tenantId = await createTenant(env.server, 'Example');
