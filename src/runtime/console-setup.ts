@@ -1,19 +1,14 @@
 import type { Deps } from '../deps.js';
-import { logIsPretty } from '../observability/log-pretty.js';
 import { ensureConsoleApp, setupLinkIfNoOperator } from '../services/management/console-app.js';
 
 /**
  * At start: the console app made once (docs/management.md); when `announce` (one process of a start) and no
- * console user is an operator yet, a fresh setup link as one line on stderr, never in the log on stdout (it is a
- * credential until used): plain text on a terminal, a JSON line where the log is JSON (PostgreSQL, or no
- * terminal), so a collector reading both streams still parses every line.
+ * console user is an operator yet, a fresh setup link as one plain line on stderr, never in the JSON log on
+ * stdout (it is a credential until used, kept out of what log collectors store).
  */
 export async function prepareConsole(deps: Deps, announce: boolean): Promise<void> {
   await ensureConsoleApp(deps);
   if (!announce) return;
   const link = await setupLinkIfNoOperator(deps, deps.config.publicBaseUrl);
-  if (!link) return;
-  const text = 'Set up the Gatehouse console (single use, 24 hours)';
-  if (logIsPretty(deps.config.database)) process.stderr.write(`${text}: ${link}\n`);
-  else process.stderr.write(JSON.stringify({ level: 30, time: Date.now(), code: 'console_setup_link', msg: text, setup_url: link }) + '\n');
+  if (link) process.stderr.write(`Set up the Gatehouse console (single use, 24 hours): ${link}\n`);
 }

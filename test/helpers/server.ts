@@ -41,6 +41,8 @@ export interface TestServer {
    * what a log does NOT contain, so they cannot pass on lines still in the buffer.
    */
   logs(): Promise<string>;
+  /** As logs(), standard output alone (the JSON log; stderr carries the plain setup link). Servers of startServer. */
+  stdoutLogs?(): Promise<string>;
   /** Runs `gatehouse ...args` with the server's configuration and working directory. */
   cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
   /**
@@ -67,6 +69,8 @@ export interface Spawned {
   child: ChildProcess;
   port: number;
   output: () => string;
+  /** Standard output alone. */
+  stdout: () => string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -80,10 +84,14 @@ export async function spawnServe(env: Record<string, string>, cwd: string, timeo
   for (let attempt = 1; ; attempt++) {
     const port = env.PORT ? Number(env.PORT) : await freePort();
     let text = '';
+    let stdoutText = '';
     // PostgreSQL requires PUBLIC_BASE_URL (docs/operations.md): unless the test names one, the address it listens on.
     const baseUrl = env.DATABASE_URL?.startsWith('postgres') && !env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: `http://${env.HOST ?? '127.0.0.1'}:${port}` } : {};
     const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: { ...cleanEnv(), ...env, ...baseUrl, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout!.on('data', (chunk) => (text += chunk));
+    child.stdout!.on('data', (chunk) => {
+      text += chunk;
+      stdoutText += chunk;
+    });
     child.stderr!.on('data', (chunk) => (text += chunk));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
     const output = () => text;
@@ -97,7 +105,7 @@ export async function spawnServe(env: Record<string, string>, cwd: string, timeo
       }
       if (text.includes(banner)) {
         try {
-          if ((await fetch(`http://127.0.0.1:${port}/v1/health`)).ok) return { child, port, output, exited };
+          if ((await fetch(`http://127.0.0.1:${port}/v1/health`)).ok) return { child, port, output, stdout: () => stdoutText, exited };
         } catch {
           // not answering yet
         }
@@ -161,7 +169,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   if (process.env.TEST_REDIS_URL) serverEnv.REDIS_URL = process.env.TEST_REDIS_URL;
   Object.assign(serverEnv, env);
 
-  const { child, port, output, exited } = await spawnServe(serverEnv, dir, 60_000);
+  const { child, port, output, stdout, exited } = await spawnServe(serverEnv, dir, 60_000);
   serverEnv.PORT = String(port);
   const url = `http://127.0.0.1:${port}`;
   const deps = serverDeps(() => ({ ...cleanEnv(), ...serverEnv }), dir);
@@ -175,6 +183,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     pid: child.pid!,
     output,
     logs: () => settled(output),
+    stdoutLogs: () => settled(stdout),
     cli: (args, extraEnv = {}) => runCli(args, { ...serverEnv, ...extraEnv }, dir),
     deps: deps.get,
     stop: async () => {

@@ -29,6 +29,8 @@ export async function recordOperatorEvent(trx: Db, context: EventContext, type: 
 /** Makes the console user an operator, with its event; false when they were one already (nothing written). */
 export async function grantOperator(trx: Db, context: EventContext, userId: string, at: Date, data: Record<string, unknown> = {}): Promise<boolean> {
   if (!(await consoleRepo.insertOperator(trx, userId, at.toISOString()))) return false;
+  // The links serve printed while there was no operator (stderr, perhaps kept by a collector) end with the first.
+  await consoleRepo.deleteUnusedSetupTokens(trx);
   await recordOperatorEvent(trx, context, 'operator.added', userId, at, data);
   return true;
 }

@@ -42,6 +42,11 @@ export async function insertSetupToken(db: Db, tokenHash: string, now: string, e
   await db.insertInto('console_setup_tokens').values({ token_hash: tokenHash, created_at: now, expires_at: expiresAt, used_at: null }).execute();
 }
 
+/** Ends every setup link not yet used: an operator was just made, and a link left in a log must not make another. */
+export async function deleteUnusedSetupTokens(db: Db): Promise<void> {
+  await db.deleteFrom('console_setup_tokens').where('used_at', 'is', null).execute();
+}
+
 /** Consumes a setup token in one conditional write: true only for an unused, unexpired one, once. */
 export async function consumeSetupToken(db: Db, tokenHash: string, now: string): Promise<boolean> {
   const row = await db
