@@ -8,6 +8,7 @@ import { acquireJobLock, findJobLock, releaseJobLock, renewJobLock, takeJobLockF
 import { inTransaction } from '../../store/transaction.js';
 import { deleteBlobsNow, deleteQueuedBlobs } from '../objects/blob-deletion.js';
 import { UPLOAD_TIMEOUT_SECONDS } from '../objects/upload-sweep.js';
+import { runEvery } from '../schedule.js';
 
 // The second half of deleting an app (docs/operations.md and docs/privacy.md): the app is already marked deleted
 // (services/apps/deletion.ts), so nothing reaches its data; this removes that data in bounded batches, each
@@ -173,27 +174,16 @@ async function purgeBucket(deps: PurgeDeps, appId: string, bucketId: string, bat
 
 /** Runs the purge now and every 30 s in the background (one node at a time); returns the stop function. */
 export function schedulePurge(deps: PurgeDeps & Pick<Deps, 'metrics'>): () => void {
-  let running = false;
-  const run = () => {
-    if (running) return;
-    running = true;
-    const removed = (report: PurgeReport) => report.apps.reduce((sum, app) => sum + Object.values(app.removed).reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0), 0);
-    deps.metrics.ops
-      .job('purge', () => purgeDeletedApps(deps), removed)
-      .then(
+  const removed = (report: PurgeReport) => report.apps.reduce((sum, app) => sum + Object.values(app.removed).reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0), 0);
+  return runEvery(
+    () =>
+      deps.metrics.ops.job('purge', () => purgeDeletedApps(deps), removed).then(
         (report) => {
           for (const app of report.apps) deps.log.info({ job: PURGE_JOB, app_id: app.app_id, removed: app.removed }, 'purged a deleted application');
         },
         (error) => deps.log.error({ err: error, job: PURGE_JOB }, 'purge of deleted applications failed; it resumes on the next run'),
-      )
-      .finally(() => (running = false));
-  };
-  const first = setTimeout(run, 1_000);
-  const timer = setInterval(run, PURGE_EVERY_MS);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+      ),
+    PURGE_EVERY_MS,
+    1_000,
+  );
 }

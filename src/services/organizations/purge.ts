@@ -12,6 +12,7 @@ import { inTransaction } from '../../store/transaction.js';
 import { deleteUserStorage } from '../accounts/user-deletion.js';
 import { deleteBlobsNow } from '../objects/blob-deletion.js';
 import { lockAppUsage, releaseUsage } from '../objects/storage-quota.js';
+import { runEvery } from '../schedule.js';
 import { deleteOwnerObjectBatch } from '../../store/repos/user-objects.js';
 import type { QueuedBlob } from '../../store/repos/objects.js';
 import type { Db } from '../../store/db.js';
@@ -98,25 +99,15 @@ async function purgeObjectBatch(deps: OrgPurgeDeps, trx: Db, appId: string, owne
 
 /** Runs the purge every 30 s in the background (one node at a time); returns the stop function. */
 export function scheduleOrganizationPurge(deps: OrgPurgeDeps): () => void {
-  let running = false;
-  const run = () => {
-    if (running) return;
-    running = true;
-    purgeDeletedOrganizations(deps)
-      .then(
+  return runEvery(
+    () =>
+      purgeDeletedOrganizations(deps).then(
         (purged) => {
           for (const org of purged ?? []) deps.log.info({ job: ORG_PURGE_JOB, organization_id: org.organization_id, removed: org.removed }, 'purged a deleted organization');
         },
         (error) => deps.log.error({ err: error, job: ORG_PURGE_JOB }, 'purge of deleted organizations failed; it resumes on the next run'),
-      )
-      .finally(() => (running = false));
-  };
-  const first = setTimeout(run, 1_000);
-  const timer = setInterval(run, PURGE_EVERY_MS);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+      ),
+    PURGE_EVERY_MS,
+    1_000,
+  );
 }
