@@ -114,6 +114,20 @@ describe('custom OIDC providers: the round trip', () => {
     expect((await me(o(), start.browser, A)).json).toMatchObject({ email: account.email, email_verified: true });
   });
 
+  it("a user the sign-in makes takes the browser's Accept-Language as its locale (docs/email.md); a later sign-in changes nothing", async () => {
+    const account = newAccount(idp);
+    const { callback } = await signInWith(o(), A, 'oidc-acme', account.sub, { browser: new OAuthBrowser({ 'accept-language': 'de-AT,de;q=0.9,en;q=0.5' }) });
+    expect(callback.status, callback.text).toBe(302);
+    const [user] = await usersWith(account.email);
+    expect((await api(env.server, 'GET', `/v1/users/${user!.id}`, { bearer: A.secret_key })).body.locale).toBe('de-AT');
+    expect((await signInWith(o(), A, 'oidc-acme', account.sub, { browser: new OAuthBrowser({ 'accept-language': 'fr' }) })).callback.status).toBe(302);
+    expect((await api(env.server, 'GET', `/v1/users/${user!.id}`, { bearer: A.secret_key })).body.locale).toBe('de-AT');
+    const plain = newAccount(idp);
+    await signInWith(o(), A, 'oidc-acme', plain.sub);
+    const [other] = await usersWith(plain.email);
+    expect((await api(env.server, 'GET', `/v1/users/${other!.id}`, { bearer: A.secret_key })).body.locale).toBeNull();
+  });
+
   it('an email the issuer does not say is verified → ?error=email_not_verified, no user; a wrong nonce → invalid_id_token', async () => {
     const account = newAccount(idp, { email_verified: false });
     expect(errorOf((await signInWith(o(), A, 'oidc-acme', account.sub)).callback)).toBe('email_not_verified');

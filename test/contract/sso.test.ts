@@ -227,6 +227,18 @@ describe('contract 6: users in the target app', () => {
     expect(await userInB(unverified.email)).toEqual([expect.objectContaining({ email_verified: false })]);
   });
 
+  it("a user the exchange makes in B takes the source user's locale, else the exchange's Accept-Language", async () => {
+    const french = await serverUser(appA);
+    expect((await secret(appA, 'PATCH', `/v1/users/${french.id}`, { locale: 'fr' })).status).toBe(200);
+    const withHeader = (token: string, language: string) => api(server, 'POST', '/v1/sso/exchange', { publishableKey: appB.publishable_key, headers: { 'accept-language': language }, body: { token } });
+    const a = await withHeader(await tokenFor(french.id), 'de');
+    expect(a.status, JSON.stringify(a.body)).toBe(200);
+    expect((await secret(appB, 'GET', `/v1/users/${a.body.user_id}`)).body.locale).toBe('fr');
+    const plain = await serverUser(appA);
+    const b = await withHeader(await tokenFor(plain.id), 'de-CH, en;q=0.5');
+    expect((await secret(appB, 'GET', `/v1/users/${b.body.user_id}`)).body.locale).toBe('de-CH');
+  });
+
   it('a user of B with a second factor: the exchange answers mfa_required (no session, no cookie); the code completes it at aal2', async () => {
     const user = await verifiedUser(env, appA);
     const first = await exchange(appB, await tokenForBearer(user.tokens.access_token));

@@ -86,6 +86,14 @@ describe('19 POST /v1/users/import', () => {
     expect((await api(server, 'GET', '/v1/events?type=users.imported', { bearer: other.secret_key })).body.events).toEqual([]);
   });
 
+  it("an item's locale is the user's (canonical); one that is not BCP 47 fails that item alone", async () => {
+    const [fr, none] = [uniqueEmail(), uniqueEmail()];
+    const res = await importUsers({ users: [{ email: fr, locale: 'fr-ca' }, { email: uniqueEmail(), locale: 'not a language' }, { email: none }] });
+    expect(res.body.results.map((r: { status: string; code: string | null }) => `${r.status}:${r.code ?? ''}`)).toEqual(['created:', 'error:invalid_locale', 'created:']);
+    expect((await api(server, 'GET', `/v1/users/${res.body.results[0].user_id}`, { bearer: app.secret_key })).body.locale).toBe('fr-CA');
+    expect((await api(server, 'GET', `/v1/users/${res.body.results[2].user_id}`, { bearer: app.secret_key })).body.locale).toBeNull();
+  });
+
   it('on_conflict skip: a second run of the same file imports nothing and changes nothing', async () => {
     const users = [0, 1, 2, 3].map((i) => ({ email: uniqueEmail(), external_id: `skip-${Date.now()}-${i}`, password_hash: { algorithm: 'md5', hash: 'b'.repeat(32) } }));
     const first = await importUsers({ users, on_conflict: 'skip' });

@@ -50,6 +50,9 @@ export interface PendingRequest {
 export class OAuthBrowser {
   private readonly jar = new Map<string, Map<string, StoredCookie>>();
 
+  /** `headers`: sent with every request, as a browser sends its Accept-Language. */
+  constructor(private readonly headers: Record<string, string> = {}) {}
+
   cookie(url: string, name: string): string | undefined {
     return this.jar.get(new URL(url).host)?.get(name)?.value;
   }
@@ -68,7 +71,7 @@ export class OAuthBrowser {
     const cookies = [...(this.jar.get(target.host)?.entries() ?? [])]
       .filter(([, c]) => pathMatches(target.pathname, c.path) && !(crossSitePost && c.sameSite !== 'none'))
       .map(([name, c]) => `${name}=${c.value}`);
-    const headers: Record<string, string> = { accept: 'text/html,application/json', ...options.headers };
+    const headers: Record<string, string> = { accept: 'text/html,application/json', ...this.headers, ...options.headers };
     if (cookies.length > 0) headers.cookie = cookies.join('; ');
     let payload: string | undefined;
     if (options.form) {

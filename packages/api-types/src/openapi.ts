@@ -5503,6 +5503,8 @@ export interface operations {
                         }[];
                         /** @description base32: becomes a verified TOTP factor */
                         totp_secret?: string;
+                        /** @description BCP 47: the language of the user's emails (docs/email.md) */
+                        locale?: string;
                     }[];
                     /** @default error */
                     on_conflict?: "skip" | "error";

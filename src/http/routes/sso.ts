@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { unauthorized } from '../../errors.js';
+import { localeFromAcceptLanguage } from '../../services/mail/compose.js';
 import { exchangeSsoToken, startSsoHop } from '../../services/sessions/sso.js';
 import { answerSignIn } from '../sign-in-answer.js';
 import { MfaRequiredBody } from './auth/schemas.js';
@@ -80,7 +81,7 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
     async (request, reply) => {
       const application = request.application!;
       await deps.limiter.consume('sso_exchange_ip', `${application.id}:${rateLimitIp(request.ip)}`);
-      return answerSignIn(reply, deps.config, await exchangeSsoToken(deps, application, request.body.token, clientInfo(request), request.body.nonce));
+      return answerSignIn(reply, deps.config, await exchangeSsoToken(deps, application, request.body.token, clientInfo(request), request.body.nonce, localeFromAcceptLanguage(request.headers['accept-language'])));
     },
   );
 }

@@ -42,6 +42,7 @@ const ImportUser = Type.Object({
     Type.Array(Type.Object({ provider: Type.String({ maxLength: 100 }), subject: Type.String({ maxLength: 1000 }), email: Type.Optional(Type.String({ maxLength: 1000 })) }), { maxItems: 100 }),
   ),
   totp_secret: Type.Optional(Type.String({ maxLength: 1000, description: 'base32: becomes a verified TOTP factor' })),
+  locale: Type.Optional(Type.String({ maxLength: 64, description: "BCP 47: the language of the user's emails (docs/email.md)" })),
 });
 
 const ImportBody = Type.Object({

@@ -2,6 +2,7 @@ import { HashRefused, storedImportedHash, type PasswordHashInput } from '../../c
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../crypto/passwords.js';
 import { base32Decode } from '../../crypto/totp.js';
 import { ApiError, badRequest, type ErrorCode } from '../../errors.js';
+import { canonicalLocale } from '../../mail/locale.js';
 
 // One ImportUser of POST /v1/users/import (docs/import.md), checked on its own: whatever is wrong with it
 // fails that item only. The HTTP schema checks the types; the CLI's readers hand the same objects to the
@@ -16,6 +17,8 @@ export interface ImportUser {
   created_at?: string;
   identities?: { provider: string; subject: string; email?: string }[];
   totp_secret?: string;
+  /** BCP 47: the language of the user's emails (docs/email.md). */
+  locale?: string;
 }
 
 /** An item ready to be written: the hash in its stored form, the TOTP secret as canonical base32. */
@@ -29,10 +32,11 @@ export interface CheckedImport {
   createdAt: string | null;
   identities: { provider: string; subject: string; email: string | null }[];
   totpSecret: string | null;
+  locale: string | null;
 }
 
 export const MAX_IDENTITIES = 10;
-const FIELDS = new Set(['email', 'email_verified', 'password_hash', 'password', 'external_id', 'created_at', 'identities', 'totp_secret']);
+const FIELDS = new Set(['email', 'email_verified', 'password_hash', 'password', 'external_id', 'created_at', 'identities', 'totp_secret', 'locale']);
 const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[^\s@"(),:;<>[\\\]]+\.[^\s@"(),:;<>[\\\]]+$/;
 const PROVIDER = /^(google|apple|github|microsoft|oidc-[a-z0-9-]{1,40})$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -46,6 +50,12 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 function text(value: unknown, name: string, max: number): string {
   if (typeof value !== 'string' || value.length < 1 || value.length > max) return fail(`${name} must be a string of 1 to ${max} characters`);
   return value;
+}
+
+/** A BCP 47 tag in its canonical form (fr-ca → fr-CA), or that item's `invalid_locale`. */
+function localeOf(value: unknown): string {
+  const tag = typeof value === 'string' && value.length <= 64 ? canonicalLocale(value) : null;
+  return tag ?? fail('locale must be a BCP 47 language tag (such as en, fr-CA, de)', 'invalid_locale');
 }
 
 /** RFC 4648 base32 (case, spaces and padding aside) of 10 to 64 bytes → its canonical form. */
@@ -118,6 +128,7 @@ export function checkImportUser(item: unknown, options: { passwordsEnabled: bool
     createdAt: item.created_at === undefined ? null : createdAt(item.created_at, options.now),
     identities: item.identities === undefined ? [] : identities(item.identities),
     totpSecret: item.totp_secret === undefined ? null : totpSecret(item.totp_secret),
+    locale: item.locale === undefined ? null : localeOf(item.locale),
   };
   if ((checked.totpSecret !== null || checked.identities.length > 0) && !emailVerified) {
     fail('totp_secret and identities need email_verified: true (the tenant vouches for the address)', 'email_not_verified');

@@ -159,6 +159,7 @@ async function importOne(deps: ImportDeps, app: Application, item: CheckedImport
     now,
     externalId: item.externalId,
     createdAt: item.createdAt ?? now,
+    locale: item.locale,
   });
   try {
     await inTransaction(deps.db, async (trx) => {

@@ -123,6 +123,8 @@ export interface CallbackBrowser {
   binding?: string;
   /** A form_post's `Origin` header, when present (a GET navigation sends none). */
   formOrigin?: string;
+  /** The language the browser prefers most (its Accept-Language), for a user this sign-in makes (docs/email.md). */
+  locale?: string | null;
 }
 
 /**
@@ -172,7 +174,7 @@ export async function completeCallback(
     throw error;
   }
   const context: EventContext = { actor: { type: 'user', id: null }, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
-  const user = await upsertUser(deps, app, provider, claims, nameOf(claims, params.user), fail, context);
+  const user = await upsertUser(deps, app, provider, claims, nameOf(claims, params.user), fail, context, browser.locale ?? null);
   return { result: await finishSignIn(deps, app, user, ['oauth'], client), redirectUrl, app };
 }
 
@@ -222,6 +224,7 @@ async function upsertUser(
   name: string | null,
   fail: Fail,
   context: EventContext,
+  locale: string | null,
   retried = false,
 ): Promise<User> {
   // A token without an email asserts nothing about one: a linked subject may still sign in (below).
@@ -250,6 +253,7 @@ async function upsertUser(
       passwordHash: null,
       requiresVerification: false,
       now,
+      locale,
     });
     await inTransaction(deps.db, async (trx) => {
       await users.insertUser(trx, row);
@@ -258,7 +262,7 @@ async function upsertUser(
     });
     return users.toUser(row);
   } catch (error) {
-    if (!retried && isUniqueViolation(error)) return upsertUser(deps, app, provider, claims, name, fail, context, true);
+    if (!retried && isUniqueViolation(error)) return upsertUser(deps, app, provider, claims, name, fail, context, locale, true);
     throw error;
   }
 }

@@ -66,9 +66,10 @@ export async function startSsoHop(deps: SsoDeps, source: Application, userId: st
  * Exchange: consumes the token for the target app and starts a session for the user of the same email
  * there (created when missing). A token of another tenant is refused with 403 and left unconsumed, so
  * a wrong app cannot burn it; every other failure is 401. The nonce must be the one the token was bound
- * to, or absent for both (a hop without a nonce, as docs/sso.md has it).
+ * to, or absent for both (a hop without a nonce, as docs/sso.md has it). A user created here takes the
+ * source user's locale, else `browserLocale` (the exchange's Accept-Language), as a sign-up does.
  */
-export async function exchangeSsoToken(deps: SsoDeps, target: Application, token: string, client?: ClientInfo, nonce?: string): Promise<SignInResult> {
+export async function exchangeSsoToken(deps: SsoDeps, target: Application, token: string, client?: ClientInfo, nonce?: string, browserLocale: string | null = null): Promise<SignInResult> {
   const tokenHash = sha256Hex(token);
   const now = iso(deps.clock.now());
   // This read only picks the error; the conditional UPDATE below is what consumes.
@@ -83,7 +84,7 @@ export async function exchangeSsoToken(deps: SsoDeps, target: Application, token
 
   const source = await users.findUserById(deps.db, claimed.source_app_id, claimed.user_id);
   if (!source || source.email === null) throw invalidToken();
-  const user = await linkUser(deps, target, { ...source, email: source.email });
+  const user = await linkUser(deps, target, { ...source, email: source.email }, source.locale ?? browserLocale);
   return finishSignIn(deps, target, user, ['sso'], client);
 }
 
@@ -102,7 +103,7 @@ function nonceMatches(boundHash: string | null, nonce: string | undefined): bool
  * over, no password), else linked. Concurrent exchanges cannot create two users: the unique constraint
  * decides and the loser reads the winner's row.
  */
-async function linkUser(deps: SsoDeps, target: Application, source: User & { email: string }): Promise<User> {
+async function linkUser(deps: SsoDeps, target: Application, source: User & { email: string }, locale: string | null): Promise<User> {
   const existing = await users.findUserByEmail(deps.db, target.id, source.email);
   if (existing) return linkExisting(deps, target, existing, source);
   const row = users.emailUserRow({
@@ -113,6 +114,7 @@ async function linkUser(deps: SsoDeps, target: Application, source: User & { ema
     passwordHash: null,
     requiresVerification: false,
     now: iso(deps.clock.now()),
+    locale,
   });
   try {
     await users.insertUser(deps.db, row);

@@ -4,6 +4,7 @@ import type { Deps } from '../../../deps.js';
 import { ApiError, badRequest, notFound } from '../../../errors.js';
 import { AppleClientSecrets } from '../../../providers/apple-secret.js';
 import { OidcIssuers } from '../../../providers/oidc.js';
+import { localeFromAcceptLanguage } from '../../../services/mail/compose.js';
 import { usesFormPost } from '../../../services/oauth/flows.js';
 import { isProvider, type OAuthProviderName } from '../../../services/oauth/providers.js';
 import { completeCallback, OAuthCallbackError, startAuthorization, STATE_TTL_SECONDS, type CallbackParams, type OAuthDeps } from '../../../services/oauth/sign-in.js';
@@ -84,7 +85,8 @@ export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
     // The URL held a code and a state: keep them out of the next page's Referer, and out of caches.
     reply.header('referrer-policy', 'no-referrer').header('cache-control', 'no-store');
     try {
-      const browser = { binding, formOrigin: posted && typeof origin === 'string' ? origin : undefined };
+      // The browser's language names a new user's (docs/email.md), as a password sign-up's does.
+      const browser = { binding, formOrigin: posted && typeof origin === 'string' ? origin : undefined, locale: localeFromAcceptLanguage(request.headers['accept-language']) };
       const { result, redirectUrl, app } = await completeCallback(oauthDeps, provider, params, browser, keyApp, clientInfo(request));
       // Spent with its state. Only on success: a forged callback must not clear a sign-in in progress.
       clearOAuthBindingCookie(reply, deps.config, provider, formPost(provider));
