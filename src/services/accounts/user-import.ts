@@ -120,7 +120,7 @@ async function importPlain(deps: ImportDeps, app: Application, items: CheckedImp
   const at = deps.clock.now();
   const now = iso(at);
   const rows = items.map((item) =>
-    users.emailUserRow({ id: newUuid(), appId: app.id, email: item.email, emailVerified: item.emailVerified, passwordHash: item.passwordHash, requiresVerification: false, now, externalId: item.externalId, createdAt: item.createdAt ?? now }),
+    users.emailUserRow({ id: newUuid(), appId: app.id, email: item.email, emailVerified: item.emailVerified, passwordHash: item.passwordHash, requiresVerification: false, now, externalId: item.externalId, createdAt: item.createdAt ?? now, locale: item.locale }),
   );
   return inTransaction(deps.db, async (trx) => {
     const inserted = await users.insertUsersUnlessTaken(trx, app.id, rows);
