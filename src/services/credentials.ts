@@ -1,7 +1,7 @@
 import { iso } from '../clock.js';
 import { safeEqual, sha256Hex } from '../crypto/ids.js';
 import type { Deps } from '../deps.js';
-import { ApiError } from '../errors.js';
+import { ApiError, forbidden } from '../errors.js';
 import * as applications from '../store/repos/applications.js';
 import type { Application } from '../store/repos/applications.js';
 import * as sessions from '../store/repos/sessions.js';
@@ -154,7 +154,8 @@ export function createCredentials(deps: Pick<Deps, 'db' | 'clock' | 'keys' | 'co
    * A Console credential (docs/management.md): ADMIN_TOKEN (constant-time), a tenant API token `tk_...`
    * (its row read on every request: a revoke holds on every node at once), or an access token of the
    * console app whose session is live. Undefined when `token` is none of these kinds; 'invalid' when it
-   * is of one but not valid (401).
+   * is of one but not valid (401); 403 `mfa_enrollment_required` for a console session without the second
+   * factor the console app's `--mfa required` asks for (operators too).
    */
   async function consoleCaller(token: string): Promise<ConsoleCaller | 'invalid' | undefined> {
     const adminToken = deps.config.adminToken;
@@ -166,8 +167,13 @@ export function createCredentials(deps: Pick<Deps, 'db' | 'clock' | 'keys' | 'co
     const appId = claimedAudience(token);
     if (appId === undefined || appId !== (await consoleApp())) return undefined;
     const claims = await keys.verifyAccessToken(appId, token);
-    const live = claims && (await sessions.findLiveSession(db, appId, claims.sid, iso(clock.now())));
+    const [live, app] = claims ? await Promise.all([sessions.findLiveSession(db, appId, claims.sid, iso(clock.now())), applications.findApplication(db, appId)]) : [];
     if (!claims || !live || live.user_id !== claims.sub) return 'invalid';
+    // The console app's own `--mfa required` holds here as on its user routes (read on every request, as
+    // there): a session without its second factor may only enroll one, on the console app's routes.
+    if (app && needsSecondFactor(app, sessionContext(claims, 'bearer', token))) {
+      throw forbidden('the console requires a second factor: enroll one (docs/mfa.md), then use this session', 'mfa_enrollment_required');
+    }
     const operator = await isOperator(db, claims.sub);
     return { actor: { type: operator ? 'operator' : 'member', id: claims.sub }, operator, userId: claims.sub };
   }
