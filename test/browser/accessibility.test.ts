@@ -1,25 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codeFor, uniqueEmail } from '../helpers/accounts.js';
 import { axeViolations } from '../helpers/axe.js';
 import { open, signedInAs, signedOut } from './example-page.js';
-import { skipReason, startSites, type Sites } from './harness.js';
+import { useSites } from './harness.js';
 
 // Pages everyone can use: axe-core (every severity) on each view of the example app and on /docs, and the
 // example driven from the keyboard alone: Enter submits each step's form, and focus lands on the heading of
 // each new step, as a screen-reader user hears it.
 
-const reason = skipReason();
-let sites: Sites;
-
-beforeAll(async () => {
-  if (!reason) sites = await startSites();
-});
-afterAll(async () => {
-  await sites?.stop();
-});
-afterEach(() => {
-  if (sites) expect(sites.cspViolations).toEqual([]);
-});
+const { reason, sites } = useSites();
 
 describe.skipIf(reason)(`browser: accessibility${reason ? ` (skipped: ${reason})` : ''}`, () => {
   it('48 a11y: the example app has no axe violation in any view, and works from the keyboard (Enter submits, focus on each new heading)', async () => {

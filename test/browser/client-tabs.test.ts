@@ -1,21 +1,13 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueEmail, verifiedUser } from '../helpers/accounts.js';
-import { skipReason, startSites, type Sites } from './harness.js';
+import { useSites } from './harness.js';
 
 // @gatehouse/client with Bearer tokens in a real Chromium (the cross-site, mobile-web set-up): the session
 // in localStorage, two tabs that call refreshSession() at the same moment. The Web Lock lets one refresh;
 // the other waits for its result and spends nothing, so a rotated token is never sent twice.
 
-const reason = skipReason();
-let sites: Sites;
-
-beforeAll(async () => {
-  if (!reason) sites = await startSites();
-});
-afterAll(async () => {
-  await sites?.stop();
-});
+const { reason, sites } = useSites({ checkCsp: false });
 
 /** Runs `body` in the page with `gatehouse`, a Bearer client over localStorage (as text: vitest rewrites import()). */
 function withClient<T>(page: Page, body: string): Promise<T> {

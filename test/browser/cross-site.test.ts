@@ -1,24 +1,16 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codeFor, linkFor, signUp, uniqueEmail } from '../helpers/accounts.js';
 import { api, createApp } from '../helpers/fixtures.js';
 import { clientBundle } from './client-bundle.js';
-import { RESULTS_DIR, skipReason, startSites, type Sites } from './harness.js';
+import { RESULTS_DIR, useSites } from './harness.js';
 
 // What a hostile page can and cannot do in a real Chromium, CORS as a page sees it, the link-landing
 // page's button, and /docs.
 
-const reason = skipReason();
-let sites: Sites;
-
-beforeAll(async () => {
-  if (!reason) sites = await startSites();
-});
-afterAll(async () => {
-  await sites?.stop();
-});
+const { reason, sites } = useSites({ checkCsp: false });
 
 /** A browser signed in on site One (the example app), by the API so the test stays short. */
 async function signedInOnOne(): Promise<{ context: BrowserContext; page: Page }> {

@@ -1,26 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codeFor, uniqueEmail } from '../helpers/accounts.js';
 import { act, open, png, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
-import { skipReason, startSites, type Sites } from './harness.js';
+import { useSites } from './harness.js';
 
 // The example app's signed-in side in Chromium, through @gatehouse/client: forgot password, password and
 // email changes, "where you're signed in" with a revoke, notes (a table's rows), the profile picture (an
 // upload with progress), deleting the account, and two tabs whose refresh falls due at the same moment.
 
-const reason = skipReason();
-let sites: Sites;
-
-beforeAll(async () => {
-  if (!reason) sites = await startSites();
-});
-afterAll(async () => {
-  await sites?.stop();
-});
-
-// The example app's strict Content-Security-Policy (examples/web/serve.mjs) must not break anything it does.
-afterEach(() => {
-  if (sites) expect(sites.cspViolations).toEqual([]);
-});
+const { reason, sites } = useSites();
 
 describe.skipIf(reason)(`browser: the example app's account, notes and picture${reason ? ` (skipped: ${reason})` : ''}`, () => {
   it('forgot password: the emailed code and a new password sign the person in; the old password no longer works', async () => {

@@ -1,26 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codeFor, linkFor, uniqueEmail } from '../helpers/accounts.js';
 import { act, expectNoTokenInPage, open, png, screenshot, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
-import { skipReason, startSites, type Sites } from './harness.js';
+import { useSites } from './harness.js';
 
 // The example web app (examples/web, built on @gatehouse/client) in a real Chromium: sign-up with the
 // proof-of-work in a Web Worker, each way to sign in, the cookies as the browser's own jar holds them,
 // SSO between two sites. UPDATE_SCREENSHOTS=1 also writes the two views into docs/ (README links them).
 
-const reason = skipReason();
-let sites: Sites;
-
-beforeAll(async () => {
-  if (!reason) sites = await startSites();
-});
-afterAll(async () => {
-  await sites?.stop();
-});
-
-// The example app's strict Content-Security-Policy (examples/web/serve.mjs) must not break anything it does.
-afterEach(() => {
-  if (sites) expect(sites.cspViolations).toEqual([]);
-});
+const { reason, sites } = useSites();
 
 describe.skipIf(reason)(`browser: the example app in Chromium${reason ? ` (skipped: ${reason})` : ''}`, () => {
   it('signs up (proof-of-work in a Web Worker) and confirms by code; the cookies are HttpOnly, SameSite=Lax, on the API host; no token is ever in the page', async () => {

@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { linkFor, uniqueEmail } from '../helpers/accounts.js';
 import { codeAt, userWithTotp } from '../helpers/mfa.js';
 import { act, expectNoTokenInPage, open, screenshot, signedInAs, signedOut, signIn, signUpAndConfirm } from './example-page.js';
-import { skipReason, startSites, type Sites } from './harness.js';
+import { useSites } from './harness.js';
 
 // The example app's second factors in Chromium (docs/mfa.md): the Security card adds an authenticator app
 // (the QR code and the key on screen, a first code, the 10 recovery codes shown once), renames and removes
@@ -11,20 +11,7 @@ import { skipReason, startSites, type Sites } from './harness.js';
 // emailed link whose landing carries ?mfa_token=. The test reads the key the page shows, as a person's
 // authenticator app would, and computes its codes.
 
-const reason = skipReason();
-let sites: Sites;
-
-beforeAll(async () => {
-  if (!reason) sites = await startSites();
-});
-afterAll(async () => {
-  await sites?.stop();
-});
-
-// The example app's strict Content-Security-Policy (examples/web/serve.mjs) must not break anything it does.
-afterEach(() => {
-  if (sites) expect(sites.cspViolations).toEqual([]);
-});
+const { reason, sites } = useSites();
 
 /** "Add an authenticator app" as a person does it: the key read off the page, its current code typed in. */
 async function addAuthenticatorApp(page: Page, name = ''): Promise<{ secret: string; recoveryCodes: string[] }> {

@@ -1,8 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { verifiedUser } from '../helpers/accounts.js';
 import { act, open, signedInAs, signedOut, signIn } from './example-page.js';
-import { skipReason, startSites, type Sites } from './harness.js';
+import { useSites } from './harness.js';
 
 // Passkeys in the example app, in Chromium, through @gatehouse/client (and @simplewebauthn/browser, which
 // it loads on the first passkey call): "Add a passkey" on the Security card, "Sign in with a passkey" on the
@@ -10,20 +10,7 @@ import { skipReason, startSites, type Sites } from './harness.js';
 // (CTAP2, internal, resident keys, user verification) stands in for the device. Site Two
 // (http://localhost:<port>) is used: a WebAuthn relying-party id must be a domain, and 127.0.0.1 is not.
 
-const reason = skipReason();
-let sites: Sites;
-
-beforeAll(async () => {
-  if (!reason) sites = await startSites();
-});
-afterAll(async () => {
-  await sites?.stop();
-});
-
-// The example app's strict Content-Security-Policy (examples/web/serve.mjs) must not break anything it does.
-afterEach(() => {
-  if (sites) expect(sites.cspViolations).toEqual([]);
-});
+const { reason, sites } = useSites();
 
 /** Site Two's page in a fresh profile, with a virtual platform authenticator (a laptop with a passkey store). */
 async function deviceWithAuthenticator(): Promise<{ context: BrowserContext; page: Page }> {

@@ -1,25 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
 import { axeViolations } from '../helpers/axe.js';
 import { act, open, screenshot, signedInAs, signUpAndConfirm } from './example-page.js';
-import { skipReason, startSites, type Sites } from './harness.js';
+import { useSites } from './harness.js';
 
 // Issue 52: the example app's team card (examples/web/team.js on @gatehouse/client's `organizations`) in
 // Chromium: Ada creates a team and invites Bob; Bob joins from "Invitations for you"; both read and write the
 // team's shared notes; switching back to personal notes hides them. axe-core finds nothing on the way.
 
-const reason = skipReason();
-let sites: Sites;
-
-beforeAll(async () => {
-  if (!reason) sites = await startSites();
-});
-afterAll(async () => {
-  await sites?.stop();
-});
-afterEach(() => {
-  if (sites) expect(sites.cspViolations).toEqual([]);
-});
+const { reason, sites } = useSites();
 
 const titles = (page: import('playwright-core').Page) => page.locator('#note-list li span.grow').allTextContents();
 

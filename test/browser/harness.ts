@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { sharedAuthServer, type AuthEnv } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
@@ -169,4 +170,30 @@ export async function startSites(serverEnv: Record<string, string> = {}): Promis
       await env.stop();
     },
   };
+}
+
+/**
+ * The set-up of a Chromium file: the sites started before its tests (unless `reason`, from skipReason(), says
+ * they cannot run) and stopped after them; with `checkCsp` (the default), a test after which the example's
+ * pages reported a Content-Security-Policy violation fails. `sites` is filled in once they are started.
+ */
+export function useSites(options: { checkCsp?: boolean } = {}): { reason: string | undefined; sites: Sites } {
+  const reason = skipReason();
+  const sites = {} as Sites;
+  let started = false;
+  beforeAll(async () => {
+    if (reason) return;
+    Object.assign(sites, await startSites());
+    started = true;
+  });
+  afterAll(async () => {
+    if (started) await sites.stop();
+  });
+  // The example app's strict Content-Security-Policy (examples/web/serve.mjs) must not break anything it does.
+  if (options.checkCsp ?? true) {
+    afterEach(() => {
+      if (started) expect(sites.cspViolations).toEqual([]);
+    });
+  }
+  return { reason, sites };
 }

@@ -1,27 +1,16 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueEmail, verifiedUser } from '../helpers/accounts.js';
 import { api } from '../helpers/fixtures.js';
 import { act, open, signedInAs, signedOut, signUpAndConfirm } from './example-page.js';
-import { skipReason, startSites, type Sites } from './harness.js';
+import { useSites } from './harness.js';
 
 // Issue 45 finding 5, SSO login CSRF, in Chromium with the example app: an intruder's SSO link (their own
 // one-time token, for app Two's page) opened by someone else must not sign that browser in as the intruder.
 // Two's client exchanges only a hop its own tab started (a nonce in sessionStorage, bound to the token by
 // the bridge) and never over a live session.
 
-const reason = skipReason();
-let sites: Sites;
-
-beforeAll(async () => {
-  if (!reason) sites = await startSites();
-});
-afterAll(async () => {
-  await sites?.stop();
-});
-afterEach(() => {
-  if (sites) expect(sites.cspViolations).toEqual([]);
-});
+const { reason, sites } = useSites();
 
 /**
  * The intruder's link: a verified user of One, signed in by a sign-in token, asks One's bridge for a token
