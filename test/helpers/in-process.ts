@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { createLogger } from '../../src/observability/logger.js';
+import type { AppsDeps } from '../../src/services/apps/apps.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
 import { createPostgresDatabase, TEST_DB } from './db.js';
 
@@ -42,4 +44,22 @@ export async function openInProcess(clock: Clock, env: (dir: string) => Record<s
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The set-up of an in-process file: openInProcess(clock, env) before its tests, closed after them. `deps` is
+ * filled in once it is open; appsDeps() is what createTenant and createApp take, on the same clock.
+ */
+export function useInProcess(clock: Clock, env?: (dir: string) => Record<string, string>): { deps: Deps; appsDeps: () => AppsDeps } {
+  const deps = {} as Deps;
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const opened = await openInProcess(clock, env);
+    Object.assign(deps, opened.deps);
+    close = opened.close;
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+  return { deps, appsDeps: () => ({ db: deps.db, clock, keys: deps.keys, hashcashEnabled: false }) };
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { iso, type Clock } from '../../src/clock.js';
-import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, findApp, type AppsDeps } from '../../src/services/apps/apps.js';
+import { createApp, createTenant, findApp } from '../../src/services/apps/apps.js';
 import { createInvitation } from '../../src/services/organizations/invitations.js';
 import { addMember } from '../../src/services/organizations/members.js';
 import { createOrganization, deleteOrganization } from '../../src/services/organizations/organizations.js';
@@ -10,7 +9,7 @@ import { purgeDeletedOrganizations } from '../../src/services/organizations/purg
 import { createRow, tableStorage } from '../../src/services/tables/rows.js';
 import { createTable } from '../../src/services/tables/schema.js';
 import { insertUser } from '../../src/store/repos/users.js';
-import { openInProcess } from '../helpers/in-process.js';
+import { useInProcess } from '../helpers/in-process.js';
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { createBucket, getBucket } from '../../src/services/objects/buckets.js';
@@ -21,19 +20,10 @@ import { findAppUsage } from '../../src/store/repos/object-usage.js';
 // on the run's database, in batches of one row so that every batch statement runs more than once: its
 // memberships (each user's count of organisations goes down), invitations, rows (the app's table storage
 // freed) and objects (every byte counter freed, the blobs deleted), then its row.
-let deps: Deps;
-let close: (() => Promise<void>) | undefined;
 const now = new Date('2026-04-01T00:00:00.000Z');
 const clock: Clock = { now: () => now };
 
-beforeAll(async () => {
-  ({ deps, close } = await openInProcess(clock, (dir) => ({ BLOB_STORE: `file:${join(dir, 'blobs')}` })));
-});
-afterAll(async () => {
-  await close?.();
-});
-
-const appsDeps = (): AppsDeps => ({ db: deps.db, clock, keys: deps.keys, hashcashEnabled: false });
+const { deps, appsDeps } = useInProcess(clock, (dir) => ({ BLOB_STORE: `file:${join(dir, 'blobs')}` }));
 
 async function user(appId: string): Promise<string> {
   const id = randomUUID();

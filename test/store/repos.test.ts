@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
-import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
+import { createApp, createTenant } from '../../src/services/apps/apps.js';
 import { deleteSpentChallengesExpiredBefore, insertSpentChallenge } from '../../src/store/repos/hashcash-spent.js';
 import { acquireJobLock, findJobLock, renewJobLock } from '../../src/store/repos/job-locks.js';
 import { findLiveChallenge, insertChallenge, setWebauthnChallenge } from '../../src/store/repos/mfa-challenges.js';
@@ -10,25 +9,16 @@ import { findFactor, insertFactor, recordPasskeyUse } from '../../src/store/repo
 import { deleteExpiredOAuthStates, findOAuthStateByHash, insertOAuthState } from '../../src/store/repos/oauth-states.js';
 import { replaceSealedTotpSecret } from '../../src/store/repos/sealed-secrets.js';
 import { insertUser } from '../../src/store/repos/users.js';
-import { openInProcess } from '../helpers/in-process.js';
+import { useInProcess } from '../helpers/in-process.js';
 
 // The store suite: repository functions called in process on the run's real database (SQLite and
 // PostgreSQL, both migrated up from empty), for the statements no HTTP file reaches on PostgreSQL: the
 // clean-up of expired rows, a lease renewed mid-run, a passkey's challenge and counter, the re-sealing of
 // TOTP secrets. test/run.mjs fails a PostgreSQL pass in which a repository function was never called.
-let deps: Deps;
-let close: (() => Promise<void>) | undefined;
 const now = new Date('2026-04-01T00:00:00.000Z');
 const clock: Clock = { now: () => now };
 
-beforeAll(async () => {
-  ({ deps, close } = await openInProcess(clock));
-});
-afterAll(async () => {
-  await close?.();
-});
-
-const appsDeps = (): AppsDeps => ({ db: deps.db, clock, keys: deps.keys, hashcashEnabled: false });
+const { deps, appsDeps } = useInProcess(clock);
 
 async function appWithUser() {
   const tenant = await createTenant(appsDeps(), 'T');
