@@ -162,7 +162,7 @@ export function createCredentials(deps: Pick<Deps, 'db' | 'clock' | 'keys' | 'co
     if (adminToken !== undefined && safeEqual(token, adminToken)) return { actor: { type: 'operator', id: null }, operator: true };
     if (token.startsWith('tk_')) {
       const row = await findLiveApiToken(db, sha256Hex(token), iso(clock.now()));
-      return row ? { actor: { type: 'token', id: row.id }, operator: false, token: { tenantId: row.tenant_id, role: row.role } } : 'invalid';
+      return row ? { actor: { type: 'token', id: row.id }, operator: false, token: { tenantId: row.tenant_id, role: row.role, createdBy: row.created_by } } : 'invalid';
     }
     const appId = claimedAudience(token);
     if (appId === undefined || appId !== (await consoleApp())) return undefined;

@@ -13,7 +13,7 @@ import { findConsoleAppId } from './console-app.js';
 import { checkedRole } from './members.js';
 import type { EventContext } from '../events/types.js';
 import { recordTenantEvent } from './events.js';
-import { requireRight, roleHas, type ConsoleCaller, type TenantRole } from './roles.js';
+import { creatorOf, requireRight, requireRightLocked, roleHas, type ConsoleCaller, type TenantRole } from './roles.js';
 
 // Invitations to a tenant (docs/management.md): emailed with a link to the console's accept page, accepted
 // once by a console session whose verified email is the invited one. Only the token's hash is kept.
@@ -53,8 +53,11 @@ function invitationMail(to: string, tenantName: string, role: TenantRole, link: 
  */
 export async function invite(deps: InvitationDeps, caller: ConsoleCaller, tenantId: string, email: string, role: string, context: EventContext): Promise<InvitationView & { invitation_url: string }> {
   const granted = checkedRole(role);
+  const refuseOwner = (callerRole: TenantRole) => {
+    if (granted === 'owner' && !roleHas(callerRole, 'owner')) throw forbidden('only an owner invites an owner');
+  };
   const { tenant, role: callerRole } = await requireRight(deps.db, caller, tenantId, 'write');
-  if (granted === 'owner' && !roleHas(callerRole, 'owner')) throw forbidden('only an owner invites an owner');
+  refuseOwner(callerRole);
   const address = email.trim();
   if (!/^[^\s@]+@[^\s@]+$/.test(address) || address.length > 254) throw badRequest('email must be an email address');
   const consoleAppId = await findConsoleAppId(deps.db);
@@ -73,9 +76,11 @@ export async function invite(deps: InvitationDeps, caller: ConsoleCaller, tenant
     accepted_at: null,
     accepted_by: null,
     revoked_at: null,
+    created_by: creatorOf(caller),
   };
   const link = `${deps.config.publicBaseUrl.replace(/\/$/, '')}/console/accept?token=${token}`;
   await inTransaction(deps.db, async (trx) => {
+    refuseOwner(await requireRightLocked(trx, caller, tenantId, 'write'));
     await invitations.insertInvitation(trx, row);
     await recordTenantEvent(trx, context, tenantId, 'tenant.invitation.created', { invitation_id: row.id, email: address, role: granted }, now);
     await enqueueMail({ ...deps, db: trx }, consoleAppId, invitationMail(address, tenant.name, granted, link));

@@ -1,15 +1,17 @@
 import { badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import * as members from '../../store/repos/tenant-members.js';
-import { lockTenant } from '../../store/repos/tenants.js';
 import { inTransaction } from '../../store/transaction.js';
 import { findConsoleAppId } from './console-app.js';
-import { requireRight, roleHas, TENANT_ROLES, type ConsoleCaller, type TenantRole } from './roles.js';
+import { requireRight, requireRightLocked, roleHas, TENANT_ROLES, type ConsoleCaller, type TenantRole } from './roles.js';
+import { revokeGrantsBeyond } from './creator-grants.js';
 import type { ManagementDeps } from './tenants.js';
 import type { EventContext } from '../events/types.js';
 import { recordTenantEvent } from './events.js';
 
 // A tenant's members (docs/management.md). The last owner stays: every change of an owner locks the tenant's
-// row first (lockTenant), so two requests at once cannot each remove one of the last two owners.
+// row first (lockTenant), so two requests at once cannot each remove one of the last two owners, and the
+// caller's own role is read again under that lock (requireRightLocked). Removing or demoting a member revokes
+// what they made beyond their new role in the same transaction (creator-grants.ts).
 
 export interface MemberView {
   user_id: string;
@@ -42,10 +44,10 @@ function mayTouch(callerRole: TenantRole, role: TenantRole): boolean {
 /** Changes a member's role; 409 when it would leave the tenant without an owner. */
 export async function changeMemberRole(deps: ManagementDeps, caller: ConsoleCaller, tenantId: string, userId: string, role: string, context: EventContext): Promise<MemberView> {
   const next = checkedRole(role);
-  const { role: callerRole } = await requireRight(deps.db, caller, tenantId, 'write');
+  await requireRight(deps.db, caller, tenantId, 'write');
   const consoleAppId = await consoleApp(deps);
   return inTransaction(deps.db, async (trx) => {
-    await lockTenant(trx, tenantId);
+    const callerRole = await requireRightLocked(trx, caller, tenantId, 'write');
     const member = await members.findMember(trx, tenantId, userId, consoleAppId);
     if (!member) throw notFound(`member ${userId} not found`);
     if (!mayTouch(callerRole, member.role) || !mayTouch(callerRole, next)) throw forbidden('only an owner grants or removes the owner role');
@@ -53,7 +55,9 @@ export async function changeMemberRole(deps: ManagementDeps, caller: ConsoleCall
       throw conflict('the last owner of a tenant cannot be demoted: make another member owner first', 'last_owner');
     }
     await members.updateMemberRole(trx, tenantId, userId, next);
-    await recordTenantEvent(trx, context, tenantId, 'tenant.member.updated', { user_id: userId, role: next, previous_role: member.role }, deps.clock.now());
+    const at = deps.clock.now();
+    await recordTenantEvent(trx, context, tenantId, 'tenant.member.updated', { user_id: userId, role: next, previous_role: member.role }, at);
+    await revokeGrantsBeyond(trx, context, tenantId, userId, next, at);
     return view({ ...member, role: next });
   });
 }
@@ -61,10 +65,10 @@ export async function changeMemberRole(deps: ManagementDeps, caller: ConsoleCall
 /** Removes a member (a member may remove themself, whatever their role); 409 for the last owner. */
 export async function removeMember(deps: ManagementDeps, caller: ConsoleCaller, tenantId: string, userId: string, context: EventContext): Promise<MemberView> {
   const self = caller.userId === userId;
-  const { role: callerRole } = await requireRight(deps.db, caller, tenantId, self ? 'read' : 'write');
+  await requireRight(deps.db, caller, tenantId, self ? 'read' : 'write');
   const consoleAppId = await consoleApp(deps);
   return inTransaction(deps.db, async (trx) => {
-    await lockTenant(trx, tenantId);
+    const callerRole = await requireRightLocked(trx, caller, tenantId, self ? 'read' : 'write');
     const member = await members.findMember(trx, tenantId, userId, consoleAppId);
     if (!member) throw notFound(`member ${userId} not found`);
     if (!self && !mayTouch(callerRole, member.role)) throw forbidden('only an owner removes an owner');
@@ -72,7 +76,9 @@ export async function removeMember(deps: ManagementDeps, caller: ConsoleCaller, 
       throw conflict('the last owner of a tenant cannot be removed: make another member owner first', 'last_owner');
     }
     await members.deleteMember(trx, tenantId, userId);
-    await recordTenantEvent(trx, context, tenantId, 'tenant.member.deleted', { user_id: userId, role: member.role }, deps.clock.now());
+    const at = deps.clock.now();
+    await recordTenantEvent(trx, context, tenantId, 'tenant.member.deleted', { user_id: userId, role: member.role }, at);
+    await revokeGrantsBeyond(trx, context, tenantId, userId, undefined, at);
     return view(member);
   });
 }

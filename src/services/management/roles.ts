@@ -1,7 +1,8 @@
 import type { Db } from '../../store/db.js';
-import { forbidden, notFound } from '../../errors.js';
+import { forbidden, notFound, unauthorized } from '../../errors.js';
 import { findMemberRole } from '../../store/repos/tenant-members.js';
-import { findLiveTenant } from '../../store/repos/tenants.js';
+import { isApiTokenUnrevoked } from '../../store/repos/tenant-api-tokens.js';
+import { findLiveTenant, lockTenant } from '../../store/repos/tenants.js';
 import type { TenantRole, TenantRow } from '../../store/types.js';
 
 // Who may do what in a tenant (docs/management.md). One table of rights, one function that asks it: every
@@ -27,9 +28,22 @@ export interface ConsoleCaller {
   operator: boolean;
   /** The console user behind the credential (a member, or an operator signed in to the console). */
   userId?: string;
-  /** A tenant API token's own tenant and role. */
-  token?: { tenantId: string; role: TenantRole };
+  /** A tenant API token's own tenant and role, and the member who made it (null: ADMIN_TOKEN, or before migration 0045). */
+  token?: { tenantId: string; role: TenantRole; createdBy: string | null };
 }
+
+/**
+ * The member a token or invitation made by `caller` is recorded as made by (`created_by`): the console
+ * user, or the member behind a tenant API token; null for ADMIN_TOKEN. What they made goes when they do
+ * (services/management/creator-grants.ts).
+ */
+export const creatorOf = (caller: ConsoleCaller): string | null => (caller.token ? caller.token.createdBy : (caller.userId ?? null));
+
+/** Roles from the highest: a role outranks those after it. */
+const RANKED: readonly TenantRole[] = ['owner', 'admin', 'viewer'];
+
+/** The roles that outrank `role` (none for owner). */
+export const rolesAbove = (role: TenantRole): TenantRole[] => RANKED.slice(0, RANKED.indexOf(role));
 
 /** read: every role; write: owner and admin; owner: tenant deletion, granting or removing `owner`. */
 export type Right = 'read' | 'write' | 'owner';
@@ -59,4 +73,21 @@ export async function requireRight(db: Db, caller: ConsoleCaller, tenantId: stri
   if (!tenant || role === undefined || (tenant.system === 1 && !caller.operator)) throw notFound(`tenant ${tenantId} not found`);
   if (!roleHas(role, right)) throw forbidden(`the ${role} role may not do this (docs/management.md lists each role's routes)`);
   return { tenant, role };
+}
+
+/**
+ * requireRight again inside a change's transaction, held to its commit: the tenant's row locked first
+ * (lockTenant; SQLite's write transaction is serial anyway), then the caller's membership and role, or
+ * its token, read again. A member removed or demoted, or a token revoked, while the request runs makes the
+ * write wait and then refuses it (404 or 403 as requireRight, 401 for the revoked token), never half of it.
+ */
+export async function requireRightLocked(trx: Db, caller: ConsoleCaller, tenantId: string, right: Right): Promise<TenantRole> {
+  await lockTenant(trx, tenantId);
+  if (caller.token && caller.actor.id !== null && !(await isApiTokenUnrevoked(trx, tenantId, caller.actor.id))) {
+    throw unauthorized('invalid, expired or revoked Console credential');
+  }
+  const role = await roleIn(trx, caller, tenantId);
+  if (role === undefined) throw notFound(`tenant ${tenantId} not found`);
+  if (!roleHas(role, right)) throw forbidden(`the ${role} role may not do this (docs/management.md lists each role's routes)`);
+  return role;
 }

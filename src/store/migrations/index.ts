@@ -40,6 +40,7 @@ import * as m0033 from './0033-webhooks.js';
 import * as m0038 from './0038-emails.js';
 import * as m0041 from './0041-cookie-domain.js';
 import * as m0034 from './0034-management.js';
+import * as m0045 from './0045-tenant-grant-creators.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0038-emails': m0038,
   '0041-cookie-domain': m0041,
   '0034-management': m0034,
+  '0045-tenant-grant-creators': m0045,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

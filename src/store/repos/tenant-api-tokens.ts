@@ -1,5 +1,5 @@
 import type { Db } from '../db.js';
-import type { TenantApiTokensTable } from '../types.js';
+import type { TenantApiTokensTable, TenantRole } from '../types.js';
 
 // Tenant API tokens (docs/management.md): `tk_...`, kept as SHA-256. No cache anywhere: every request reads
 // the row, so a revoke holds on every node at once.
@@ -37,4 +37,25 @@ export async function revokeApiToken(db: Db, tenantId: string, tokenId: string, 
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Whether the token is still unrevoked, read inside a change's transaction (services/management/roles.ts). */
+export async function isApiTokenUnrevoked(db: Db, tenantId: string, tokenId: string): Promise<boolean> {
+  const row = await db.selectFrom('tenant_api_tokens').select('id').where('tenant_id', '=', tenantId).where('id', '=', tokenId).where('revoked_at', 'is', null).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Revokes the unrevoked tokens `createdBy` made in the tenant with one of `roles`; the ids revoked. */
+export async function revokeApiTokensMadeBy(db: Db, tenantId: string, createdBy: string, roles: readonly TenantRole[], now: string): Promise<string[]> {
+  if (!roles.length) return [];
+  const rows = await db
+    .updateTable('tenant_api_tokens')
+    .set({ revoked_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('created_by', '=', createdBy)
+    .where('role', 'in', roles)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id).sort();
 }

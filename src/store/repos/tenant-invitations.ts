@@ -1,5 +1,5 @@
 import type { Db } from '../db.js';
-import type { TenantInvitationsTable } from '../types.js';
+import type { TenantInvitationsTable, TenantRole } from '../types.js';
 
 // Invitations to a tenant (docs/management.md), scoped by the tenant; the token is kept as its SHA-256.
 
@@ -53,4 +53,20 @@ export async function acceptInvitation(db: Db, tenantId: string, tokenHash: stri
     .where('expires_at', '>', now)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Revokes the pending invitations `createdBy` made in the tenant with one of `roles`; the ids revoked. */
+export async function revokeInvitationsMadeBy(db: Db, tenantId: string, createdBy: string, roles: readonly TenantRole[], now: string): Promise<string[]> {
+  if (!roles.length) return [];
+  const rows = await db
+    .updateTable('tenant_invitations')
+    .set({ revoked_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('created_by', '=', createdBy)
+    .where('role', 'in', roles)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id).sort();
 }

@@ -23,6 +23,8 @@ export interface TenantInvitationsTable {
   accepted_at: string | null;
   accepted_by: string | null;
   revoked_at: string | null;
+  /** The member who invited (null: ADMIN_TOKEN, or made before migration 0045). */
+  created_by: string | null;
 }
 
 export interface TenantApiTokensTable {
@@ -34,6 +36,8 @@ export interface TenantApiTokensTable {
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
+  /** The member who made it, or whose token made it (null: ADMIN_TOKEN, or made before migration 0045). */
+  created_by: string | null;
 }
 
 export interface ConsoleOperatorsTable {
