@@ -78,6 +78,8 @@ export const ERROR_CODES = [
   'invalid_locale',
   'invalid_email_sender',
   'invalid_cookie_domain',
+  'invalid_domain',
+  'operator_only_setting',
   'invalid_email_template',
   'app_id_required',
 ] as const;

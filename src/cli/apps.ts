@@ -89,6 +89,7 @@ export const appsDeps = (deps: Deps): apps.AppsDeps => ({
   db: deps.db,
   clock: deps.clock,
   keys: deps.keys,
+  config: deps.config,
 });
 
 export function registerAppCommands(program: Command): void {

@@ -25,15 +25,18 @@ export function requestCookie(request: FastifyRequest, name: string): string | u
   return header ? cookie.parse(header)[name] : undefined;
 }
 
+/** What `__session`'s Domain depends on: the app's verified domain and its cookie domain. */
+type CookieApp = Pick<Application, 'domain' | 'cookieDomain'>;
+
 type CookieOptions = { httpOnly: true; sameSite: 'lax' | 'none'; path: string; secure: boolean; maxAge: number; expires?: Date; domain?: string };
 
 /**
- * `__session`'s options: host-only, or Domain=<the app's cookie_domain> when the request came under it
+ * `__session`'s options: host-only, or Domain=<the app's cookie_domain> when the request came for its domain
  * (docs/browser.md, "Your own API"), read from the request the guards resolved the app of. `__refresh`
  * never has a Domain: only Gatehouse sees the refresh token.
  */
-function sessionOptions(reply: FastifyReply, config: Config, maxAge: number, expires?: Date, app: Pick<Application, 'cookieDomain'> | undefined = reply.request.application): CookieOptions {
-  const domain = sessionCookieDomain(app?.cookieDomain, reply.request.hostname);
+function sessionOptions(reply: FastifyReply, config: Config, maxAge: number, expires?: Date, app: CookieApp | undefined = reply.request.application): CookieOptions {
+  const domain = sessionCookieDomain(app, reply.request.hostname);
   return { httpOnly: true, sameSite: 'lax', path: '/', secure: secure(config), maxAge, ...(expires && { expires }), ...(domain && { domain }) };
 }
 
@@ -47,9 +50,10 @@ function setCookies(reply: FastifyReply, cookies: [name: string, value: string, 
 
 /**
  * Sets `__session` (the access JWT, 15 minutes) and `__refresh` (30 days, only sent to the refresh route);
- * `app` when the route found it other than through a guard (the OAuth callback, by its state).
+ * `app`: the app the session is of (the OAuth callback's, by its state; an emailed link's), when the guard's
+ * (the request's key or host) may be another or none.
  */
-export function setAuthCookies(reply: FastifyReply, config: Config, tokens: SessionTokens, app?: Pick<Application, 'cookieDomain'>): void {
+export function setAuthCookies(reply: FastifyReply, config: Config, tokens: SessionTokens, app?: CookieApp): void {
   setCookies(reply, [
     [SESSION_COOKIE, tokens.access_token, sessionOptions(reply, config, 15 * 60, undefined, app ?? reply.request.application)],
     [REFRESH_COOKIE, tokens.refresh_token, { httpOnly: true, sameSite: 'lax', path: REFRESH_PATH, secure: secure(config), maxAge: REFRESH_TOKEN_SECONDS }],

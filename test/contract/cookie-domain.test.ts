@@ -59,4 +59,44 @@ describe('48 cookie_domain', () => {
     expect(signIn.status).toBe(200);
     expect(setCookies(signIn.headers).__session!.attributes.domain).toBeUndefined();
   });
+
+  it('review: a sign-in on a sibling host under cookie_domain but not under the app\'s domain (Gatehouse\'s own host) keeps host-only cookies', async () => {
+    const shared = await createApp(env.server, { args: ['--domain', 'anything.shared.example.test', '--cookie-domain', 'shared.example.test'] });
+    const user = await verifiedUser(env, shared);
+    for (const host of ['gatehouse.shared.example.test', 'api.shared.example.test']) {
+      const signIn = await api(env.server, 'POST', '/v1/signins', { publishableKey: shared.publishable_key, headers: { host }, body: { email: user.email, password: user.password, strategy: 'password' } });
+      expect(signIn.status, host).toBe(200);
+      expect(setCookies(signIn.headers).__session!.attributes.domain, host).toBeUndefined();
+    }
+    // On the app's own domain it still gets the cookie domain.
+    const own = await api(env.server, 'POST', '/v1/signins', { headers: { host: 'anything.shared.example.test' }, body: { email: user.email, password: user.password, strategy: 'password' } });
+    expect(setCookies(own.headers).__session!.attributes.domain).toBe('shared.example.test');
+  });
+
+  it('review: refused domains and cookie domains: IP, localhost, a public suffix, one holding another app\'s domain, a domain under another\'s cookie domain', async () => {
+    const refused = async (args: string[]) => createApp(env.server, { args }).then(() => 'created', (error: Error) => error.message);
+    expect(await refused(['--domain', '127.0.0.1'])).toMatch(/own host|IP address or localhost/);
+    expect(await refused(['--domain', 'localhost'])).toMatch(/IP address or localhost/);
+    expect(await refused(['--domain', 'shop.github.io', '--cookie-domain', 'github.io'])).toMatch(/public suffix/);
+    expect(await refused(['--domain', 'shop.example.co.uk', '--cookie-domain', 'co.uk'])).toMatch(/public suffix/);
+    await createApp(env.server, { args: ['--domain', 'www.victim.example.test'] });
+    expect(await refused(['--domain', 'auth.victim.example.test', '--cookie-domain', 'victim.example.test'])).toMatch(/another application's domain/);
+    // HOST's app has cookie_domain cookies.example.test: no other app's domain may sit under it.
+    expect(await refused(['--domain', 'other.cookies.example.test'])).toMatch(/another application's cookie_domain/);
+    expect(await refused(['--domain', 'auth.victim2.example.test', '--cookie-domain', 'victim2.example.test'])).toBe('created');
+  });
+});
+
+describe('review: PUBLIC_BASE_URL\'s host is no app\'s', () => {
+  it('a domain equal to it, or a cookie domain containing it, is refused; a sibling domain alone is not', async () => {
+    const own = await startAuthServer({ PUBLIC_BASE_URL: 'http://gatehouse.shared.example.test:8080' });
+    try {
+      const refused = async (args: string[]) => createApp(own.server, { args }).then(() => 'created', (error: Error) => error.message);
+      expect(await refused(['--domain', 'gatehouse.shared.example.test'])).toMatch(/own host/);
+      expect(await refused(['--domain', 'anything.shared.example.test', '--cookie-domain', 'shared.example.test'])).toMatch(/own host/);
+      expect(await refused(['--domain', 'anything.shared.example.test'])).toBe('created');
+    } finally {
+      await own.stop();
+    }
+  });
 });

@@ -151,3 +151,16 @@ describe('1 --link-landing on: opening a link consumes nothing, the page button 
     expect((await api(env.server, 'POST', '/v1/email/verify', { body: { token } })).status).toBe(303);
   });
 });
+
+describe('review: a link sets the cookies of its own app', () => {
+  it("a link opened on another app's domain sets no Domain= of that app's cookie_domain", async () => {
+    await createApp(env.server, { args: ['--domain', 'squat.elinks.example.test', '--cookie-domain', 'elinks.example.test'] });
+    const victim = await createApp(env.server, { args: ['--verification-method', 'link', '--allowed-origin', 'http://localhost:3000'] });
+    const { path } = await freshLink(victim, 'http://localhost:3000/welcome');
+    const opened = await api(env.server, 'GET', path, { headers: { host: 'squat.elinks.example.test' } });
+    expect(opened.status).toBe(302);
+    const cookies = setCookies(opened.headers);
+    expect(cookies.__session!.value).toBeTruthy();
+    expect(cookies.__session!.attributes.domain).toBeUndefined();
+  });
+});

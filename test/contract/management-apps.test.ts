@@ -68,23 +68,40 @@ describe('apps', () => {
 
   it('48 cookie_domain: a parent of the verified domain, set and cleared through PATCH; its rule holds across both settings', async () => {
     const path = `/v1/apps/${app.app_id}`;
-    const without = await manage(env.server, admin.token, 'PATCH', path, { cookie_domain: 'shop.example.test' });
+    const without = await manage(env.server, ADMIN_TOKEN, 'PATCH', path, { cookie_domain: 'shop.example.test' });
     expect(without.status).toBe(400);
     expect(without.body.code).toBe('invalid_cookie_domain');
     const domain = `auth.${app.app_id.toLowerCase().replace(/[^a-z0-9]/g, '')}.example.test`;
     const parent = domain.slice('auth.'.length);
-    const set = await manage(env.server, admin.token, 'PATCH', path, { domain, cookie_domain: parent });
+    // The two settings are the operator's: a tenant admin and a tenant token get 403 and nothing changes.
+    const made = await manage(env.server, admin.token, 'POST', `/v1/tenants/${tenantId}/tokens`, { name: 'domains', role: 'admin' });
+    for (const caller of [admin.token, made.body.token as string]) {
+      for (const body of [{ domain }, { cookie_domain: parent }, { domain: '127.0.0.1' }]) {
+        const refused = await manage(env.server, caller, 'PATCH', path, body);
+        expect(refused.status, JSON.stringify(body)).toBe(403);
+        expect(refused.body.code).toBe('operator_only_setting');
+      }
+      const create = await manage(env.server, caller, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Squat', domain: 'squat.example.test' });
+      expect(create.status).toBe(403);
+      expect(create.body.code).toBe('operator_only_setting');
+    }
+    expect((await manage(env.server, viewer.token, 'GET', path)).body).toMatchObject({ domain: null, cookie_domain: null });
+    // The operator may not give an app the server's own host (keyless requests to it would resolve to the app).
+    const own = await manage(env.server, ADMIN_TOKEN, 'PATCH', path, { domain: '127.0.0.1' });
+    expect(own.status).toBe(400);
+    expect(own.body.code).toBe('invalid_domain');
+    const set = await manage(env.server, ADMIN_TOKEN, 'PATCH', path, { domain, cookie_domain: parent });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     expect(set.body).toMatchObject({ domain, cookie_domain: parent });
     // The verified domain cannot move out from under it, nor go; nothing changes on a refusal.
     for (const body of [{ domain: 'auth.elsewhere.test' }, { domain: null }, { cookie_domain: 'example' }, { cookie_domain: 'other.example.test' }]) {
-      const refused = await manage(env.server, admin.token, 'PATCH', path, body);
+      const refused = await manage(env.server, ADMIN_TOKEN, 'PATCH', path, body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body.code).toBe('invalid_cookie_domain');
     }
     const shown = await cliJson<Record<string, unknown>>(env.server, ['app', 'show', app.app_id]);
     expect(shown).toMatchObject({ domain, cookie_domain: parent });
-    const cleared = await manage(env.server, admin.token, 'PATCH', path, { cookie_domain: null, domain: null });
+    const cleared = await manage(env.server, ADMIN_TOKEN, 'PATCH', path, { cookie_domain: null, domain: null });
     expect(cleared.body).toMatchObject({ domain: null, cookie_domain: null });
   }, 180_000);
 

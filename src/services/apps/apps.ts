@@ -12,7 +12,7 @@ import { findTablesLimit } from '../../store/repos/custom-tables.js';
 import type { ApplicationUpdate } from '../../store/types.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { KeyRing } from './keys.js';
-import { checkCookieDomain } from './cookie-domain.js';
+import { checkCookieDomain, checkDomainScope } from './cookie-domain.js';
 import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
 import { settingsToColumns, type AppSettings } from './settings.js';
 import { OPERATOR_CONTEXT, type EventContext } from '../events/types.js';
@@ -24,6 +24,8 @@ export interface AppsDeps {
   db: Db;
   clock: Clock;
   keys: KeyRing;
+  /** PUBLIC_BASE_URL: no app's domain or cookie domain may take Gatehouse's own host (cookie-domain.ts); the CLI and the server pass it. */
+  config?: { publicBaseUrl: string };
   /** Not read: an app is shown with its settings as stored (null follows the server's HASHCASH_ENABLED). */
   hashcashEnabled?: boolean;
 }
@@ -103,6 +105,7 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
   const secretKey = newSecretKey();
   await withUniqueDomain(() =>
     deps.db.transaction().execute(async (trx) => {
+      await checkDomainScope(trx, deps.config?.publicBaseUrl, { id: appId, domain: columns.domain ?? null, cookieDomain: (columns.cookie_domain as string | null | undefined) ?? null });
       await insertApp(trx, deps, { tenantId, appId, name: name.trim(), columns, now, publishableKey, secretKey });
       await recordTenantEvent(trx, context, tenantId, 'app.created', { app_id: appId, name: name.trim() }, at);
     }),
@@ -179,6 +182,7 @@ export async function updateApp(deps: AppsDeps, appId: string, settings: AppSett
       if (columns.domain !== undefined || columns.cookie_domain !== undefined) {
         const written = await requireApp(trx, appId);
         checkCookieDomain(written.domain, written.cookieDomain);
+        await checkDomainScope(trx, deps.config?.publicBaseUrl, written);
       }
       await recordAppEvent(trx, context, app, 'app.updated', { changed }, at);
       if (add.length === 0 && remove.size === 0) return;

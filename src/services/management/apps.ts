@@ -1,4 +1,4 @@
-import { notFound } from '../../errors.js';
+import { forbidden, notFound } from '../../errors.js';
 import * as apps from '../apps/apps.js';
 import { markAppDeleted, type DeletionMark } from '../apps/deletion.js';
 import { listApplicationsOfTenant } from '../../store/repos/applications.js';
@@ -21,6 +21,15 @@ export async function appFor(deps: apps.AppsDeps, caller: ConsoleCaller, appId: 
   }
 }
 
+/**
+ * `domain` and `cookie_domain` are the operator's (the CLI, ADMIN_TOKEN, an operator's console session):
+ * nothing proves yet that a tenant controls a domain it names (docs/management.md, "Domains").
+ */
+function refuseDomainSettings(caller: ConsoleCaller, settings: apps.AppSettings): void {
+  if (caller.operator || (settings.domain === undefined && settings.cookieDomain === undefined)) return;
+  throw forbidden('domain and cookie_domain are set by the server operator only (docs/management.md, "Domains")', 'operator_only_setting');
+}
+
 /** The tenant's live apps, each as `gatehouse app show --json` prints it (secret keys never). */
 export async function listAppsOf(deps: apps.AppsDeps, caller: ConsoleCaller, tenantId: string): Promise<{ apps: apps.AppView[] }> {
   await requireRight(deps.db, caller, tenantId, 'read');
@@ -31,6 +40,7 @@ export async function listAppsOf(deps: apps.AppsDeps, caller: ConsoleCaller, ten
 /** As `gatehouse app create --json`: the app with its publishable key and its secret key, shown once. */
 export async function createAppIn(deps: apps.AppsDeps, caller: ConsoleCaller, tenantId: string, name: string, settings: apps.AppSettings, context: EventContext): Promise<apps.AppView> {
   await requireRight(deps.db, caller, tenantId, 'write');
+  refuseDomainSettings(caller, settings);
   return apps.createApp(deps, tenantId, name, settings, context);
 }
 
@@ -41,6 +51,7 @@ export async function showAppTo(deps: apps.AppsDeps, caller: ConsoleCaller, appI
 
 export async function updateAppOf(deps: apps.AppsDeps, caller: ConsoleCaller, appId: string, settings: apps.AppSettings & { name?: string }, context: EventContext): Promise<apps.AppView> {
   await appFor(deps, caller, appId, 'write');
+  refuseDomainSettings(caller, settings);
   return apps.updateApp(deps, appId, settings, context);
 }
 

@@ -102,6 +102,18 @@ export async function findApplicationByDomain(db: Db, host: string): Promise<App
   return row && toApplication(row);
 }
 
+/** The verified domain and cookie domain of every live application but `appId` that has either. */
+export async function listDomainScopes(db: Db, appId: string): Promise<{ id: string; domain: string | null; cookieDomain: string | null }[]> {
+  const rows = await db
+    .selectFrom('applications')
+    .select(['id', 'domain', 'cookie_domain'])
+    .where('id', '!=', appId)
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('domain', 'is not', null), eb('cookie_domain', 'is not', null)]))
+    .execute();
+  return rows.map((row) => ({ id: row.id, domain: row.domain, cookieDomain: row.cookie_domain ?? null }));
+}
+
 /** The tenant's live applications (a deleted one is not listed), oldest first. */
 export async function listApplicationsOfTenant(db: Db, tenantId: string): Promise<Application[]> {
   const rows = await db.selectFrom('applications').selectAll().where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).orderBy('created_at').execute();

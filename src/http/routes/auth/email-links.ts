@@ -59,7 +59,8 @@ export function emailLinkRoutes(app: Http, deps: Deps, guards: Guards): void {
       reply.header('referrer-policy', 'no-referrer');
       // A user with a second factor gets no session yet: the app's page completes it (docs/mfa.md).
       if (result.mfa) return reply.redirect(withMfaToken(redirect, result.mfa.mfa_token), method === 'GET' ? 302 : 303);
-      setAuthCookies(reply, deps.config, result.tokens);
+      // The link's app, not the host's: a link opened on another app's domain sets no cookie for that one's site.
+      setAuthCookies(reply, deps.config, result.tokens, link.app);
       // 303 after the POST, so the browser GETs the app's page.
       return reply.redirect(redirect, method === 'GET' ? 302 : 303);
     } catch (error) {
