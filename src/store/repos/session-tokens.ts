@@ -75,7 +75,8 @@ function rotationStatement(q: QueryCreator<Database>, v: Record<keyof RotationVa
       expires_at: v.expiresAt as string,
     }))
     .where('id', '=', v.sessionId as string)
-    .where('app_id', '=', v.appId as string)
+    // Not an index condition, so the row is found by its key: as `app_id = ?` an unanalyzed table's generic plan took sessions_user_live (every live session of the app read a refresh).
+    .where(sql<boolean>`(app_id = ${v.appId}) is true`)
     .where('refresh_hash', '=', v.tokenHash as string)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', v.now as string)
