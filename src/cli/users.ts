@@ -1,3 +1,4 @@
+import { OPERATOR_CONTEXT } from '../services/events/types.js';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { deleteUser } from '../services/accounts/user-deletion.js';
@@ -91,7 +92,7 @@ export function registerUserCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: UpdateFlags) => {
       const changes = changesOf(flags);
-      print(exportedUser(await withDeps(async (deps) => updateUserByServer(deps, (await appOf(deps, appId)).id, userId, changes))), flags.json);
+      print(exportedUser(await withDeps(async (deps) => updateUserByServer(deps, await appOf(deps, appId), userId, changes, OPERATOR_CONTEXT))), flags.json);
     });
   user
     .command('factors')
@@ -109,7 +110,7 @@ export function registerUserCommands(program: Command): void {
     .description('remove every second factor and recovery code of the user (they lost them all); the user is emailed a notice')
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: { json?: boolean }) => {
-      print(await withDeps(async (deps) => resetUserFactors(deps, await appOf(deps, appId), userId)), flags.json);
+      print(await withDeps(async (deps) => resetUserFactors(deps, await appOf(deps, appId), userId, OPERATOR_CONTEXT)), flags.json);
     });
   user
     .command('delete')
@@ -118,7 +119,7 @@ export function registerUserCommands(program: Command): void {
     .description('delete the user and everything they own (sessions, identities, rows, objects), in one transaction')
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: { json?: boolean }) => {
-      await withDeps((deps) => deleteUser(deps, appId, userId));
+      await withDeps(async (deps) => deleteUser(deps, await appOf(deps, appId), userId, OPERATOR_CONTEXT));
       print({ status: 'deleted' }, flags.json);
     });
   user
@@ -129,7 +130,7 @@ export function registerUserCommands(program: Command): void {
     .option('--json', 'print JSON (the document is always JSON)')
     .action(async (appId: string, userId: string) => {
       await withDeps(async (deps) => {
-        for await (const chunk of await exportUser(deps, appId, userId)) {
+        for await (const chunk of await exportUser(deps, await appOf(deps, appId), userId, OPERATOR_CONTEXT)) {
           if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
         }
         process.stdout.write('\n');

@@ -217,7 +217,7 @@ describe('finding 4: a recent sign-in is read from auth_time, which a refresh ke
     let refreshToken: string;
     try {
       const user = (await findUserById(deps.db, app.app_id, created.body.id))!;
-      refreshToken = (await startSession(deps, app.app_id, user, { amr: ['email'] })).refresh_token;
+      refreshToken = (await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, user, { amr: ['email'], opening: { method: 'code' } })).refresh_token;
     } finally {
       await deps.close();
     }

@@ -42,7 +42,7 @@ describe('12 monthly active users and refreshes', () => {
     const a = await user(1);
     const c = await user(3);
     await user(2); // never signs in
-    let aTokens = await startSession(deps, app.app_id, a);
+    let aTokens = await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, a, { opening: { method: 'password' } });
     const earlier = await openEarlierSession(deps.db, { appId: app.app_id, userId: c.id, now: iso(now), expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)) });
     // Written as a release before migration 0022 wrote it (no active-user mark): the migration's fill counts it.
     await backfillActiveUsers(deps.db);

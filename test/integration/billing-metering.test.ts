@@ -33,7 +33,7 @@ describe('12 scheduled metering', () => {
     const app = await createApp(appsDeps(), tenant.tenant_id, 'A', {});
     const userId = '00000000-0000-4000-8000-000000000002';
     await insertUser(deps.db, { id: userId, app_id: app.app_id, email: 'm@example.com', email_normalized: 'm@example.com', email_verified: 1, password_hash: null, is_bot: 0, public_key: null, created_at: iso(now), updated_at: iso(now) });
-    await startSession(deps, app.app_id, (await findUserById(deps.db, app.app_id, userId))!);
+    await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, (await findUserById(deps.db, app.app_id, userId))!, { opening: { method: 'password' } });
 
     now = new Date('2026-02-01T00:30:00.000Z');
     // Another node holds the lease: this one does nothing.

@@ -67,8 +67,8 @@ describe('12 monthly active users, kept as sessions start and refresh', () => {
 
     // May: every shop user signs in three times at once, two blog users twice at once.
     const signedIn = [...shopUsers, ...shopUsers, ...shopUsers, blogUsers[0]!, blogUsers[0]!, blogUsers[1]!];
-    const sessions = await Promise.all(signedIn.map((u) => startSession(deps, u.appId, u)));
-    await startSession(deps, theirs.app_id, stranger!);
+    const sessions = await Promise.all(signedIn.map((u) => startSession(deps, { id: u.appId, tenantId: tenant.tenant_id }, u, { opening: { method: 'password' } })));
+    await startSession(deps, { id: theirs.app_id, tenantId: elsewhere.tenant_id }, stranger!, { opening: { method: 'password' } });
     expect(await active(tenant.tenant_id, '2026-05')).toBe(14);
     expect(await active(elsewhere.tenant_id, '2026-05')).toBe(1);
 
@@ -77,7 +77,7 @@ describe('12 monthly active users, kept as sessions start and refresh', () => {
     now = new Date('2026-06-01T00:00:00.000Z');
     const refreshed = await Promise.all(sessions.map((s, i) => refreshSession(deps, signedIn[i]!.appId, s.refresh_token)));
     await Promise.all(refreshed.slice(0, 6).map((s) => refreshSession(deps, shop.app_id, s.refresh_token)));
-    await startSession(deps, blog.app_id, blogUsers[4]!);
+    await startSession(deps, { id: blog.app_id, tenantId: tenant.tenant_id }, blogUsers[4]!, { opening: { method: 'password' } });
     expect(await active(tenant.tenant_id, '2026-05')).toBe(14);
     expect(await active(tenant.tenant_id, '2026-06')).toBe(15);
     expect(await active(elsewhere.tenant_id, '2026-06')).toBe(0);
@@ -163,7 +163,7 @@ describe('clean-up in bounded batches over indexes', () => {
     const app = await createApp(appsDeps(), tenant.tenant_id, 'Swept', {});
     const [userId] = await insertUsers(app.app_id, 1, now);
     const user = await userOf(app.app_id, userId!);
-    const live = await startSession(deps, app.app_id, user);
+    const live = await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, user, { opening: { method: 'password' } });
     // Many more live sessions than dead ones, as a database holds: the due ones are a short range of sessions_sweep.
     const future = iso(addSeconds(now, 20 * 86_400));
     for (let start = 0; start < 4 * PRUNE_BATCH; start += 500) {

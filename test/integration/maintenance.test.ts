@@ -33,7 +33,7 @@ describe('clean-up of expired rows', () => {
     const userId = '00000000-0000-4000-8000-000000000001';
     await insertUser(deps.db, { id: userId, app_id: app.app_id, email: 'a@example.com', email_normalized: 'a@example.com', email_verified: 1, password_hash: null, is_bot: 0, public_key: null, created_at: iso(now), updated_at: iso(now) });
     const user = (await findUserById(deps.db, app.app_id, userId))!;
-    const first = await startSession(deps, app.app_id, user);
+    const first = await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, user, { opening: { method: 'password' } });
     const second = await refreshSession(deps, app.app_id, first.refresh_token); // first is now rotated
     // A session from before migration 0014: a rotated and a live refresh token in refresh_tokens.
     const earlier = await openEarlierSession(deps.db, { appId: app.app_id, userId, now: iso(now), expiresAt: iso(addSeconds(now, 30 * 86_400)), rotated: true });

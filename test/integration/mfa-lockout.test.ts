@@ -40,7 +40,7 @@ async function userWithTotp() {
   const session = { userId, sessionId: crypto.randomUUID(), authTime: Math.floor(now.getTime() / 1000), amr: ['pwd'], aal: 'aal1' as const };
   const enrolled = await enrollTotp(deps, app, session, null);
   await confirmTotp(deps, app, session, enrolled.factor_id, totpCode(enrolled.totp.secret, stepAt(now)));
-  const challenge = async () => (await finishSignIn(deps, app, user, ['pwd'])).mfa!.mfa_token;
+  const challenge = async () => (await finishSignIn(deps, app, user, ['pwd'], { method: 'password' })).mfa!.mfa_token;
   const attempt = (token: string, code: string) => verifyMfa(deps, app, token, { code }).then(() => 200, (e: ApiError) => e.status);
   const notices = async () => {
     const rows = await deps.db.selectFrom('mail_outbox').select(['id', 'sealed']).where('app_id', '=', app.id).orderBy('created_at').execute();

@@ -1,3 +1,4 @@
+import { SYSTEM_CONTEXT } from '../../src/services/events/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import type { Deps } from '../../src/deps.js';
@@ -39,9 +40,9 @@ describe('clean-up of dead sessions (retention DEAD_SESSION_RETENTION_DAYS)', ()
     // A session from before migration 0014: two refresh tokens of the earlier form hang off it.
     const earlier = await openEarlierSession(deps.db, { appId: app.app_id, userId, now: iso(now), expiresAt: iso(addSeconds(now, REFRESH_TOKEN_SECONDS)), rotated: true });
     const revoked = { session_id: earlier.sessionId };
-    expect(await revokeSession(deps, app.app_id, revoked.session_id)).toBe(true);
-    const expiring = await startSession(deps, app.app_id, user); // never refreshed: dies after REFRESH_TOKEN_SECONDS
-    const live = await startSession(deps, app.app_id, user);
+    expect(await revokeSession(deps, { id: app.app_id, tenantId: app.tenant_id }, revoked.session_id, SYSTEM_CONTEXT)).toBe(true);
+    const expiring = await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, user, { opening: { method: 'password' } }); // never refreshed: dies after REFRESH_TOKEN_SECONDS
+    const live = await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, user, { opening: { method: 'password' } });
     expect(await tokensOf(revoked.session_id)).toBe(2);
     // Time passes in steps of at most 20 days; `live` refreshes at each, as a busy client would.
     let liveTokens = await refreshSession(deps, app.app_id, live.refresh_token);

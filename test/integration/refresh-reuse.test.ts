@@ -41,7 +41,7 @@ async function fixture() {
 describe('contract 5 refresh reuse', () => {
   it('one or two generations behind: refused within 10 s of its rotation, ends the session after; forgeries and other apps end nothing', async () => {
     const { other, user, refresh, live, app } = await fixture();
-    const t0 = await startSession(deps, app.app_id, user);
+    const t0 = await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, user, { opening: { method: 'password' } });
     const t1 = await refresh(t0.refresh_token);
     const t2 = await refresh(t1.refresh_token);
     await expect(refresh(t0.refresh_token)).rejects.toMatchObject({ status: 401 }); // two behind, rotated just now
@@ -70,7 +70,7 @@ describe('contract 5 refresh reuse', () => {
 
   it('three or more generations behind ends the session however recent the rotations before it (a thief refreshing the stolen line often)', async () => {
     const { user, refresh, live, app } = await fixture();
-    const t0 = await startSession(deps, app.app_id, user);
+    const t0 = await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, user, { opening: { method: 'password' } });
     later(60);
     let current = await refresh(t0.refresh_token);
     for (let i = 0; i < 3; i++) {
@@ -85,7 +85,7 @@ describe('contract 5 refresh reuse', () => {
 
   it('one generation behind, more than 10 s after its rotation, ends the session', async () => {
     const { user, refresh, live, app } = await fixture();
-    const t0 = await startSession(deps, app.app_id, user);
+    const t0 = await startSession(deps, { id: app.app_id, tenantId: app.tenant_id }, user, { opening: { method: 'password' } });
     const t1 = await refresh(t0.refresh_token);
     later(11);
     await expect(refresh(t0.refresh_token)).rejects.toMatchObject({ status: 401 });

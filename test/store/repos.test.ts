@@ -75,7 +75,7 @@ describe('store: passkeys and TOTP secrets', () => {
     const { appId, otherAppId, userId } = await appWithUser();
     const id = randomUUID();
     const tokenHash = randomUUID().replaceAll('-', '');
-    await insertChallenge(deps.db, { id, appId, userId, tokenHash, amr: 'pwd', now: iso(now), expiresAt: iso(addSeconds(now, 300)) });
+    await insertChallenge(deps.db, { id, appId, userId, tokenHash, amr: 'pwd', method: 'password', provider: null, now: iso(now), expiresAt: iso(addSeconds(now, 300)) });
     await setWebauthnChallenge(deps.db, otherAppId, id, 'elsewhere');
     expect(await findLiveChallenge(deps.db, appId, tokenHash, iso(now))).toMatchObject({ id, webauthn_challenge: null });
     await setWebauthnChallenge(deps.db, appId, id, 'challenge-b64url');

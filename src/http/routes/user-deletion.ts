@@ -1,3 +1,4 @@
+import { eventContext } from '../event-context.js';
 import { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
@@ -75,7 +76,7 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
       },
     },
     async (request) => {
-      await deleteUser(deps, request.application!.id, request.params.user_id);
+      await deleteUser(deps, request.application!, request.params.user_id, eventContext(request));
       return { status: 'deleted' as const };
     },
   );
@@ -96,7 +97,7 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
       },
     },
     async (request, reply) => {
-      await deleteOwnAccount(deps, request.application!, request.session!);
+      await deleteOwnAccount(deps, request.application!, request.session!, eventContext(request));
       clearAuthCookies(reply, deps.config);
       return { status: 'deleted' as const };
     },
@@ -115,7 +116,7 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
       },
     },
     async (request, reply) => {
-      const chunks = await exportUser(deps, request.application!.id, request.params.user_id);
+      const chunks = await exportUser(deps, request.application!, request.params.user_id, eventContext(request));
       // A stream is sent as it is read (the schema documents it; Fastify does not serialize streams).
       return reply.type('application/json; charset=utf-8').send(Readable.from(chunks) as unknown as Static<typeof ExportBody>);
     },

@@ -157,7 +157,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
         response: { 200: UserBody, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => exportedUser(await updateUserByServer(deps, request.application!.id, request.params.user_id, request.body)),
+    async (request) => exportedUser(await updateUserByServer(deps, request.application!, request.params.user_id, request.body, eventContext(request))),
   );
 
   app.post(
@@ -173,7 +173,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => {
-      if (!(await revokeSession(deps, request.application!.id, request.query.session_id))) {
+      if (!(await revokeSession(deps, request.application!, request.query.session_id, eventContext(request)))) {
         throw notFound('session not found or already revoked');
       }
       return { status: 'revoked' as const };
@@ -192,6 +192,6 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
         response: { 200: SignInTokenResult, ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => issueSignInToken(deps, request.application!.id, request.body.user_id, request.body.expires_in_seconds),
+    async (request) => issueSignInToken(deps, request.application!, request.body.user_id, request.body.expires_in_seconds, eventContext(request)),
   );
 }

@@ -1,3 +1,6 @@
+import { recordEvent } from '../events/record.js';
+import { revokeOneSession, revokeUserSessions } from '../sessions/revocations.js';
+import { eventOf, SYSTEM_CONTEXT } from '../events/types.js';
 import { iso } from '../../clock.js';
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from '../../crypto/passwords.js';
 import type { Deps } from '../../deps.js';
@@ -86,6 +89,16 @@ export interface KnownUser {
 }
 
 /**
+ * signin.failed (docs/events.md): written on its own, as no change commits with it; `data.reason` and the
+ * method only (never the address tried). Sent only to webhook endpoints that name the type.
+ */
+export async function recordSignInFailed(deps: Pick<AccountDeps, 'db' | 'clock'>, app: Application, userId: string | null, reason: string, client?: ClientInfo): Promise<void> {
+  const context = { actor: { type: 'user' as const, id: userId }, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+  const event = eventOf(context, { type: 'signin.failed', tenantId: app.tenantId, appId: app.id, userId, data: { reason, method: 'password' } });
+  await inTransaction(deps.db, (trx) => recordEvent(trx, event, deps.clock.now()));
+}
+
+/**
  * Password sign-in. Unknown emails and users without a password cost the same argon2 time as a
  * wrong password. An unverified self sign-up is told so only after the password proved right.
  * `known`: the user the caller has read already (no second lookup).
@@ -104,12 +117,16 @@ export async function signInWithPassword(
   // A wrong password against an imported hash (md5 answers in microseconds) costs an argon2 check too: never
   // faster than an unknown email, so the time does not tell that the account exists.
   if (!ok && user?.passwordHash && needsRehash(user.passwordHash)) await burnPasswordCheck(password);
-  if (!user || !ok) throw invalidCredentials();
+  if (!user || !ok) {
+    await recordSignInFailed(deps, app, user?.id ?? null, 'invalid_credentials', client);
+    throw invalidCredentials();
+  }
   if (user.requiresVerification) {
+    await recordSignInFailed(deps, app, user.id, 'email_not_verified', client);
     throw unauthorized('email not verified: use the code or link we sent, or sign in with a magic link', 'email_not_verified');
   }
   if (needsRehash(user.passwordHash!)) return rehashAndFinish(deps, app, user, password, client);
-  return finishSignIn(deps, app, user, ['pwd'], client);
+  return finishSignIn(deps, app, user, ['pwd'], { method: 'password' }, client);
 }
 
 /**
@@ -119,7 +136,7 @@ export async function signInWithPassword(
  */
 async function rehashAndFinish(deps: AccountDeps, app: Application, user: User, password: string, client?: ClientInfo): Promise<SignInResult> {
   const fresh = await hashPassword(password);
-  return finishSignIn(deps, app, user, ['pwd'], client, async (trx) => {
+  return finishSignIn(deps, app, user, ['pwd'], { method: 'password' }, client, async (trx) => {
     if (!(await users.replacePasswordHash(trx, app.id, user.id, user.passwordHash, fresh, iso(deps.clock.now())))) throw invalidCredentials();
   });
 }
@@ -164,7 +181,7 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
   if (challenge.purpose === 'claim_email') {
     await inTransaction(deps.db, async (trx) => {
       if (await signUps.claimUnverifiedUser(trx, app.id, user.id, now)) {
-        await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
+        await revokeUserSessions(trx, user.id, { app, reason: 'claimed', context: SYSTEM_CONTEXT, now: new Date(now) });
         await forgetEarlierHolder(trx, app.id, user.id);
       }
     });
@@ -174,7 +191,7 @@ async function completeEmailProof(deps: AccountDeps, app: Application, challenge
   const verified = await inTransaction(deps.db, async (trx) => {
     const result = await signUps.verifySignUpEmail(trx, app.id, user.id, now);
     if (result) await forgetEarlierHolder(trx, app.id, user.id);
-    if (result?.contested) await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
+    if (result?.contested) await revokeUserSessions(trx, user.id, { app, reason: 'claimed', context: SYSTEM_CONTEXT, now: new Date(now) });
     return result;
   });
   const passwordHash = verified?.contested ? null : user.passwordHash;
@@ -186,7 +203,7 @@ export async function verifyCode(deps: AccountDeps, app: Application, email: str
   const challenge = await consumeCode(deps, app.id, email, code);
   if (!challenge) throw badRequest('invalid or expired code', 'invalid_code');
   const user = await completeEmailProof(deps, app, challenge);
-  return finishSignIn(deps, app, user, ['email'], client);
+  return finishSignIn(deps, app, user, ['email'], { method: 'code' }, client);
 }
 
 /**
@@ -207,14 +224,15 @@ export async function verifyLink(
   const app = await resolveApp(challenge.app_id);
   if (!app) throw badRequest('invalid or expired token', 'invalid_token');
   const user = await completeEmailProof(deps, app, challenge);
-  const result = await finishSignIn(deps, app, user, ['email'], client);
+  const result = await finishSignIn(deps, app, user, ['email'], { method: 'magic_link' }, client);
   const redirect = challenge.redirect_url ?? (app.domain ? `https://${app.domain}/` : '/');
   return { result, redirect };
 }
 
 /** Ends the session (logout). */
-export async function logout(deps: AccountDeps, appId: string, sessionId: string): Promise<void> {
-  const revoked = await sessionsRepo.revokeSession(deps.db, appId, sessionId, iso(deps.clock.now()));
+export async function logout(deps: AccountDeps, app: { id: string; tenantId: string }, sessionId: string, context: EventContext): Promise<void> {
+  const now = deps.clock.now();
+  const revoked = await inTransaction(deps.db, (trx) => revokeOneSession(trx, sessionId, { app, reason: 'logout', context, now }));
   if (!revoked) throw unauthorized('session is revoked or expired');
 }
 

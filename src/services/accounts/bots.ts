@@ -100,5 +100,5 @@ export async function authenticateBot(
     if (isUniqueViolation(error)) throw unauthorized('this signature was already used', 'invalid_signature');
     throw error;
   }
-  return startSession(deps, app.id, bot, { client, amr: ['bot'] });
+  return startSession(deps, app, bot, { client, amr: ['bot'], opening: { method: 'bot' } });
 }

@@ -1,3 +1,6 @@
+import { recordEvent } from '../events/record.js';
+import { eventOf, type EventContext } from '../events/types.js';
+import { recordUserUpdated } from './user-updates.js';
 import { iso } from '../../clock.js';
 import { badRequest, conflict, unauthorized } from '../../errors.js';
 import { maskEmail } from '../../observability/mask-email.js';
@@ -57,7 +60,7 @@ export type EmailChangeProof = { code: string } | { token: string };
  * went to the old address) and the old address gets a notice, in one transaction. Answers the user.
  * aal2 again for a user with a factor (one may have been added since the change was asked for).
  */
-export async function confirmEmailChange(deps: AccountDeps, app: Application, session: Pick<StepUpSession, 'userId' | 'aal'>, proof: EmailChangeProof): Promise<User> {
+export async function confirmEmailChange(deps: AccountDeps, app: Application, session: Pick<StepUpSession, 'userId' | 'aal'>, proof: EmailChangeProof, context: EventContext): Promise<User> {
   const user = await emailUser(deps, app, session.userId);
   await requireAal2WhenEnrolled(deps, app.id, session, 'change the email');
   const challenge =
@@ -68,10 +71,13 @@ export async function confirmEmailChange(deps: AccountDeps, app: Application, se
     throw 'code' in proof ? badRequest('invalid or expired code', 'invalid_code') : badRequest('invalid or expired token', 'invalid_token');
   }
   const newEmail = challenge.new_email;
-  const now = iso(deps.clock.now());
+  const at = deps.clock.now();
+  const now = iso(at);
   try {
     await inTransaction(deps.db, async (trx) => {
       if (!(await users.changeEmail(trx, app.id, user.id, newEmail, now))) throw unauthorized('not authenticated');
+      await recordEvent(trx, eventOf(context, { type: 'email.changed', tenantId: app.tenantId, appId: app.id, userId: user.id, data: { email: newEmail } }), at);
+      await recordUserUpdated(trx, app, user.id, ['email'], context, at);
       await challenges.retireUserChallenges(trx, app.id, user.id, undefined, now);
       // The new address masked, as log lines show one: the notice says where without giving it away.
       await queueEmail({ ...deps, db: trx }, app, 'email_changed', { to: user.email, user, values: { new_email_masked: maskEmail(newEmail) } });

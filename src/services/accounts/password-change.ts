@@ -1,3 +1,6 @@
+import { recordEvent } from '../events/record.js';
+import { eventOf, type EventContext } from '../events/types.js';
+import { revokeOtherUserSessions } from '../sessions/revocations.js';
 import { iso } from '../../clock.js';
 import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
 import { badRequest, conflict, forbidden, unauthorized } from '../../errors.js';
@@ -27,6 +30,7 @@ export async function changePassword(
   app: Application,
   session: SessionRef,
   input: { currentPassword?: string | null; newPassword: string },
+  context: EventContext,
 ): Promise<{ status: 'password_changed' }> {
   if (!app.passwordsEnabled) throw badRequest('passwords are disabled for this application', 'passwords_disabled');
   const user = await users.findUserById(deps.db, app.id, session.userId);
@@ -40,10 +44,12 @@ export async function changePassword(
     throw forbidden('sign in again to set a password (a recent sign-in is needed when the account has none)');
   }
   const passwordHash = await hashPassword(input.newPassword);
-  const now = iso(deps.clock.now());
+  const at = deps.clock.now();
+  const now = iso(at);
   const changed = await inTransaction(deps.db, async (trx) => {
     if (!(await users.replacePasswordHash(trx, app.id, user.id, user.passwordHash, passwordHash, now))) return false;
-    await sessionsRepo.revokeOtherUserSessions(trx, app.id, user.id, session.sessionId, now);
+    await recordEvent(trx, eventOf(context, { type: 'password.changed', tenantId: app.tenantId, appId: app.id, userId: user.id, data: { via: 'change' } }), at);
+    await revokeOtherUserSessions(trx, user.id, session.sessionId, { app, reason: 'password_changed', context, now: at });
     await queueEmail({ ...deps, db: trx }, app, 'password_changed', { to: user.email!, user });
     return true;
   });

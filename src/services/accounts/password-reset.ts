@@ -1,3 +1,6 @@
+import { recordEvent } from '../events/record.js';
+import { eventOf, userContext } from '../events/types.js';
+import { revokeUserSessions } from '../sessions/revocations.js';
 import { iso } from '../../clock.js';
 import { newUuid } from '../../crypto/ids.js';
 import { hashPassword } from '../../crypto/passwords.js';
@@ -92,15 +95,18 @@ export async function confirmPasswordReset(
   // The account moved to another address since the email was sent: that inbox no longer speaks for it.
   if (!user || user.email === null || users.normalizeEmail(user.email) !== challenge.email_normalized) throw invalid();
   const passwordHash = await hashPassword(newPassword);
-  const now = iso(deps.clock.now());
+  const at = deps.clock.now();
+  const now = iso(at);
+  const context = userContext(user.id, client);
   await inTransaction(deps.db, async (trx) => {
     if (!(await users.resetPassword(trx, app.id, user.id, passwordHash, now))) throw invalid();
-    await sessionsRepo.revokeUserSessions(trx, app.id, user.id, now);
+    await recordEvent(trx, eventOf(context, { type: 'password.changed', tenantId: app.tenantId, appId: app.id, userId: user.id, data: { via: 'reset' } }), at);
+    await revokeUserSessions(trx, user.id, { app, reason: 'password_changed', context, now: at });
     // The first proof of the address (docs/oauth.md, docs/mfa.md): identities and factors added while it was unproven go with it.
     if (!user.emailVerified || user.requiresVerification) await forgetEarlierHolder(trx, app.id, user.id);
     await queueEmail({ ...deps, db: trx }, app, 'password_changed', { to: user.email!, user });
   });
   deps.mailSignal.wake();
   // A reset proves the inbox, not a second factor: a user with one is asked for it (docs/mfa.md).
-  return finishSignIn(deps, app, { ...user, passwordHash, emailVerified: true, requiresVerification: false }, ['email'], client);
+  return finishSignIn(deps, app, { ...user, passwordHash, emailVerified: true, requiresVerification: false }, ['email'], { method: 'reset' }, client);
 }

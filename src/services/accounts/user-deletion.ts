@@ -1,3 +1,7 @@
+import { recordEvent } from '../events/record.js';
+import { eraseUserEvents } from '../events/erasure.js';
+import { eventOf, type EventContext } from '../events/types.js';
+import { revokeUserSessions } from '../sessions/revocations.js';
 import { addSeconds, iso } from '../../clock.js';
 import type { Deps } from '../../deps.js';
 import { forbidden, notFound } from '../../errors.js';
@@ -38,11 +42,18 @@ export type UserDeletionDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'blobs' | 
  * objects' blobs are deleted right after the commit; the queue keeps any a crash leaves for the sweep.
  * 404 for an unknown user, one already deleted, or another app's.
  */
-export async function deleteUser(deps: UserDeletionDeps, appId: string, userId: string): Promise<void> {
+export async function deleteUser(deps: UserDeletionDeps, app: { id: string; tenantId: string }, userId: string, context: EventContext): Promise<void> {
+  const appId = app.id;
   const blobs = await inTransaction(deps.db, async (trx) => {
     // The user row's lock first: writers of rows and uploads for this user lock it too (lockUser), so
     // none can add anything for the user between the reads below and the commit.
     if (!(await lockUser(trx, deps.store.dialect, appId, userId, 'update'))) throw notFound('user not found');
+    const now = deps.clock.now();
+    // Each live session's session.revoked and the user.deleted event, then the personal data of all the
+    // user's events erased (docs/events.md): the events stay, with the user id.
+    await revokeUserSessions(trx, userId, { app, reason: 'user_deleted', context, now });
+    await recordEvent(trx, eventOf(context, { type: 'user.deleted', tenantId: app.tenantId, appId, userId, data: {} }), now);
+    await eraseUserEvents(trx, appId, userId);
     await deleteUserMail(trx, appId, userId);
     await deleteUserOrganizations(trx, appId, userId);
     await deleteConsoleUserRows(trx, appId, userId, deps.clock.now());
@@ -116,9 +127,9 @@ export async function deleteUserStorage(deps: UserDeletionDeps, trx: Db, appId: 
  * must be recent (its auth_time, which a refresh keeps), so a token lifted from a device left signed in
  * cannot erase the account, and a user with a second factor must have used it (aal2).
  */
-export async function deleteOwnAccount(deps: UserDeletionDeps, app: { id: string; selfDelete: boolean }, session: StepUpSession): Promise<void> {
+export async function deleteOwnAccount(deps: UserDeletionDeps, app: { id: string; tenantId: string; selfDelete: boolean }, session: StepUpSession, context: EventContext): Promise<void> {
   if (!app.selfDelete) throw forbidden('this application does not let users delete their own account; ask its operator', 'self_delete_disabled');
   if (!signedInRecently(deps.clock, session)) throw forbidden('sign in again to delete your account', 'reauthentication_required');
   await requireAal2WhenEnrolled(deps, app.id, session, 'delete the account');
-  await deleteUser(deps, app.id, session.userId);
+  await deleteUser(deps, app, session.userId, context);
 }

@@ -1,3 +1,7 @@
+import { recordEvent, toEvent } from '../events/record.js';
+import { eventOf, type EventContext } from '../events/types.js';
+import { listEvents, type EventPosition } from '../../store/repos/events.js';
+import { inTransaction } from '../../store/transaction.js';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../errors.js';
 import { pageUserRows } from '../../store/repos/custom-rows.js';
@@ -40,9 +44,12 @@ export const exportedUser = (user: User) => ({
  * The user's export as chunks of JSON text, in order; 404 (before any chunk) for an unknown user or
  * another app's. The document is read page by page as the consumer pulls, so a slow reader holds one page.
  */
-export async function exportUser(deps: UserExportDeps, appId: string, userId: string): Promise<AsyncIterable<string>> {
+export async function exportUser(deps: UserExportDeps, app: { id: string; tenantId: string }, userId: string, context: EventContext): Promise<AsyncIterable<string>> {
+  const appId = app.id;
   const user = await findUserById(deps.db, appId, userId);
   if (!user) throw notFound('user not found');
+  // user.exported is written as the export starts (it reads; nothing else to commit with), so it is in the export too.
+  await inTransaction(deps.db, (trx) => recordEvent(trx, eventOf(context, { type: 'user.exported', tenantId: app.tenantId, appId, userId, data: {} })));
   return documentOf(deps, appId, user);
 }
 
@@ -77,7 +84,14 @@ async function* documentOf(deps: UserExportDeps, appId: string, user: User): Asy
   yield `],"factors":${JSON.stringify((await listFactors(deps.db, appId, user.id)).map(toFactorView))}`;
   // Memberships (docs/organizations.md): the organisation's name and slug, the role and since when.
   const memberships = (await findUserMemberships(deps.db, appId, user.id)).map((m) => ({ organization_id: m.organization_id, name: m.name, slug: m.slug, role: m.role, created_at: m.created_at, updated_at: m.updated_at }));
-  yield `,"organizations":${JSON.stringify(memberships)}}`;
+  yield `,"organizations":${JSON.stringify(memberships)},"events":[`;
+  // The user's events (docs/events.md), newest first, a keyset page at a time.
+  yield* list(async (after: EventPosition | null) => {
+    const page = await listEvents(deps.db, { appId, userId: user.id }, { after: after ?? undefined }, PAGE);
+    const last = page[page.length - 1];
+    return { items: page.map(toEvent), next: page.length === PAGE && last ? { occurredAt: last.occurred_at, eventId: last.event_id } : undefined };
+  });
+  yield ']}';
 }
 
 /** The items of every page, as JSON array elements joined by commas (without the brackets). */

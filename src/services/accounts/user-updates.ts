@@ -2,7 +2,10 @@ import { iso } from '../../clock.js';
 import type { Deps } from '../../deps.js';
 import { badRequest, conflict, notFound, unauthorized } from '../../errors.js';
 import { isUniqueViolation } from '../../store/dialect.js';
-import * as sessions from '../../store/repos/sessions.js';
+import type { Db } from '../../store/db.js';
+import { recordEvent } from '../events/record.js';
+import { eventOf, type EventContext } from '../events/types.js';
+import { revokeUserSessions } from '../sessions/revocations.js';
 import * as users from '../../store/repos/users.js';
 import type { Metadata, User } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
@@ -32,7 +35,8 @@ export interface ServerUserChanges {
  * by the next request on any node (each request reads its session's row), and its refresh token dies.
  * Unbanning lets the user sign in again; the ended sessions stay ended.
  */
-export async function updateUserByServer(deps: UserUpdateDeps, appId: string, userId: string, input: ServerUserChanges): Promise<User> {
+export async function updateUserByServer(deps: UserUpdateDeps, app: App, userId: string, input: ServerUserChanges, context: EventContext): Promise<User> {
+  const appId = app.id;
   // Sizes are checked before anything is read or written.
   const changes: users.UserChanges = {
     email: input.email,
@@ -43,7 +47,9 @@ export async function updateUserByServer(deps: UserUpdateDeps, appId: string, us
     banned: input.banned,
     locale: localeColumn(input.locale),
   };
-  const now = iso(deps.clock.now());
+  const at = deps.clock.now();
+  const now = iso(at);
+  const changed = Object.keys(input).filter((key) => input[key as keyof ServerUserChanges] !== undefined);
   try {
     return await inTransaction(deps.db, async (trx) => {
       const before = await users.findUserById(trx, appId, userId);
@@ -51,7 +57,11 @@ export async function updateUserByServer(deps: UserUpdateDeps, appId: string, us
       if (before.isBot && (input.email !== undefined || input.email_verified !== undefined)) throw badRequest('bots have no email');
       const after = await users.updateUser(trx, appId, userId, changes, now);
       if (!after) throw notFound('user not found');
-      if (input.banned === true) await sessions.revokeUserSessions(trx, appId, userId, now);
+      await recordUserUpdated(trx, app, userId, changed, context, at);
+      if (input.email !== undefined && input.email !== before.email) {
+        await recordEvent(trx, eventOf(context, { type: 'email.changed', tenantId: app.tenantId, appId, userId, data: { email: after.email } }), at);
+      }
+      if (input.banned === true) await revokeUserSessions(trx, userId, { app, reason: 'banned', context, now: at });
       return after;
     });
   } catch (error) {
@@ -64,9 +74,23 @@ export async function updateUserByServer(deps: UserUpdateDeps, appId: string, us
 const localeColumn = (locale: string | null | undefined) => (locale === undefined || locale === null ? locale : localeOf(locale));
 
 /** The user's own update (PATCH /v1/me): unsafe_metadata, replaced whole, and the locale of their emails. */
-export async function updateMe(deps: UserUpdateDeps, appId: string, userId: string, input: { unsafe_metadata?: Metadata; locale?: string | null }): Promise<User> {
+export async function updateMe(deps: UserUpdateDeps, app: App, userId: string, input: { unsafe_metadata?: Metadata; locale?: string | null }, context: EventContext): Promise<User> {
   const unsafeMetadata = input.unsafe_metadata && metadataText('unsafe_metadata', input.unsafe_metadata);
-  const user = await users.updateUser(deps.db, appId, userId, { unsafeMetadata, locale: localeColumn(input.locale) }, iso(deps.clock.now()));
+  const locale = localeColumn(input.locale);
+  const at = deps.clock.now();
+  const changed = Object.keys(input).filter((key) => input[key as keyof typeof input] !== undefined);
+  const user = await inTransaction(deps.db, async (trx) => {
+    const updated = await users.updateUser(trx, app.id, userId, { unsafeMetadata, locale }, iso(at));
+    if (updated) await recordUserUpdated(trx, app, userId, changed, context, at);
+    return updated;
+  });
   if (!user) throw unauthorized('not authenticated');
   return user;
+}
+
+type App = { id: string; tenantId: string };
+
+/** user.updated with the names of the fields the change set (never their values). */
+export function recordUserUpdated(trx: Db, app: App, userId: string, changed: string[], context: EventContext, at: Date): Promise<string> {
+  return recordEvent(trx, eventOf(context, { type: 'user.updated', tenantId: app.tenantId, appId: app.id, userId, data: { changed } }), at);
 }

@@ -163,12 +163,13 @@ export interface SignInToken {
  * `expiresInSeconds`, clamped to MAX_SIGNIN_TOKEN_LIFETIME_SECONDS; its `exp` equals `expires_at`
  * (both whole seconds, so a client comparing them sees the same instant).
  */
-export async function issueSignInToken(deps: UserDeps, appId: string, userId: string, expiresInSeconds: number): Promise<SignInToken> {
+export async function issueSignInToken(deps: UserDeps, app: Pick<Application, 'id' | 'tenantId'>, userId: string, expiresInSeconds: number, context: EventContext): Promise<SignInToken> {
+  const appId = app.id;
   if (!Number.isInteger(expiresInSeconds) || expiresInSeconds <= 0) throw badRequest('expires_in_seconds must be a positive integer');
   const user = await getUser(deps, appId, userId);
   const seconds = Math.min(expiresInSeconds, deps.config.maxSigninTokenLifetimeSeconds);
   const nowWholeSecond = new Date(Math.floor(deps.clock.now().getTime() / 1000) * 1000);
-  const tokens = await startSession(deps, appId, user, { accessExpiresAt: addSeconds(nowWholeSecond, seconds), amr: ['token'] });
+  const tokens = await startSession(deps, app, user, { accessExpiresAt: addSeconds(nowWholeSecond, seconds), amr: ['token'], opening: { method: 'sign_in_token', context } });
   return {
     token: tokens.access_token,
     refresh_token: tokens.refresh_token,

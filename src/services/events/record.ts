@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../../store/db.js';
-import { insertEvent, type EventRow } from '../../store/repos/events.js';
+import { insertEvent, type EventDeliveries, type EventRow } from '../../store/repos/events.js';
 import { webhookDeliveriesOf } from '../webhooks/queue.js';
 import type { Event, NewEvent } from './types.js';
 
@@ -30,6 +30,15 @@ export const eventIdFloor = (at: Date) => `evt_${at.getTime().toString(36).padSt
  * PostgreSQL. Returns its id.
  */
 export async function recordEvent(trx: Db, event: NewEvent, now: Date = new Date()): Promise<string> {
+  const { row, deliveries } = prepareEvent(event, now);
+  // Queued for the app's webhook endpoints in the same statement (PostgreSQL): an app without endpoints
+  // pays one index probe that finds nothing (docs/webhooks.md).
+  await insertEvent(trx, row, deliveries);
+  return row.event_id;
+}
+
+/** An event's row and (an app's event) its webhook body, for a write that makes them part of its own statement (a session's opening). */
+export function prepareEvent(event: NewEvent, now: Date): { row: EventRow; deliveries: EventDeliveries | undefined } {
   const eventId = newEventId(now);
   const row: EventRow = {
     event_id: eventId,
@@ -42,12 +51,9 @@ export async function recordEvent(trx: Db, event: NewEvent, now: Date = new Date
     user_id: event.userId,
     data: JSON.stringify(event.data),
     ip: event.ip,
-    user_agent: event.userAgent,
+    user_agent: event.userAgent === null ? null : event.userAgent.slice(0, 512),
   };
-  // Queued for the app's webhook endpoints in the same statement (PostgreSQL): an app without endpoints
-  // pays one index probe that finds nothing (docs/webhooks.md).
-  await insertEvent(trx, row, event.appId === null ? undefined : webhookDeliveriesOf(toEvent(row)));
-  return eventId;
+  return { row, deliveries: event.appId === null ? undefined : webhookDeliveriesOf(toEvent(row)) };
 }
 
 /** A stored event as the API answers it. */

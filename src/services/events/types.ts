@@ -52,3 +52,8 @@ export const OPERATOR_CONTEXT: EventContext = { actor: { type: 'operator', id: n
 export function eventOf(context: EventContext, fields: Omit<NewEvent, 'actor' | 'ip' | 'userAgent'>): NewEvent {
   return { ...fields, actor: context.actor, ip: context.ip, userAgent: context.userAgent };
 }
+
+/** The user acting in their own name from `client` (a sign-in's or a reset's request). */
+export function userContext(userId: string, client?: { ip: string | null; userAgent: string | null }): EventContext {
+  return { actor: { type: 'user', id: userId }, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+}

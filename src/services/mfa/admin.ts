@@ -1,3 +1,6 @@
+import { iso } from '../../clock.js';
+import type { EventContext } from '../events/types.js';
+import { recordMfaEvent } from './factors.js';
 import { inTransaction } from '../../store/transaction.js';
 import { notFound } from '../../errors.js';
 import type { Application } from '../../store/repos/applications.js';
@@ -28,11 +31,16 @@ export async function listUserFactors(deps: FactorDeps, app: Application, userId
  * of the user, in one transaction; their next sign-in asks for the first factor only. Sessions stay (the
  * operator revokes them separately if the account was taken). The user is sent a notice.
  */
-export async function resetUserFactors(deps: FactorDeps, app: Application, userId: string): Promise<{ status: 'deleted' }> {
+export async function resetUserFactors(deps: FactorDeps, app: Application, userId: string, context: EventContext): Promise<{ status: 'deleted' }> {
   const user = await requireUser(deps, app, userId);
   await inTransaction(deps.db, async (trx) => {
     await challenges.deleteUserChallenges(trx, app.id, user.id);
     await recoveryCodes.deleteUserRecoveryCodes(trx, app.id, user.id);
+    const now = iso(deps.clock.now());
+    // One mfa.factor_removed per factor (read in the transaction that deletes them all).
+    for (const factor of await factors.listFactors(trx, app.id, user.id)) {
+      await recordMfaEvent(trx, app, user.id, 'mfa.factor_removed', { factor_id: factor.id, type: factor.type }, context, now);
+    }
     const removed = await factors.deleteUserFactors(trx, app.id, user.id);
     if (removed > 0) await queueFactorNotice(deps, trx, app, user, 'factors_reset');
   });

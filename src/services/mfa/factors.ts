@@ -1,3 +1,6 @@
+import { recordEvent } from '../events/record.js';
+import { eventOf, userContext, type EventContext } from '../events/types.js';
+import { revokeOtherUserSessions } from '../sessions/revocations.js';
 import { addSeconds, iso } from '../../clock.js';
 import { open, seal } from '../../crypto/envelope.js';
 import { newUuid } from '../../crypto/ids.js';
@@ -32,6 +35,16 @@ export interface FactorSession {
   authTime: number | undefined;
   amr: string[];
   aal: Aal;
+  /** The request's actor, IP and user agent for the change's event (the user from no known client if absent). */
+  context?: EventContext;
+}
+
+/** The event context of a change the user makes from `session`. */
+export const contextOf = (session: Pick<FactorSession, 'userId' | 'context'>): EventContext => session.context ?? userContext(session.userId);
+
+/** An mfa.* event of the user's (docs/events.md), in the change's transaction. */
+export function recordMfaEvent(trx: Db, app: Application, userId: string, type: string, data: Record<string, unknown>, context: EventContext, now: string): Promise<string> {
+  return recordEvent(trx, eventOf(context, { type, tenantId: app.tenantId, appId: app.id, userId, data }), new Date(now));
 }
 
 /** A user may hold at most this many factors (verified or pending). */
@@ -93,11 +106,12 @@ export function requireVerifiedEmail(user: { email: string | null; emailVerified
 }
 
 /** Drops the user's pending TOTP enrollments and, when `firstFactor`, revokes every session but the caller's: in the write that verifies a factor. */
-export async function onFactorVerified(db: Db, app: Application, session: FactorSession, firstFactor: boolean, now: string): Promise<void> {
+export async function onFactorVerified(db: Db, app: Application, session: FactorSession, firstFactor: boolean, now: string, factor: { id: string; type: string }): Promise<void> {
+  await recordMfaEvent(db, app, session.userId, 'mfa.factor_added', { factor_id: factor.id, type: factor.type }, contextOf(session), now);
   // A pending enrollment started before (perhaps from a session that was aal1 then) must not be confirmed after.
   await factors.deleteUnverifiedTotp(db, app.id, session.userId);
   // Sessions opened before the first factor stay aal1: signed out, as a password change signs them out.
-  if (firstFactor) await sessionsRepo.revokeOtherUserSessions(db, app.id, session.userId, session.sessionId, now);
+  if (firstFactor) await revokeOtherUserSessions(db, session.userId, session.sessionId, { app, reason: 'mfa_enrolled', context: contextOf(session), now: new Date(now) });
 }
 
 /** Enough factors already: refuse before adding one. */
@@ -170,7 +184,7 @@ export async function confirmTotp(deps: FactorDeps, app: Application, session: F
     if (!(await factors.confirmTotpFactor(trx, app.id, factor.id, step, now, startedAfter))) {
       throw badRequest('too many wrong codes, or the enrollment expired: enroll the factor again', 'invalid_code');
     }
-    await onFactorVerified(trx, app, session, firstFactor, now);
+    await onFactorVerified(trx, app, session, firstFactor, now, { id: factor.id, type: 'totp' });
     await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
     await sessionsRepo.setSessionAmr(trx, app.id, session.sessionId, joinAmr(amr), now);
     await queueFactorNotice(deps, trx, app, user, 'factor_added');
@@ -207,6 +221,7 @@ export async function removeMyFactor(deps: FactorDeps, app: Application, session
   await inTransaction(deps.db, async (trx) => {
     if (!(await factors.deleteFactor(trx, app.id, user.id, factor.id))) throw notFound('factor not found');
     if (!(await factors.hasVerifiedFactor(trx, app.id, user.id))) await recoveryCodes.deleteUserRecoveryCodes(trx, app.id, user.id);
+    await recordMfaEvent(trx, app, user.id, 'mfa.factor_removed', { factor_id: factor.id, type: factor.type }, contextOf(session), iso(deps.clock.now()));
     if (factor.status === 'verified') await queueFactorNotice(deps, trx, app, user, 'factor_removed');
   });
   deps.mailSignal.wake();
@@ -222,6 +237,7 @@ export async function renewRecoveryCodes(deps: FactorDeps, app: Application, ses
   const now = iso(deps.clock.now());
   await inTransaction(deps.db, async (trx) => {
     await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
+    await recordMfaEvent(trx, app, user.id, 'mfa.recovery_codes_renewed', {}, contextOf(session), now);
     await queueFactorNotice(deps, trx, app, user, 'recovery_codes_renewed');
   });
   deps.mailSignal.wake();

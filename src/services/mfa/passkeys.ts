@@ -140,7 +140,7 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
       updated_at: now,
       last_used_at: null,
     });
-    await onFactorVerified(trx, app, session, firstFactor, now);
+    await onFactorVerified(trx, app, session, firstFactor, now, { id, type: 'webauthn' });
     if (firstFactor) await recoveryCodes.replaceRecoveryCodes(trx, app.id, user.id, codes.map(recoveryCodeHash), now);
     await sessionsRepo.setSessionAmr(trx, app.id, session.sessionId, joinAmr(amr), now);
     await queueFactorNotice(deps, trx, app, user, 'factor_added');
@@ -192,7 +192,7 @@ export async function signInWithPasskey(deps: FactorDeps, app: Application, chal
   if (!factor || !(await checkAssertion(deps, app, factor, challenge, response))) throw unauthorized('the passkey could not be verified', 'invalid_passkey');
   const user = await users.findUserById(deps.db, app.id, factor.user_id);
   if (!user) throw unauthorized('the passkey could not be verified', 'invalid_passkey');
-  return startSession(deps, app.id, user, { amr: ['webauthn'], client });
+  return startSession(deps, app, user, { amr: ['webauthn'], client, opening: { method: 'passkey' } });
 }
 
 /** `POST /v1/mfa/passkey/options`: request options naming the user's passkeys; the challenge is kept with the MFA challenge. */

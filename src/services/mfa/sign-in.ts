@@ -17,7 +17,7 @@ import type { AccountDeps } from '../accounts/account-deps.js';
 import { joinAmr, splitAmr, type Amr } from './assurance.js';
 import { queueFactorNotice, totpSecretBinding } from './factors.js';
 import { FAILED_CODES_BEFORE_LOCK, factorLocked, isLocked, lockSchedule } from './lockout.js';
-import { refuseBanned, startSession, type ClientInfo, type InWrite, type SessionDeps, type SessionTokens } from '../sessions/sessions.js';
+import { refuseBanned, startSession, type ClientInfo, type InWrite, type SessionDeps, type SessionOpening, type SessionTokens } from '../sessions/sessions.js';
 
 // Sign-in with a second factor (docs/mfa.md). A first factor that succeeds for a user with a verified
 // factor answers an MFA challenge instead of a session: a short-lived, single-use token that, with a
@@ -41,15 +41,15 @@ export type SignInResult = { tokens: SessionTokens; mfa?: undefined } | { mfa: M
  * The end of every interactive first factor: a session, or an MFA challenge when the user has a
  * verified factor. `amr` names the first factor. Bots and server-issued sign-in tokens never come here.
  */
-export async function finishSignIn(deps: SessionDeps, app: Pick<Application, 'id'>, user: User, amr: Amr[], client?: ClientInfo, inWrite?: InWrite): Promise<SignInResult> {
+export async function finishSignIn(deps: SessionDeps, app: Pick<Application, 'id' | 'tenantId'>, user: User, amr: Amr[], opening: SessionOpening, client?: ClientInfo, inWrite?: InWrite): Promise<SignInResult> {
   // Before any second factor is asked for: a banned user gets no MFA challenge either.
   refuseBanned(user);
   const verified = user.isBot ? [] : await factors.listFactors(deps.db, app.id, user.id, { verifiedOnly: true });
-  if (verified.length === 0) return { tokens: await startSession(deps, app.id, user, { amr, client, inWrite }) };
+  if (verified.length === 0) return { tokens: await startSession(deps, app, user, { amr, client, inWrite, opening }) };
   const token = newOpaqueToken('mfa_');
   const now = deps.clock.now();
   const expiresAt = iso(addSeconds(now, MFA_CHALLENGE_SECONDS));
-  const challenge = { id: newUuid(), appId: app.id, userId: user.id, tokenHash: sha256Hex(token), amr: joinAmr(amr), now: iso(now), expiresAt };
+  const challenge = { id: newUuid(), appId: app.id, userId: user.id, tokenHash: sha256Hex(token), amr: joinAmr(amr), method: opening.method, provider: opening.provider ?? null, now: iso(now), expiresAt };
   // `inWrite` commits with the challenge: the first factor's own write when a second is needed.
   if (inWrite) await inTransaction(deps.db, async (trx) => (await inWrite(trx), challenges.insertChallenge(trx, challenge)));
   else await challenges.insertChallenge(deps.db, challenge);
@@ -73,6 +73,8 @@ export interface LiveChallenge {
   id: string;
   userId: string;
   amr: string[];
+  /** The first factor's method and provider, for the session.created of the session this completes. */
+  opening: SessionOpening;
   webauthnChallenge: string | null;
   expiresAt: string;
 }
@@ -83,7 +85,8 @@ const invalidToken = () => unauthorized('invalid or expired mfa_token: sign in a
 export async function liveChallenge(deps: Pick<AccountDeps, 'db' | 'clock'>, app: Application, mfaToken: string): Promise<LiveChallenge> {
   const row = await challenges.findLiveChallenge(deps.db, app.id, sha256Hex(mfaToken), iso(deps.clock.now()));
   if (!row) throw invalidToken();
-  return { id: row.id, userId: row.user_id, amr: splitAmr(row.amr), webauthnChallenge: row.webauthn_challenge, expiresAt: row.expires_at };
+  const method = (row.method ?? (row.amr.startsWith('pwd') ? 'password' : 'code')) as SessionOpening['method'];
+  return { id: row.id, userId: row.user_id, amr: splitAmr(row.amr), opening: { method, ...(row.provider ? { provider: row.provider } : {}) }, webauthnChallenge: row.webauthn_challenge, expiresAt: row.expires_at };
 }
 
 /**
@@ -199,5 +202,5 @@ export async function verifyMfa(deps: MfaDeps, app: Application, mfaToken: strin
     // The code was right for a step already used (a replay), or the recovery code is unknown or spent.
     return wrongGuess(deps, app, challenge, second === 'otp' ? 'invalid code: this code was already used' : 'invalid recovery code');
   }
-  return startSession(deps, app.id, user, { amr: [...(challenge.amr as Amr[]), second], client });
+  return startSession(deps, app, user, { amr: [...(challenge.amr as Amr[]), second], client, opening: challenge.opening });
 }

@@ -1,3 +1,5 @@
+import { revokeUserSessions } from '../sessions/revocations.js';
+import { SYSTEM_CONTEXT } from '../events/types.js';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { addSeconds, iso } from '../../clock.js';
 import { open, seal } from '../../crypto/envelope.js';
@@ -175,7 +177,7 @@ export async function completeCallback(
   }
   const context: EventContext = { actor: { type: 'user', id: null }, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
   const user = await upsertUser(deps, app, provider, claims, nameOf(claims, params.user), fail, context, browser.locale ?? null);
-  return { result: await finishSignIn(deps, app, user, ['oauth'], client), redirectUrl, app };
+  return { result: await finishSignIn(deps, app, user, ['oauth'], { method: 'oauth', provider }, client), redirectUrl, app };
 }
 
 /** The origin whose form_post the callback accepts: the issuer's (Apple's, in practice; the others answer by redirect). */
@@ -281,7 +283,7 @@ async function linkExisting(
 ): Promise<User> {
   await inTransaction(deps.db, async (trx) => {
     if (!existing.emailVerified && (await signUps.claimUnverifiedUser(trx, app.id, existing.id, identity.created_at))) {
-      await sessions.revokeUserSessions(trx, app.id, existing.id, identity.created_at);
+      await revokeUserSessions(trx, existing.id, { app, reason: 'claimed', context: SYSTEM_CONTEXT, now: new Date(identity.created_at) });
       await forgetEarlierHolder(trx, app.id, existing.id);
     }
     await identities.insertOAuthIdentity(trx, { ...identity, user_id: existing.id });

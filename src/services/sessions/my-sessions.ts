@@ -1,7 +1,12 @@
 import { iso } from '../../clock.js';
 import { notFound } from '../../errors.js';
 import * as sessionsRepo from '../../store/repos/sessions.js';
+import { inTransaction } from '../../store/transaction.js';
+import type { EventContext } from '../events/types.js';
+import { recordRevoked, revokeOtherUserSessions } from './revocations.js';
 import type { SessionDeps } from './sessions.js';
+
+type App = { id: string; tenantId: string };
 import { requireAal2WhenEnrolled, type StepUpSession } from './step-up.js';
 
 /** The caller's session as these routes read it. */
@@ -40,13 +45,20 @@ export async function listMySessions(deps: SessionDeps, appId: string, userId: s
  * user has a second factor (an aal1 intruder must not sign the owner out); the caller's own session is
  * a logout, always allowed.
  */
-export async function revokeMySession(deps: SessionDeps, appId: string, caller: MySessionCaller, sessionId: string): Promise<void> {
-  if (sessionId !== caller.sessionId) await requireAal2WhenEnrolled(deps, appId, caller, 'sign out other sessions');
-  if (!(await sessionsRepo.revokeUserSession(deps.db, appId, caller.userId, sessionId, iso(deps.clock.now())))) throw notFound('session not found');
+export async function revokeMySession(deps: SessionDeps, app: App, caller: MySessionCaller, sessionId: string, context: EventContext): Promise<void> {
+  if (sessionId !== caller.sessionId) await requireAal2WhenEnrolled(deps, app.id, caller, 'sign out other sessions');
+  const now = deps.clock.now();
+  const revoked = await inTransaction(deps.db, async (trx) => {
+    if (!(await sessionsRepo.revokeUserSession(trx, app.id, caller.userId, sessionId, iso(now)))) return false;
+    await recordRevoked(trx, caller.userId, [sessionId], { app, reason: sessionId === caller.sessionId ? 'logout' : 'revoked', context, now });
+    return true;
+  });
+  if (!revoked) throw notFound('session not found');
 }
 
 /** `POST /v1/me/sessions/revoke_others`: revokes every live session of the user but the caller's (aal2 once the user has a factor); answers how many. */
-export async function revokeMyOtherSessions(deps: SessionDeps, appId: string, caller: MySessionCaller): Promise<number> {
-  await requireAal2WhenEnrolled(deps, appId, caller, 'sign out other sessions');
-  return sessionsRepo.revokeOtherUserSessions(deps.db, appId, caller.userId, caller.sessionId, iso(deps.clock.now()));
+export async function revokeMyOtherSessions(deps: SessionDeps, app: App, caller: MySessionCaller, context: EventContext): Promise<number> {
+  await requireAal2WhenEnrolled(deps, app.id, caller, 'sign out other sessions');
+  const now = deps.clock.now();
+  return inTransaction(deps.db, (trx) => revokeOtherUserSessions(trx, caller.userId, caller.sessionId, { app, reason: 'others_revoked', context, now }));
 }

@@ -4,8 +4,11 @@ import { isEarlierRefreshToken, MAX_GENERATION, mintRefreshToken, readRefreshTok
 import type { Deps } from '../../deps.js';
 import { forbidden, unauthorized } from '../../errors.js';
 import * as refreshTokens from '../../store/repos/refresh-tokens.js';
-import * as sessions from '../../store/repos/sessions.js';
 import * as sessionTokens from '../../store/repos/session-tokens.js';
+import * as sessionOpening from '../../store/repos/session-opening.js';
+import { prepareEvent } from '../events/record.js';
+import { endSessionBySystem, revokeOneSession } from './revocations.js';
+import { eventOf, type EventContext } from '../events/types.js';
 import * as users from '../../store/repos/users.js';
 import { toUser, type User } from '../../store/repos/users.js';
 import type { Db } from '../../store/db.js';
@@ -45,15 +48,21 @@ export interface ClientInfo {
  */
 export async function startSession(
   deps: SessionDeps,
-  appId: string,
+  app: { id: string; tenantId: string },
   user: User,
-  options: { amr?: readonly Amr[]; accessExpiresAt?: Date; client?: ClientInfo; inWrite?: InWrite } = {},
+  options: { amr?: readonly Amr[]; accessExpiresAt?: Date; client?: ClientInfo; inWrite?: InWrite; opening: SessionOpening },
 ): Promise<SessionTokens> {
   refuseBanned(user);
+  const appId = app.id;
   const now = deps.clock.now();
   const sessionId = newUuid();
   const refreshToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, sessionId, 0);
-  const open = (db: Db) => sessionTokens.openSession(db, {
+  const { method, provider } = options.opening;
+  const data = { session_id: sessionId, amr: [...new Set(options.amr ?? [])], method, ...(provider ? { provider } : {}) };
+  const context = options.opening.context ?? { actor: { type: 'user' as const, id: user.id }, ip: options.client?.ip ?? null, userAgent: options.client?.userAgent ?? null };
+  const { row, deliveries } = prepareEvent(eventOf(context, { type: 'session.created', tenantId: app.tenantId, appId, userId: user.id, data }), now);
+  const open = (db: Db) => sessionOpening.openSession(db, {
+    event: { row, deliveries: deliveries! },
     appId,
     sessionId,
     userId: user.id,
@@ -75,6 +84,16 @@ export async function startSession(
   const { kid, tokenClaims } = inWrite ? await inTransaction(deps.db, async (trx) => (await inWrite(trx), openOrRefuse(trx))) : await openOrRefuse(deps.db);
   const access = { kid, tokenClaims, amr: [...(options.amr ?? [])], authTime: unixSeconds(now) };
   return issueAccess(deps, appId, access, user, sessionId, refreshToken, options.accessExpiresAt);
+}
+
+/**
+ * How a sign-in proved the user (session.created's `method`, docs/events.md); `context` when the event's actor is
+ * not the user from the session's client (a sign-in token: the secret key's request).
+ */
+export interface SessionOpening {
+  method: 'password' | 'code' | 'magic_link' | 'passkey' | 'oauth' | 'sso' | 'bot' | 'sign_in_token' | 'reset';
+  provider?: string;
+  context?: EventContext;
 }
 
 /** A write that commits with the session (or MFA challenge) a sign-in opens, or not at all: an imported hash's replacement. */
@@ -164,7 +183,7 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
     // Reuse is told from a forgery by the MAC: a made-up token naming a real session (its id is in every
     // access token) is only refused, never ends the session.
     if (state && token.generation < state.refresh_generation && wasIssued(deps.secrets.refreshTokens, token) && isTheft(state, token.generation, now)) {
-      await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
+      await endSessionBySystem(deps.db, appId, token.sessionId, 'reuse_detected', now);
     }
     // The ban revoked the session: its refresh token says why (a forged token naming the session learns nothing).
     if (state?.banned === 1 && wasIssued(deps.secrets.refreshTokens, token)) refuseBanned({ banned: true });
@@ -174,7 +193,7 @@ export async function refreshSession(deps: SessionDeps, appId: string, presented
   const user = toUser(rotated.user);
   if (user.banned) {
     // Banned while this rotation ran: the session ends here, and the new token is never handed out.
-    await sessions.revokeSession(deps.db, appId, token.sessionId, iso(now));
+    await endSessionBySystem(deps.db, appId, token.sessionId, 'banned', now);
     refuseBanned(user);
   }
   // Only a session with an active organisation reads it (one more statement); every other refresh is as before.
@@ -216,7 +235,7 @@ async function refreshEarlierToken(deps: SessionDeps, appId: string, presented: 
   });
   if (!rotated) {
     if (row.rotated_at && now.getTime() - new Date(row.rotated_at).getTime() > REUSE_GRACE_SECONDS * 1000) {
-      await sessions.revokeSession(deps.db, appId, row.session_id, iso(now));
+      await endSessionBySystem(deps.db, appId, row.session_id, 'reuse_detected', now);
     }
     throw invalidRefreshToken();
   }
@@ -227,8 +246,9 @@ async function refreshEarlierToken(deps: SessionDeps, appId: string, presented: 
 const invalidRefreshToken = () => unauthorized('invalid or expired refresh token', 'invalid_token');
 
 /** Revokes a live session of the app; false when it does not exist or was already revoked. */
-export async function revokeSession(deps: SessionDeps, appId: string, sessionId: string): Promise<boolean> {
-  return sessions.revokeSession(deps.db, appId, sessionId, iso(deps.clock.now()));
+export async function revokeSession(deps: SessionDeps, app: { id: string; tenantId: string }, sessionId: string, context: EventContext): Promise<boolean> {
+  const now = deps.clock.now();
+  return inTransaction(deps.db, (trx) => revokeOneSession(trx, sessionId, { app, reason: 'revoked', context, now }));
 }
 
 /**

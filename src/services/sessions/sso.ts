@@ -1,3 +1,5 @@
+import { revokeUserSessions } from './revocations.js';
+import { SYSTEM_CONTEXT } from '../events/types.js';
 import { addSeconds, iso } from '../../clock.js';
 import { newOpaqueToken, newUuid, safeEqual, sha256Hex } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
@@ -85,7 +87,7 @@ export async function exchangeSsoToken(deps: SsoDeps, target: Application, token
   const source = await users.findUserById(deps.db, claimed.source_app_id, claimed.user_id);
   if (!source || source.email === null) throw invalidToken();
   const user = await linkUser(deps, target, { ...source, email: source.email }, source.locale ?? browserLocale);
-  return finishSignIn(deps, target, user, ['sso'], client);
+  return finishSignIn(deps, target, user, ['sso'], { method: 'sso' }, client);
 }
 
 /**
@@ -141,7 +143,7 @@ async function linkExisting(deps: SsoDeps, target: Application, existing: User, 
   const now = iso(deps.clock.now());
   await inTransaction(deps.db, async (trx) => {
     if (await signUps.claimUnverifiedUser(trx, target.id, existing.id, now)) {
-      await sessions.revokeUserSessions(trx, target.id, existing.id, now);
+      await revokeUserSessions(trx, existing.id, { app: target, reason: 'claimed', context: SYSTEM_CONTEXT, now: new Date(now) });
       // OAuth links and factors made before the email was proven go with the password (docs/oauth.md, docs/mfa.md).
       await forgetEarlierHolder(trx, target.id, existing.id);
     }

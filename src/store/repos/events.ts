@@ -1,6 +1,6 @@
 import { PostgresAdapter, sql, type QueryCreator } from 'kysely';
 import { compiledQuery } from '../compiled.js';
-import type { Db } from '../db.js';
+import type { Db, RunNow } from '../db.js';
 import { rowLimit } from '../limit.js';
 import type { Database, EventsTable } from '../types.js';
 import { deliveriesCte, type QueuedEvent } from './webhook-deliveries.js';
@@ -99,11 +99,17 @@ const queueStatements = new Map<number, QueueStatement>();
  * once (Kysely builds none per event); it answers nothing.
  */
 async function queueEventDeliveriesNow(db: Db, event: QueuedEvent): Promise<void> {
+  const { statement, values } = queueStatementFor(event);
+  await statement(db, values);
+}
+
+/** The compiled queueing statement of the event's number of patterns, and its values. */
+function queueStatementFor(event: QueuedEvent): { statement: QueueStatement; values: Record<string, string> } {
   let statement = queueStatements.get(event.patterns.length);
   if (!statement) queueStatements.set(event.patterns.length, (statement = queueStatement(event.patterns.length)));
   const values: Record<string, string> = { appId: event.appId, eventId: event.eventId, eventType: event.eventType, payload: event.payload, now: event.now, idPrefix: event.idPrefix };
   event.patterns.forEach((pattern, i) => (values[`p${i}`] = pattern));
-  await statement(db, values);
+  return { statement, values };
 }
 
 /** What queues an app event's webhook deliveries with it: the body, the event_types entries that select it, the ids' start. */
@@ -144,6 +150,82 @@ export async function insertEvent(db: Db, row: EventRow, deliveries?: EventDeliv
   if (queue) {
     await queueEventDeliveriesNow(db, { appId: row.app_id!, eventId: row.event_id, eventType: row.type, payload: queue.payload, patterns: queue.patterns, now: row.occurred_at, idPrefix: queue.idPrefix });
   }
+}
+
+/** An event's values as one statement's named parameters (gatedEventCtes), all text. */
+export const GATED_EVENT_NAMES = ['evId', 'evTenantId', 'evAppId', 'evType', 'evAt', 'evActorType', 'evActorId', 'evUserId', 'evData', 'evIp', 'evUserAgent', 'evDay', 'evSlot', 'evPayload', 'evPatterns', 'evIdPrefix'] as const;
+export type GatedEventValues = Record<(typeof GATED_EVENT_NAMES)[number], string | null>;
+
+/** The named values of an app's event and its deliveries for gatedEventCtes. */
+export function gatedEventValues(row: EventRow, deliveries: EventDeliveries): GatedEventValues {
+  return {
+    evId: row.event_id,
+    evTenantId: row.tenant_id,
+    evAppId: row.app_id,
+    evType: row.type,
+    evAt: row.occurred_at,
+    evActorType: row.actor_type,
+    evActorId: row.actor_id,
+    evUserId: row.user_id,
+    evData: row.data,
+    evIp: row.ip,
+    evUserAgent: row.user_agent,
+    evDay: row.occurred_at.slice(0, 10),
+    evSlot: counterSlot(row.event_id),
+    evPayload: deliveries.payload,
+    evPatterns: deliveries.patterns.join(' '),
+    evIdPrefix: deliveries.idPrefix,
+  };
+}
+
+/**
+ * PostgreSQL: an app's event, its day's count and its webhook deliveries as three data-modifying CTEs of a
+ * bigger statement, each writing only if the CTE `gate` of that statement has a row (the session it opens):
+ * the change and its event in one statement, one round trip. `v` holds compiledQuery's markers.
+ */
+export function gatedEventCtes(v: Record<(typeof GATED_EVENT_NAMES)[number], string>, gate: string) {
+  const text = (value: string) => sql<string>`cast(${value} as text)`;
+  const from = (qc: QueryCreator<Database>) => qc.selectFrom(sql.table(gate).as('g') as unknown as 'events');
+  return {
+    event: (qc: QueryCreator<Database>) =>
+      qc
+        .insertInto('events')
+        .columns(['event_id', 'tenant_id', 'app_id', 'type', 'occurred_at', 'actor_type', 'actor_id', 'user_id', 'data', 'ip', 'user_agent'])
+        .expression(
+          from(qc).select([
+            text(v.evId).as('event_id'),
+            text(v.evTenantId).as('tenant_id'),
+            text(v.evAppId).as('app_id'),
+            text(v.evType).as('type'),
+            text(v.evAt).as('occurred_at'),
+            text(v.evActorType).as('actor_type'),
+            text(v.evActorId).as('actor_id'),
+            text(v.evUserId).as('user_id'),
+            text(v.evData).as('data'),
+            text(v.evIp).as('ip'),
+            text(v.evUserAgent).as('user_agent'),
+          ]),
+        )
+        .returning('event_id'),
+    count: (qc: QueryCreator<Database>) =>
+      qc
+        .insertInto('event_counts')
+        .columns(['scope_id', 'day', 'type', 'slot', 'count'])
+        .expression(from(qc).select([text(v.evAppId).as('scope_id'), text(v.evDay).as('day'), text(v.evType).as('type'), text(v.evSlot).as('slot'), sql<number>`1`.as('count')]))
+        .onConflict((oc) => oc.columns(['scope_id', 'day', 'type', 'slot']).doUpdateSet((eb) => ({ count: eb('event_counts.count', '+', 1) })))
+        .returning('scope_id'),
+    deliveries: (qc: QueryCreator<Database>) =>
+      deliveriesCte(qc, { appId: v.evAppId, eventId: v.evId, type: v.evType, occurredAt: v.evAt, payload: v.evPayload, patterns: v.evPatterns, idPrefix: v.evIdPrefix }, gate).returning('id'),
+  };
+}
+
+/** SQLite: the app's event, its count and its deliveries, run synchronously inside sqliteTransaction's work. */
+export function insertEventNow(run: RunNow, db: Db, row: EventRow, deliveries: EventDeliveries): void {
+  const values = { eventId: row.event_id, tenantId: row.tenant_id, appId: row.app_id, type: row.type, occurredAt: row.occurred_at, actorType: row.actor_type, actorId: row.actor_id, userId: row.user_id, data: row.data, ip: row.ip, userAgent: row.user_agent };
+  run(insertOnly.statement(db, values));
+  run(countOnly.statement(db, { scopeId: row.app_id!, day: row.occurred_at.slice(0, 10), type: row.type, slot: counterSlot(row.event_id) }));
+  const { statement, values: queued } = queueStatementFor({ appId: row.app_id!, eventId: row.event_id, eventType: row.type, payload: deliveries.payload, patterns: deliveries.patterns, now: row.occurred_at, idPrefix: deliveries.idPrefix });
+  run(statement.statement(db, queued));
 }
 
 /** A place in the newest-first order: the events after it are older, or as old with a smaller id. */

@@ -12,6 +12,9 @@ export interface NewChallenge {
   userId: string;
   tokenHash: string;
   amr: string;
+  /** The first factor's session.created method and OAuth provider (migration 0039). */
+  method: string;
+  provider: string | null;
   now: string;
   expiresAt: string;
 }
@@ -19,7 +22,7 @@ export interface NewChallenge {
 export async function insertChallenge(db: Db, c: NewChallenge): Promise<void> {
   await db
     .insertInto('mfa_challenges')
-    .values({ id: c.id, app_id: c.appId, user_id: c.userId, token_hash: c.tokenHash, amr: c.amr, created_at: c.now, expires_at: c.expiresAt, used_at: null, webauthn_challenge: null })
+    .values({ id: c.id, app_id: c.appId, user_id: c.userId, token_hash: c.tokenHash, amr: c.amr, method: c.method, provider: c.provider, created_at: c.now, expires_at: c.expiresAt, used_at: null, webauthn_challenge: null })
     .execute();
 }
 
@@ -27,7 +30,7 @@ export async function insertChallenge(db: Db, c: NewChallenge): Promise<void> {
 export async function findLiveChallenge(db: Db, appId: string, tokenHash: string, now: string) {
   return db
     .selectFrom('mfa_challenges')
-    .select(['id', 'user_id', 'amr', 'webauthn_challenge', 'expires_at'])
+    .select(['id', 'user_id', 'amr', 'method', 'provider', 'webauthn_challenge', 'expires_at'])
     .where('token_hash', '=', tokenHash)
     .where('app_id', '=', appId)
     .where('used_at', 'is', null)

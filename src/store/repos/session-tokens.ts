@@ -8,7 +8,6 @@ import { markActiveNow, markActiveUser } from './active-users.js';
 import { liveKeyGate, tokenClaimsQuery, tokenClaimsStatement, type KeyGate } from './applications.js';
 import { activeKidQuery, activeKidStatement } from './signing-keys.js';
 import { claimRefreshTokenStatement } from './refresh-tokens.js';
-import { insertSessionQuery, insertUnbannedSession } from './sessions.js';
 import { userByIdQuery } from './users.js';
 
 /**
@@ -206,88 +205,8 @@ export async function findRefreshState(db: Db, appId: string, sessionId: string)
     .executeTakeFirst();
 }
 
-/** Values of a new session: its id, user, the refresh token's hash, now and the expiry of both. */
-export interface OpeningValues {
-  appId: string;
-  sessionId: string;
-  userId: string;
-  tokenHash: string;
-  now: string;
-  expiresAt: string;
-  /** Where the session is opened from, as the client sent it (shown in the user's list of sessions). */
-  userAgent: string | null;
-  ip: string | null;
-  /** How the session was opened, comma-separated amr values. */
-  amr: string;
-}
-
-/** PostgreSQL: the session (while its user is not banned: insertUnbannedSession) and the signing kid read, in one statement. */
-const openOnPostgres = compiledQuery(['appId', 'sessionId', 'userId', 'tokenHash', 'now', 'month', 'expiresAt', 'userAgent', 'ip', 'amr'], (db, v) =>
-  db
-    .with('session', (q) =>
-      insertUnbannedSession(
-        q,
-        {
-          id: v.sessionId,
-          app_id: v.appId,
-          user_id: v.userId,
-          created_at: v.now,
-          expires_at: v.expiresAt,
-          refresh_hash: v.tokenHash,
-          user_agent: v.userAgent,
-          ip: v.ip,
-          amr: v.amr,
-        },
-        'postgres',
-      ),
-    )
-    // The user is active in the session's month (migration 0022), counted when this inserts the mark; no session, no mark.
-    .with('marked', (q) =>
-      q
-        .insertInto('active_users')
-        .columns(['app_id', 'user_id', 'period'])
-        .expression((eb) => eb.selectFrom('session').select(['session.app_id', 'session.user_id', sql<string>`cast(${v.month} as text)`.as('period')]))
-        .onConflict((oc) => oc.columns(['app_id', 'user_id', 'period']).doNothing())
-        .returning(['app_id', 'user_id', 'period']),
-    )
-    .with('counted', (q) => countMarked(q))
-    .selectFrom('session')
-    .select('session.id')
-    .select(() => activeKidStatement(db, v.appId).as('kid'))
-    .select(() => tokenClaimsStatement(db, v.appId).as('token_claims')),
-);
-
-/**
- * Opens a session for the user holding its first refresh token (as its hash, generation 0), unless the user is banned
- * (or gone) when the statement runs: then undefined, nothing written. Answers the app's signing kid and claims template.
- */
-export async function openSession(db: Db, values: OpeningValues): Promise<{ kid: string | undefined; tokenClaims: string | null } | undefined> {
-  if (!isSqlite(db)) {
-    const [row] = await openOnPostgres(db, { ...values, month: values.now.slice(0, 7) });
-    return row && { kid: row.kid ?? undefined, tokenClaims: row.token_claims ?? null };
-  }
-  return sqliteTransaction(db, (run) => {
-    const opened = run(
-      insertSessionQuery.statement(db, {
-        id: values.sessionId,
-        app_id: values.appId,
-        user_id: values.userId,
-        created_at: values.now,
-        expires_at: values.expiresAt,
-        refresh_hash: values.tokenHash,
-        user_agent: values.userAgent,
-        ip: values.ip,
-        amr: values.amr,
-      }),
-    );
-    if (opened.length === 0) return undefined;
-    markActiveNow(run, db, values.appId, values.userId, values.now.slice(0, 7));
-    return { kid: run(activeKidQuery.statement(db, { appId: values.appId }))[0]?.kid, tokenClaims: run(tokenClaimsQuery.statement(db, { appId: values.appId }))[0]?.token_claims ?? null };
-  });
-}
-
 /** PostgreSQL: the count CTE over `marked` (one more active user in each marked row's slot). */
-function countMarked<DB extends Database & { marked: { app_id: string; user_id: string; period: string } }>(q: QueryCreator<DB>) {
+export function countMarked<DB extends Database & { marked: { app_id: string; user_id: string; period: string } }>(q: QueryCreator<DB>) {
   const w = q as unknown as QueryCreator<Database & { marked: { app_id: string; user_id: string; period: string } }>;
   return w
     .insertInto('active_user_counts')

@@ -71,32 +71,35 @@ export async function findLiveSession(db: Db, appId: string, sessionId: string, 
 }
 
 /**
- * Revokes the session if it is live; true when this call revoked it. `sweep_after` moves to now: the
- * clean-up looks at the session again once the retention after its revocation has passed.
+ * Revokes the session if it is live; its user's id when this call revoked it, else undefined. `sweep_after`
+ * moves to now: the clean-up looks at the session again once the retention after its revocation has passed.
  */
-export async function revokeSession(db: Db, appId: string, sessionId: string, now: string): Promise<boolean> {
-  const rows = await db
+export async function revokeSession(db: Db, appId: string, sessionId: string, now: string): Promise<string | undefined> {
+  const row = await db
     .updateTable('sessions')
     .set({ revoked_at: now, sweep_after: now })
     .where('id', '=', sessionId)
     .where('app_id', '=', appId)
     .where('revoked_at', 'is', null)
-    .returning('id')
-    .execute();
-  return rows.length === 1;
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
 }
 
-/** Revokes every live session of the user (pre-hijacking rule, password reset). */
-export async function revokeUserSessions(db: Db, appId: string, userId: string, now: string): Promise<number> {
+/**
+ * Revokes every unrevoked session of the user (pre-hijacking rule, password reset, ban); answers the ids of
+ * those that were live (an expired one is revoked too, so the clean-up takes it sooner, but ended already).
+ */
+export async function revokeUserSessions(db: Db, appId: string, userId: string, now: string): Promise<string[]> {
   const rows = await db
     .updateTable('sessions')
     .set({ revoked_at: now, sweep_after: now })
     .where('app_id', '=', appId)
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
-    .returning('id')
+    .returning(['id', 'expires_at'])
     .execute();
-  return rows.length;
+  return rows.filter((row) => row.expires_at > now).map((row) => row.id);
 }
 
 /** A live session as its user sees it in "where you're signed in". */
@@ -136,8 +139,8 @@ export async function revokeUserSession(db: Db, appId: string, userId: string, s
   return rows.length === 1;
 }
 
-/** Revokes every live session of the user but `keepSessionId`; answers how many it revoked. */
-export async function revokeOtherUserSessions(db: Db, appId: string, userId: string, keepSessionId: string, now: string): Promise<number> {
+/** Revokes every live session of the user but `keepSessionId`; answers the ids of those it revoked. */
+export async function revokeOtherUserSessions(db: Db, appId: string, userId: string, keepSessionId: string, now: string): Promise<string[]> {
   const rows = await db
     .updateTable('sessions')
     .set({ revoked_at: now })
@@ -148,7 +151,7 @@ export async function revokeOtherUserSessions(db: Db, appId: string, userId: str
     .where('expires_at', '>', now)
     .returning('id')
     .execute();
-  return rows.length;
+  return rows.map((row) => row.id);
 }
 
 /** Sets a live session's amr (a second factor enrolled from it); false when it is not live. */

@@ -24,7 +24,13 @@ export interface QueuedEvent {
  * finds nothing. Answers how many deliveries were queued.
  */
 export async function queueEventDeliveries(db: Db, event: QueuedEvent): Promise<number> {
-  const result = await db
+  const result = await queueDeliveriesQuery(db, event).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+}
+
+/** queueEventDeliveries' statement (compiled and run synchronously in SQLite's session-opening transaction). */
+export function queueDeliveriesQuery(db: Db, event: QueuedEvent) {
+  return db
     .insertInto('webhook_deliveries')
     .columns(['id', 'app_id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'status', 'attempts', 'created_at', 'next_attempt_at'])
     .expression(
@@ -54,9 +60,7 @@ export async function queueEventDeliveries(db: Db, event: QueuedEvent): Promise<
               .whereRef('t.endpoint_id', '=', 'e.id'),
           ),
         ),
-    )
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+    );
 }
 
 /**
@@ -64,7 +68,7 @@ export async function queueEventDeliveries(db: Db, event: QueuedEvent): Promise<
  * (store/repos/events.ts): `patterns` is one space-separated text parameter, so the statement's text is the
  * same for every type and is prepared once. Values are the named markers of compiledQuery.
  */
-export function deliveriesCte(qc: QueryCreator<Database>, v: { appId: string; eventId: string; type: string; occurredAt: string; payload: string; patterns: string; idPrefix: string }) {
+export function deliveriesCte(qc: QueryCreator<Database>, v: { appId: string; eventId: string; type: string; occurredAt: string; payload: string; patterns: string; idPrefix: string }, gate?: string) {
   return qc
     .insertInto('webhook_deliveries')
     .columns(['id', 'app_id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'status', 'attempts', 'created_at', 'next_attempt_at'])
@@ -85,6 +89,8 @@ export function deliveriesCte(qc: QueryCreator<Database>, v: { appId: string; ev
         ])
         .where('w.app_id', '=', v.appId)
         .where('w.enabled', '=', sql.lit(1))
+        // `gate`: another CTE of the statement (the session it opens); no row there, nothing queued.
+        .$if(gate !== undefined, (q) => q.where(sql<boolean>`exists (select 1 from ${sql.table(gate!)})`))
         .where((eb) =>
           eb.exists(
             eb

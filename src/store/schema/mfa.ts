@@ -43,6 +43,9 @@ export interface MfaChallengesTable {
   token_hash: string;
   /** The first factor's amr values, comma-separated. */
   amr: string;
+  /** session.created's method and provider for the session it completes (migration 0039); null before it. */
+  method: string | null;
+  provider: string | null;
   attempts: Generated<number>;
   webauthn_challenge: string | null;
   created_at: string;

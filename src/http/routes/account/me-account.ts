@@ -1,3 +1,4 @@
+import { eventContext } from '../../event-context.js';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { changePassword } from '../../../services/accounts/password-change.js';
@@ -52,7 +53,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
         await deps.limiter.consume('signin_email', emailIpWindowKey(application.id, email, request.ip));
         await deps.limiter.consume('signin_email_any', emailWindowKey(application.id, email));
       }
-      return changePassword(deps, application, request.session!, { currentPassword: current_password, newPassword: new_password });
+      return changePassword(deps, application, request.session!, { currentPassword: current_password, newPassword: new_password }, eventContext(request));
     },
   );
 
@@ -104,7 +105,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
         await deps.limiter.consume('verify_code_email_any', emailWindowKey(application.id, email));
       }
       const proof = 'code' in body ? { code: body.code } : { token: body.token };
-      const user = await confirmEmailChange(deps, application, request.session!, proof);
+      const user = await confirmEmailChange(deps, application, request.session!, proof, eventContext(request));
       return meBody(user, await activeOrganizationOf(deps, application, request.session!.sessionId));
     },
   );

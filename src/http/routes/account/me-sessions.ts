@@ -1,3 +1,4 @@
+import { eventContext } from '../../event-context.js';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { listMySessions, revokeMyOtherSessions, revokeMySession } from '../../../services/sessions/my-sessions.js';
@@ -51,7 +52,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request, reply) => {
-      await revokeMySession(deps, request.application!.id, request.session!, request.params.session_id);
+      await revokeMySession(deps, request.application!, request.session!, request.params.session_id, eventContext(request));
       if (request.params.session_id === request.session!.sessionId) clearAuthCookies(reply, deps.config);
       return { status: 'revoked' as const };
     },
@@ -70,7 +71,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => {
-      return { revoked: await revokeMyOtherSessions(deps, request.application!.id, request.session!) };
+      return { revoked: await revokeMyOtherSessions(deps, request.application!, request.session!, eventContext(request)) };
     },
   );
 }

@@ -1,3 +1,4 @@
+import { eventContext } from '../../event-context.js';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { unauthorized } from '../../../errors.js';
@@ -64,7 +65,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => {
-      const user = await updateMe(deps, request.application!.id, request.session!.userId, request.body);
+      const user = await updateMe(deps, request.application!, request.session!.userId, request.body, eventContext(request));
       return meBody(user, await activeOrganizationOf(deps, request.application!, request.session!.sessionId));
     },
   );
@@ -83,7 +84,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request, reply) => {
-      await logout(deps, request.application!.id, request.session!.sessionId);
+      await logout(deps, request.application!, request.session!.sessionId, eventContext(request));
       clearAuthCookies(reply, deps.config);
       return { status: 'logged_out' as const };
     },

@@ -1,3 +1,4 @@
+import { eventContext } from '../../event-context.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../deps.js';
@@ -14,7 +15,7 @@ const FactorParams = Type.Object({ factor_id: Uuid });
 /** The caller's session as the factor services take it. */
 const factorSession = (request: FastifyRequest) => {
   const s = request.session!;
-  return { userId: s.userId, sessionId: s.sessionId, authTime: s.authTime, amr: s.amr, aal: s.aal };
+  return { userId: s.userId, sessionId: s.sessionId, authTime: s.authTime, amr: s.amr, aal: s.aal, context: eventContext(request) };
 };
 
 /** A session that came by cookie gets the new (aal2) access token in its cookie too. */

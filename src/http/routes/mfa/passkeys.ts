@@ -1,3 +1,4 @@
+import { eventContext } from '../../event-context.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../../deps.js';
@@ -17,7 +18,7 @@ const session = [{ publishable: [], session: [] }];
 
 const factorSession = (request: FastifyRequest) => {
   const s = request.session!;
-  return { userId: s.userId, sessionId: s.sessionId, authTime: s.authTime, amr: s.amr, aal: s.aal };
+  return { userId: s.userId, sessionId: s.sessionId, authTime: s.authTime, amr: s.amr, aal: s.aal, context: eventContext(request) };
 };
 
 export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {

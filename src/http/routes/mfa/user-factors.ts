@@ -1,3 +1,4 @@
+import { eventContext } from '../../event-context.js';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import { listUserFactors, resetUserFactors } from '../../../services/mfa/admin.js';
@@ -39,6 +40,6 @@ export function userFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
         response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => resetUserFactors(deps, request.application!, request.params.user_id),
+    async (request) => resetUserFactors(deps, request.application!, request.params.user_id, eventContext(request)),
   );
 }
