@@ -86,7 +86,7 @@ describe('14 exporting a user', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const doc = res.body;
-    expect(Object.keys(doc)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors', 'organizations']);
+    expect(Object.keys(doc)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors', 'organizations', 'events']);
     const user = await api(server, 'GET', `/v1/users/${alice.userId}`, { bearer: app.secret_key });
     expect(doc.user).toEqual(user.body);
     expect(doc.identities).toEqual([{ provider: 'google', subject: identity, email: 'alice@gmail.example' }]);
@@ -157,7 +157,12 @@ describe('14 exporting a user', () => {
     const { alice } = people;
     const cli = await server.cli(['user', 'export', app.app_id, alice.userId]);
     expect(cli.code, cli.stderr).toBe(0);
-    expect(JSON.parse(cli.stdout)).toEqual((await exportOf(alice.userId)).body);
+    // Each export writes its user.exported (the CLI's by the operator): the rest is the same document.
+    const [fromCli, fromApi] = [JSON.parse(cli.stdout), (await exportOf(alice.userId)).body];
+    expect(fromApi.events[0]).toMatchObject({ type: 'user.exported', actor: { type: 'secret_key' } });
+    expect(fromApi.events[1]).toMatchObject({ type: 'user.exported', actor: { type: 'operator' } });
+    expect(fromCli.events[0]).toEqual(fromApi.events[1]);
+    expect({ ...fromCli, events: fromCli.events.slice(1) }).toEqual({ ...fromApi, events: fromApi.events.slice(2) });
     const refused = await server.cli(['user', 'export', other.app_id, alice.userId]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('user not found');
@@ -169,6 +174,6 @@ describe('14 exporting a user', () => {
     expect(doc.paths['/v1/users/{user_id}'].delete.responses['200']).toBeDefined();
     expect(doc.paths['/v1/me'].delete.responses['403']).toBeDefined();
     const exported = doc.paths['/v1/users/{user_id}/export'].get.responses['200'].content['application/json'].schema;
-    expect(Object.keys(exported.properties)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors', 'organizations']);
+    expect(Object.keys(exported.properties)).toEqual(['user', 'identities', 'sessions', 'tables', 'objects', 'factors', 'organizations', 'events']);
   });
 });

@@ -5248,6 +5248,10 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
+                        /** @description The user's events, newest first (docs/events.md), this export's user.exported among them */
+                        events: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };

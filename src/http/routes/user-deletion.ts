@@ -55,6 +55,7 @@ const ExportBody = Type.Object(
       Type.Object({ organization_id: Uuid, name: Type.String(), slug: Type.String(), role: Type.String(), created_at: Timestamp, updated_at: Timestamp }),
       { description: "The user's memberships (docs/organizations.md)" },
     ),
+    events: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: "The user's events, newest first (docs/events.md), this export's user.exported among them" }),
   },
   { description: "Everything the app holds about the user (no password, token hash or secret); only tables holding a row of the user are listed" },
 );

@@ -219,14 +219,14 @@ export function gatedEventCtes(v: Record<(typeof GATED_EVENT_NAMES)[number], str
   };
 }
 
-/** SQLite: the app's event, its count and its deliveries, run synchronously inside sqliteTransaction's work. */
-export function insertEventNow(run: RunNow, db: Db, row: EventRow, deliveries: EventDeliveries): void {
+/** SQLite: the app's event, its count and its deliveries, run synchronously inside sqliteTransaction's work (a const: SQLite's only, as markActiveNow). */
+export const insertEventNow = (run: RunNow, db: Db, row: EventRow, deliveries: EventDeliveries): void => {
   const values = { eventId: row.event_id, tenantId: row.tenant_id, appId: row.app_id, type: row.type, occurredAt: row.occurred_at, actorType: row.actor_type, actorId: row.actor_id, userId: row.user_id, data: row.data, ip: row.ip, userAgent: row.user_agent };
   run(insertOnly.statement(db, values));
   run(countOnly.statement(db, { scopeId: row.app_id!, day: row.occurred_at.slice(0, 10), type: row.type, slot: counterSlot(row.event_id) }));
   const { statement, values: queued } = queueStatementFor({ appId: row.app_id!, eventId: row.event_id, eventType: row.type, payload: deliveries.payload, patterns: deliveries.patterns, now: row.occurred_at, idPrefix: deliveries.idPrefix });
   run(statement.statement(db, queued));
-}
+};
 
 /** A place in the newest-first order: the events after it are older, or as old with a smaller id. */
 export interface EventPosition {
