@@ -38,7 +38,7 @@ import * as m0036 from './0036-user-import.js';
 import * as m0035 from './0035-organizations.js';
 import * as m0033 from './0033-webhooks.js';
 import * as m0038 from './0038-emails.js';
-import * as m0039 from './0039-event-methods.js';
+import * as m0046 from './0046-event-methods.js';
 import * as m0041 from './0041-cookie-domain.js';
 import * as m0034 from './0034-management.js';
 import * as m0045 from './0045-tenant-grant-creators.js';
@@ -82,7 +82,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0035-organizations': m0035,
   '0033-webhooks': m0033,
   '0038-emails': m0038,
-  '0039-event-methods': m0039,
+  '0046-event-methods': m0046,
   '0041-cookie-domain': m0041,
   '0034-management': m0034,
   '0045-tenant-grant-creators': m0045,

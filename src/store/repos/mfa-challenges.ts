@@ -12,7 +12,7 @@ export interface NewChallenge {
   userId: string;
   tokenHash: string;
   amr: string;
-  /** The first factor's session.created method and OAuth provider (migration 0039). */
+  /** The first factor's session.created method and OAuth provider (migration 0046). */
   method: string;
   provider: string | null;
   now: string;

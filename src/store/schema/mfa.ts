@@ -43,7 +43,7 @@ export interface MfaChallengesTable {
   token_hash: string;
   /** The first factor's amr values, comma-separated. */
   amr: string;
-  /** session.created's method and provider for the session it completes (migration 0039); null before it. */
+  /** session.created's method and provider for the session it completes (migration 0046); null before it. */
   method: string | null;
   provider: string | null;
   attempts: Generated<number>;
