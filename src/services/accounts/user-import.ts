@@ -123,7 +123,9 @@ async function importPlain(deps: ImportDeps, app: Application, items: CheckedImp
     users.emailUserRow({ id: newUuid(), appId: app.id, email: item.email, emailVerified: item.emailVerified, passwordHash: item.passwordHash, requiresVerification: false, now, externalId: item.externalId, createdAt: item.createdAt ?? now, locale: item.locale }),
   );
   return inTransaction(deps.db, async (trx) => {
-    const inserted = await users.insertUsersUnlessTaken(trx, app.id, rows);
+    // In email order: two imports naming the same users in other orders then wait on each other's rows of the
+    // (app_id, email) index in one order, never in a cycle (a deadlock on PostgreSQL, answered 503).
+    const inserted = await users.insertUsersUnlessTaken(trx, app.id, [...rows].sort((a, b) => (a.email! < b.email! ? -1 : a.email! > b.email! ? 1 : 0)));
     for (const row of rows) if (inserted.has(row.id)) await recordUserCreated(trx, app, row.id, row.email, { context, source: 'import' }, at);
     return rows.map((row) => (inserted.has(row.id) ? row.id : undefined));
   });
