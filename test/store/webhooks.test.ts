@@ -9,6 +9,7 @@ import { queueWebhookDeliveries, type DeliverableEvent } from '../../src/service
 import { pageWebhookSecrets, replaceSealedWebhookSecret } from '../../src/store/repos/sealed-secrets.js';
 import { claimDueDeliveries, insertDeliveries, listDeliveries, pruneFinishedDeliveries, recordAttempt, releaseDelivery } from '../../src/store/repos/webhook-deliveries.js';
 import { updateEndpoint } from '../../src/store/repos/webhook-endpoints.js';
+import { setDeliveryPayloads } from '../../src/store/repos/event-erasure.js';
 import { openInProcess } from '../helpers/in-process.js';
 
 // The store suite for webhooks (migration 0033), in process on the run's database: which endpoints an event
@@ -104,6 +105,19 @@ describe('store: webhook deliveries', () => {
     expect(mine(await claim('node-d', later))).toHaveLength(5);
     const listed = await listDeliveries(deps.db, appId, hook.webhook_id, { status: 'succeeded', limit: 10 });
     expect(listed.map((r) => r.id)).toEqual([taken.id]);
+  });
+
+  it("a user's erasure writes the body of each delivery of the event again, in its app only", async () => {
+    const { appId, otherAppId, tenantId } = await twoApps();
+    const hook = await createWebhook(hookDeps(), { id: appId, tenantId }, { url: 'https://93.184.215.14/erase' }, OPERATOR_CONTEXT);
+    const eventId = 'evt_erase0aaaaaaaaaaaaaaaaaaaa';
+    const row = pendingDelivery(appId, hook.webhook_id, { event_id: eventId, type: 'user.updated' }, '{"email":"someone@example.com"}', iso(addSeconds(now, 3600)));
+    await insertDeliveries(deps.db, [row]);
+    const payload = async () => (await deps.db.selectFrom('webhook_deliveries').select('payload').where('id', '=', row.id).executeTakeFirstOrThrow()).payload;
+    await setDeliveryPayloads(deps.db, otherAppId, eventId, '{"email":null}');
+    expect(await payload()).toBe('{"email":"someone@example.com"}');
+    await setDeliveryPayloads(deps.db, appId, eventId, '{"email":null}');
+    expect(await payload()).toBe('{"email":null}');
   });
 
   it('the clean-up deletes finished deliveries queued before the bound, never a pending one', async () => {
