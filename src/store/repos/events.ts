@@ -3,7 +3,7 @@ import { compiledQuery } from '../compiled.js';
 import type { Db, RunNow } from '../db.js';
 import { rowLimit } from '../limit.js';
 import type { Database, EventsTable } from '../types.js';
-import { deliveriesCte, type QueuedEvent } from './webhook-deliveries.js';
+import { deliveriesCte, queueDeliveriesQuery, type QueuedEvent } from './webhook-deliveries.js';
 
 // Events and their per-day counts (migration 0032, docs/events.md). Every read is scoped by app (or by
 // tenant for the tenant's own events, app_id null) and is one range of an index, newest first.
@@ -57,38 +57,9 @@ const QUEUE_VALUES = ['appId', 'eventId', 'eventType', 'payload', 'now', 'idPref
 type QueueStatement = ReturnType<typeof queueStatement>;
 const queueStatement = (patterns: number) => {
   const names = Array.from({ length: patterns }, (_, i) => `p${i}`);
+  // The INSERT ... SELECT of webhook-deliveries.ts itself, over compiledQuery's markers: one text, two callers.
   return compiledQuery([...QUEUE_VALUES, ...names], (db, v) =>
-    db
-      .insertInto('webhook_deliveries')
-      .columns(['id', 'app_id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'status', 'attempts', 'created_at', 'next_attempt_at'])
-      .expression(
-        db
-          .selectFrom('webhook_endpoints as e')
-          .select((eb) => [
-            sql<string>`${v.idPrefix} || e.id`.as('id'),
-            'e.app_id',
-            'e.id',
-            eb.val(v.eventId).as('event_id'),
-            eb.val(v.eventType).as('event_type'),
-            eb.val(v.payload).as('payload'),
-            eb.val('pending').as('status'),
-            eb.val(0).as('attempts'),
-            eb.val(v.now).as('created_at'),
-            eb.val(v.now).as('next_attempt_at'),
-          ])
-          .where('e.app_id', '=', v.appId)
-          .where('e.enabled', '=', 1)
-          .where((eb) =>
-            eb.exists(
-              eb
-                .selectFrom('webhook_endpoint_types as t')
-                .select('t.endpoint_id')
-                .where('t.app_id', '=', v.appId)
-                .where('t.pattern', 'in', names.map((name) => v[name as keyof typeof v]))
-                .whereRef('t.endpoint_id', '=', 'e.id'),
-            ),
-          ),
-      ),
+    queueDeliveriesQuery(db, { appId: v.appId, eventId: v.eventId, eventType: v.eventType, payload: v.payload, now: v.now, idPrefix: v.idPrefix, patterns: names.map((name) => v[name as keyof typeof v]) }),
   );
 };
 /** By the number of patterns (an event type's depth), each compiled once. */
