@@ -5,7 +5,7 @@ import type { Deps } from '../../src/deps.js';
 import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
 import { recordEvent } from '../../src/services/events/record.js';
 import type { NewEvent } from '../../src/services/events/types.js';
-import { findEvent, findTenantEvent, listEvents } from '../../src/store/repos/events.js';
+import { findEvent, listEvents } from '../../src/store/repos/events.js';
 import { openInProcess } from '../helpers/in-process.js';
 
 // The store suite for events (store/repos/events.ts) on the run's database: the event and its day's count
@@ -85,8 +85,6 @@ describe('store: events', () => {
     expect(tenantEvents[0].event_id).toBe(tenantOwn);
     expect(tenantEvents.every((r) => r.app_id === null && r.tenant_id === tenantId)).toBe(true);
     expect((await listEvents(deps.db, { tenantId }, { since: at(1).toISOString() }, 10)).map((r) => r.event_id)).toEqual([tenantOwn]);
-    expect(await findTenantEvent(deps.db, tenantId, tenantOwn)).toMatchObject({ app_id: null, type: 'app.created' });
-    expect(await findTenantEvent(deps.db, tenantId, ids[0])).toBeUndefined();
     expect(await findEvent(deps.db, otherAppId, ids[0])).toBeUndefined();
     expect(await findEvent(deps.db, appId, tenantOwn)).toBeUndefined();
   });

@@ -41,15 +41,3 @@ export async function applyBalanceDelta(
     .executeTakeFirstOrThrow();
   return { balanceCents: Number(row.balance_cents), seq: Number(row.ledger_seq), paused: row.paused === 1 };
 }
-
-/** Whether the tenant of the app an emailed link belongs to is paused (the link route has no guard). */
-export async function isTenantOfLinkPaused(db: Db, linkHash: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('email_challenges')
-    .innerJoin('applications', 'applications.id', 'email_challenges.app_id')
-    .innerJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
-    .select('billing_accounts.paused')
-    .where('email_challenges.link_hash', '=', linkHash)
-    .executeTakeFirst();
-  return row?.paused === 1;
-}

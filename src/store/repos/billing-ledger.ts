@@ -13,12 +13,6 @@ export async function listLedgerRows(db: Db, tenantId: string, limit: number): P
   return rows.map(numeric);
 }
 
-/** The row that credited this payment, or undefined. */
-export async function findLedgerRowByPayment(db: Db, tenantId: string, paymentId: string): Promise<LedgerRow | undefined> {
-  const row = await db.selectFrom('billing_ledger').selectAll().where('tenant_id', '=', tenantId).where('payment_id', '=', paymentId).executeTakeFirst();
-  return row && numeric(row);
-}
-
 const numeric = (row: LedgerRow): LedgerRow => ({
   ...row,
   seq: Number(row.seq),

@@ -8,8 +8,3 @@ import type { Db } from '../db.js';
 export async function insertBotAuthReplay(db: Db, appId: string, signatureHash: string, expiresAt: string): Promise<void> {
   await db.insertInto('bot_auth_replays').values({ signature_hash: signatureHash, app_id: appId, expires_at: expiresAt }).execute();
 }
-
-/** Deletes this app's replay rows whose window has passed. */
-export async function deleteExpiredBotAuthReplays(db: Db, appId: string, now: string): Promise<void> {
-  await db.deleteFrom('bot_auth_replays').where('app_id', '=', appId).where('expires_at', '<', now).execute();
-}

@@ -256,8 +256,3 @@ export function eventsPageQuery(db: Db, scope: EventScope, filter: EventFilter, 
 export async function findEvent(db: Db, appId: string, eventId: string): Promise<EventRow | undefined> {
   return db.selectFrom('events').selectAll().where('app_id', '=', appId).where('event_id', '=', eventId).executeTakeFirst();
 }
-
-/** The tenant's own event (app_id null), or undefined. */
-export async function findTenantEvent(db: Db, tenantId: string, eventId: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('app_id', 'is', null).where('event_id', '=', eventId).executeTakeFirst();
-}

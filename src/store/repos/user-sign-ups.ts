@@ -1,10 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
-import { inTransaction } from '../transaction.js';
-import { changeUserCount } from './user-counts.js';
 import { normalizeEmail } from './user-row.js';
 
-// The single writes of a sign-up's life before its email is proven: verified, contested, undone, or
+// The single writes of a sign-up's life before its email is proven: verified, contested, or
 // claimed by a proven owner of the address (SSO, OAuth).
 
 /**
@@ -45,18 +43,6 @@ export async function markSignUpContested(db: Db, appId: string, email: string):
     .returning('id')
     .execute();
   return rows.length > 0;
-}
-
-/**
- * Removes a user that has never been used: unverified, no sessions, no challenges but its own.
- * Undoes a sign-up whose email could not be sent.
- */
-export async function deleteUnverifiedUser(db: Db, appId: string, userId: string): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    await trx.deleteFrom('email_challenges').where('app_id', '=', appId).where('user_id', '=', userId).execute();
-    const result = await trx.deleteFrom('users').where('app_id', '=', appId).where('id', '=', userId).where('email_verified', '=', 0).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 1) await changeUserCount(trx, appId, userId, -1);
-  });
 }
 
 /**

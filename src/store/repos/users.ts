@@ -123,16 +123,6 @@ export async function findUserByExternalId(db: Db, appId: string, externalId: st
   return row && toUser(row);
 }
 
-/** The bot of this app with this public key (canonical base64), or undefined. */
-export async function findUserByPublicKey(db: Db, appId: string, publicKey: string): Promise<User | undefined> {
-  const row = await db.selectFrom('users').selectAll().where('app_id', '=', appId).where('public_key', '=', publicKey).executeTakeFirst();
-  return row && toUser(row);
-}
-
-export async function setPasswordHash(db: Db, appId: string, userId: string, passwordHash: string | null, now: string): Promise<void> {
-  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('app_id', '=', appId).where('id', '=', userId).execute();
-}
-
 /**
  * Whether the app has this user, with a row lock on PostgreSQL until the transaction ends: `update` for
  * the user's deletion, `share` (key share) for a write that adds something the user owns (a table row, an
