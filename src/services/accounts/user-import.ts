@@ -1,17 +1,15 @@
 import { iso } from '../../clock.js';
-import { seal } from '../../crypto/envelope.js';
 import { newUuid } from '../../crypto/ids.js';
 import { hashPassword } from '../../crypto/passwords.js';
 import type { Deps } from '../../deps.js';
 import { badRequest, conflict, type ErrorCode } from '../../errors.js';
 import type { Application } from '../../store/repos/applications.js';
 import { isUniqueViolation } from '../../store/dialect.js';
-import * as factors from '../../store/repos/mfa-factors.js';
 import { findOAuthIdentity, insertOAuthIdentity } from '../../store/repos/oauth-identities.js';
 import type { OAuthProviderName } from '../../store/repos/oauth-providers.js';
 import * as users from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
-import { totpSecretBinding } from '../mfa/factors.js';
+import { insertTotpFactor } from '../mfa/totp-factors.js';
 import { eventOf, recordEvent, type EventContext } from '../events/index.js';
 import { checkImportUser, itemError, type CheckedImport } from './import-item.js';
 import { recordUserCreated } from './users.js';
@@ -179,7 +177,9 @@ async function importOne(deps: ImportDeps, app: Application, item: CheckedImport
           updated_at: now,
         });
       }
-      if (item.totpSecret !== null) await insertTotpFactor(deps, trx, app.id, row.id, item.totpSecret, now);
+      if (item.totpSecret !== null) {
+        await insertTotpFactor(trx, deps.masterKey, { appId: app.id, userId: row.id, secret: item.totpSecret, status: 'verified', friendlyName: 'Imported authenticator', now });
+      }
     });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
@@ -199,26 +199,4 @@ async function identityTaken(deps: ImportDeps, appId: string, item: CheckedImpor
     }
   }
   return conflict('a user with this email already exists', 'user_exists');
-}
-
-/** A verified TOTP factor of the imported secret, sealed as an enrolled one is (bound to its factor id). */
-async function insertTotpFactor(deps: ImportDeps, db: Deps['db'], appId: string, userId: string, secret: string, now: string): Promise<void> {
-  const id = newUuid();
-  await factors.insertFactor(db, {
-    id,
-    app_id: appId,
-    user_id: userId,
-    type: 'totp',
-    status: 'verified',
-    friendly_name: 'Imported authenticator',
-    secret_sealed: seal(deps.masterKey, secret, totpSecretBinding(id)),
-    last_step: null,
-    credential_id: null,
-    public_key: null,
-    sign_count: null,
-    transports: null,
-    created_at: now,
-    updated_at: now,
-    last_used_at: null,
-  });
 }

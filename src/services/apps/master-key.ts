@@ -5,7 +5,7 @@ import { recordMasterKey } from './master-key-check.js';
 import { outboxMailBinding } from '../mail/outbox.js';
 import { verifierBinding } from '../oauth/sign-in.js';
 import { providerSecretBinding } from '../oauth/providers.js';
-import { totpSecretBinding } from '../mfa/factors.js';
+import { totpSecretBinding } from '../mfa/totp-factors.js';
 import { previousWebhookSecretBinding, webhookSecretBinding } from '../webhooks/endpoints.js';
 import type { Db } from '../../store/db.js';
 import * as sealedSecrets from '../../store/repos/sealed-secrets.js';

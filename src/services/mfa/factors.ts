@@ -2,8 +2,7 @@ import { recordEvent } from '../events/record.js';
 import { eventOf, userContext, type EventContext } from '../events/types.js';
 import { revokeOtherUserSessions } from '../sessions/revocations.js';
 import { addSeconds, iso } from '../../clock.js';
-import { open, seal } from '../../crypto/envelope.js';
-import { newUuid } from '../../crypto/ids.js';
+import { open } from '../../crypto/envelope.js';
 import { newRecoveryCodes, recoveryCodeHash } from '../../crypto/recovery-codes.js';
 import { matchingStep, newTotpSecret, otpauthUri } from '../../crypto/totp.js';
 import type { Deps } from '../../deps.js';
@@ -18,6 +17,7 @@ import { inTransaction } from '../../store/transaction.js';
 import type { Db } from '../../store/db.js';
 import type { MfaFactorRow } from '../../store/types.js';
 import { joinAmr, type Aal } from './assurance.js';
+import { insertTotpFactor, totpSecretBinding } from './totp-factors.js';
 import { queueEmail, type EmailUser } from '../mail/compose.js';
 import { reissueAccess } from '../sessions/sessions.js';
 import { requireAal2WhenEnrolled, signedInRecently } from '../sessions/step-up.js';
@@ -52,9 +52,6 @@ export const MAX_FACTORS = 10;
 
 /** A TOTP enrollment not confirmed within this long is dead (enroll again): a pending secret does not wait for ever. */
 export const TOTP_ENROLLMENT_SECONDS = 10 * 60;
-
-/** What the seal of a TOTP secret is bound to: a secret copied to another factor row will not open. */
-export const totpSecretBinding = (factorId: string) => `mfa_factor:${factorId}`;
 
 export interface FactorView {
   factor_id: string;
@@ -128,26 +125,8 @@ export async function enrollTotp(deps: FactorDeps, app: Application, session: Fa
   requireVerifiedEmail(user);
   await factors.deleteUnverifiedTotp(deps.db, app.id, user.id);
   await checkFactorRoom(deps, app, user.id);
-  const id = newUuid();
   const secret = newTotpSecret();
-  const now = iso(deps.clock.now());
-  await factors.insertFactor(deps.db, {
-    id,
-    app_id: app.id,
-    user_id: user.id,
-    type: 'totp',
-    status: 'unverified',
-    friendly_name: friendlyName,
-    secret_sealed: seal(deps.masterKey, secret, totpSecretBinding(id)),
-    last_step: null,
-    credential_id: null,
-    public_key: null,
-    sign_count: null,
-    transports: null,
-    created_at: now,
-    updated_at: now,
-    last_used_at: null,
-  });
+  const id = await insertTotpFactor(deps.db, deps.masterKey, { appId: app.id, userId: user.id, secret, status: 'unverified', friendlyName, now: iso(deps.clock.now()) });
   const uri = otpauthUri(app.name, user.email ?? user.id, secret);
   // Loaded here, not at start-up: only an enrollment draws a QR code (the CLI and other routes never do).
   const { default: QRCode } = await import('qrcode');

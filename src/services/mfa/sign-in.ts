@@ -15,7 +15,8 @@ import type { MfaFactorRow } from '../../store/types.js';
 import type { Deps } from '../../deps.js';
 import type { AccountDeps } from '../accounts/account-deps.js';
 import { joinAmr, splitAmr, type Amr } from './assurance.js';
-import { queueFactorNotice, totpSecretBinding } from './factors.js';
+import { queueFactorNotice } from './factors.js';
+import { totpSecretBinding } from './totp-factors.js';
 import { FAILED_CODES_BEFORE_LOCK, factorLocked, isLocked, lockSchedule } from './lockout.js';
 import { refuseBanned, startSession, type ClientInfo, type InWrite, type SessionDeps, type SessionOpening, type SessionTokens } from '../sessions/sessions.js';
 
