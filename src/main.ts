@@ -19,6 +19,7 @@ import { scheduleOrganizationPurge } from './services/organizations/purge.js';
 import { scheduleMetering } from './services/billing/metering.js';
 import { startMailWorker } from './services/mail/worker.js';
 import { startWebhookWorker } from './services/webhooks/worker.js';
+import { startNodeHeartbeat } from './services/nodes.js';
 import { checkMasterKey } from './services/apps/master-key-check.js';
 import { migrateToLatest } from './store/migrations/index.js';
 import { prepareConsole } from './runtime/console-setup.js';
@@ -65,6 +66,8 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
     if (logIsPretty(config.database)) process.stdout.write(banner(config, port));
     else log.info(bannerFields(config, port), bannerTitle(config, port));
   }
+  // The release record (docs/upgrading.md): this node's row, written now and every NODE_HEARTBEAT_SECONDS.
+  const stopHeartbeat = await startNodeHeartbeat(deps);
   const stopMaintenance = scheduleMaintenance(deps);
   const stopUploadLiveness = scheduleUploadLiveness(deps);
   const stopMetering = scheduleMetering(deps);
@@ -107,6 +110,7 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
       await app.close();
       await mailStopped;
       await webhooksStopped;
+      await stopHeartbeat();
       await deps.close();
       await stopTracing();
     } catch (error) {

@@ -3,10 +3,12 @@ import { createBlobStore } from '../blobs/index.js';
 import { createLogger } from '../observability/logger.js';
 import { backup, restore } from '../services/operations/backup.js';
 import { runDoctor } from '../services/operations/doctor.js';
+import { liveNodes, liveReleases } from '../services/nodes.js';
 import { print, readConfig, withDeps } from './shared.js';
 
 // `gatehouse backup DIR | restore DIR | doctor`: backups that restore, and the check that finds what a bad
-// copy leaves (docs/operations.md, "Backups").
+// copy leaves (docs/operations.md, "Backups"); `gatehouse nodes list`: which node runs which release
+// (docs/upgrading.md).
 
 export function registerOperationsCommands(program: Command): void {
   program
@@ -55,5 +57,16 @@ export function registerOperationsCommands(program: Command): void {
       const report = await withDeps((deps) => runDoctor(deps, { removeOrphanBlobs: flags.removeOrphanBlobs }));
       print(report, flags.json);
       if (!report.ok) process.exitCode = 1;
+    });
+
+  program
+    .command('nodes')
+    .description('the serve nodes of this database and their releases (docs/upgrading.md)')
+    .command('list')
+    .description('the live nodes (seen within three NODE_HEARTBEAT_SECONDS) and the releases they run, earliest first')
+    .option('--json', 'print JSON')
+    .action(async (flags: { json?: boolean }) => {
+      const report = await withDeps(async (deps) => ({ releases: await liveReleases(deps), nodes: await liveNodes(deps) }));
+      print(report, flags.json);
     });
 }

@@ -66,6 +66,8 @@ export interface Config extends WebhookConfig {
   blobTimeoutMs: number;
   /** An upload whose node has not vouched for it this long is released (its node is gone); nodes vouch every third of it. */
   uploadStaleSeconds: number;
+  /** Every `serve` node writes its release record this often; a node silent for three beats is not live (services/nodes.ts). */
+  nodeHeartbeatSeconds: number;
   /** A deleted object's blob stays this long before the sweep removes it, so a backup taken meanwhile still finds it (docs/operations.md, "Backups"). */
   blobDeletionGraceSeconds: number;
   shutdownGraceSeconds: number;

@@ -17,6 +17,7 @@ export function parseResilience(env: Env) {
     mailGiveUpSeconds: integer(env, 'MAIL_GIVE_UP_SECONDS', 3_600, 1, 7 * 86_400),
     blobTimeoutMs: integer(env, 'BLOB_TIMEOUT_MS', 20_000, 100, 600_000),
     uploadStaleSeconds: integer(env, 'UPLOAD_STALE_SECONDS', 120, 3, 3_600),
+    nodeHeartbeatSeconds: integer(env, 'NODE_HEARTBEAT_SECONDS', 10, 1, 600),
     blobDeletionGraceSeconds: integer(env, 'BLOB_DELETION_GRACE_SECONDS', 3_600, 0, 30 * 86_400),
     shutdownGraceSeconds,
     shutdownDrainSeconds,

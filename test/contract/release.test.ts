@@ -71,11 +71,34 @@ describe('health: liveness beside readiness, and JSON-only output off a terminal
     expect(banner).toMatchObject({ msg: expect.stringMatching(/^Gatehouse is listening on http:\/\/127\.0\.0\.1:\d+ /), address: server.url, release: expect.any(String) });
   });
 
+  it('gatehouse nodes list --json names this node and its release (the release record, docs/upgrading.md)', async () => {
+    const listed = await server.cli(['nodes', 'list', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const report = JSON.parse(listed.stdout) as { releases: unknown[]; nodes: { node_id: string; release: string }[] };
+    const name = `${recorded.version}+${recorded.commit.slice(0, 12)}`;
+    expect(report.releases).toEqual([{ release: name, latest_migration: expect.stringMatching(/^\d{4}-/), nodes: 1 }]);
+    expect(report.nodes).toEqual([expect.objectContaining({ node_id: expect.stringContaining(`:${server.pid}:`), release: name })]);
+  });
+
   it('/v1/health/live answers 200 while the node drains after SIGTERM and readiness answers 503 shutting_down', async () => {
     expect(await api(server, 'GET', '/v1/health/live')).toMatchObject({ status: 200, body: { status: 'ok' } });
     process.kill(server.pid, 'SIGTERM');
     await expect.poll(async () => (await api(server, 'GET', '/v1/health')).status, { timeout: 4_000, interval: 50 }).toBe(503);
     expect((await api(server, 'GET', '/v1/health')).body).toEqual({ detail: 'shutting down', code: 'shutting_down' });
     expect(await api(server, 'GET', '/v1/health/live')).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('the node that shut down gracefully removed its row: no live node is listed', async () => {
+    const alive = () => {
+      try {
+        process.kill(server.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(alive, { timeout: 15_000, interval: 100 }).toBe(false);
+    const listed = await server.cli(['nodes', 'list', '--json']);
+    expect(JSON.parse(listed.stdout)).toEqual({ releases: [], nodes: [] });
   });
 });

@@ -42,6 +42,7 @@ import * as m0046 from './0046-event-methods.js';
 import * as m0041 from './0041-cookie-domain.js';
 import * as m0034 from './0034-management.js';
 import * as m0045 from './0045-tenant-grant-creators.js';
+import * as m0049 from './0049-node-releases.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -86,9 +87,42 @@ const MIGRATIONS: Record<string, Migration> = {
   '0041-cookie-domain': m0041,
   '0034-management': m0034,
   '0045-tenant-grant-creators': m0045,
+  '0049-node-releases': m0049,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+/**
+ * The migrations marked compatible (`export const compatible = true`): the release before them still starts
+ * on a database that has them (docs/upgrading.md, "Compatible migrations"). Each one records its
+ * name in migration_compatibility in its own transaction, so releases that do not know it can tell.
+ */
+export const COMPATIBLE_MIGRATIONS = Object.keys(MIGRATIONS).filter((name) => (MIGRATIONS[name] as { compatible?: unknown }).compatible === true).sort();
+
+function recorded(name: string, migration: Migration): Migration {
+  if (!COMPATIBLE_MIGRATIONS.includes(name)) return migration;
+  return {
+    up: async (db) => {
+      await migration.up(db);
+      await db.insertInto('migration_compatibility').values({ name, recorded_at: new Date().toISOString() }).onConflict((oc) => oc.column('name').doNothing()).execute();
+    },
+    down: migration.down,
+  };
+}
+
+/** This build's migrations, and a no-op for each compatible one a later release applied (Kysely refuses a "missing" one). */
+function provider(foreignCompatible: string[]): MigrationProvider {
+  const own = Object.fromEntries(Object.entries(MIGRATIONS).map(([name, migration]) => [name, recorded(name, migration)]));
+  return { getMigrations: async () => ({ ...own, ...Object.fromEntries(foreignCompatible.map((name) => [name, { up: async () => {} }])) }) };
+}
+
+/** The compatible migrations the database has recorded (none before 0049). */
+export async function recordedCompatible(db: Db): Promise<string[]> {
+  try {
+    return (await db.selectFrom('migration_compatibility').select('name').execute()).map((row) => row.name);
+  } catch (error) {
+    if (isUndefinedTable(error)) return [];
+    throw error;
+  }
+}
 
 /** The newest migration this build knows (names sort in number order). */
 export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
@@ -112,15 +146,18 @@ export async function appliedMigrations(db: Db): Promise<string[] | undefined> {
  * SQLite runs DDL in transactions): a migration that fails leaves the schema as it was before the run,
  * and the error names it. On PostgreSQL Kysely's migrator also takes a lock, so several nodes starting
  * at once apply each migration exactly once; on SQLite the transaction's BEGIN IMMEDIATE does.
- * A database that a newer release migrated is refused before anything runs.
+ * A database that a newer release migrated is refused before anything runs, unless each migration this
+ * build does not know is one the database recorded as compatible: then the build starts and ignores them.
  */
 export async function migrateToLatest(db: Db): Promise<string[]> {
   const applied = await appliedMigrations(db);
-  const unknown = (applied ?? []).filter((name) => !Object.hasOwn(MIGRATIONS, name)).sort();
+  const foreign = (applied ?? []).filter((name) => !Object.hasOwn(MIGRATIONS, name)).sort();
+  const compatible = foreign.length ? await recordedCompatible(db) : [];
+  const unknown = foreign.filter((name) => !compatible.includes(name));
   if (unknown.length) throw new MigrationError(`database is at migration ${unknown.at(-1)}, newer than this release (${LATEST_MIGRATION})`);
   if (applied && Object.keys(MIGRATIONS).every((name) => applied.includes(name))) return [];
   // Migrations of parallel features land out of number order; each still runs exactly once.
-  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
+  const migrator = new Migrator({ db, provider: provider(foreign), allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;

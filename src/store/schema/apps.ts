@@ -84,6 +84,23 @@ export interface JobLocksTable {
   locked_until: string;
 }
 
+/** One row per running `serve` process (migration 0049): its release and heartbeat (services/nodes.ts). */
+export interface NodeReleasesTable {
+  node_id: string;
+  /** RELEASE.name: `version+commit`. */
+  release: string;
+  /** The newest migration the node's build knows: orders releases (a later release knows a later one). */
+  latest_migration: string;
+  started_at: string;
+  last_seen_at: string;
+}
+
+/** The applied migrations marked compatible (migration 0049): a release that does not know one still starts. */
+export interface MigrationCompatibilityTable {
+  name: string;
+  recorded_at: string;
+}
+
 export type TenantRow = Selectable<TenantsTable>;
 export type ApplicationRow = Selectable<ApplicationsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;

@@ -1,4 +1,4 @@
-import type { ApiKeysTable, ApplicationsTable, JobLocksTable, SettingsTable, SigningKeysTable, TenantsTable } from './apps.js';
+import type { ApiKeysTable, ApplicationsTable, JobLocksTable, MigrationCompatibilityTable, NodeReleasesTable, SettingsTable, SigningKeysTable, TenantsTable } from './apps.js';
 import type { ActiveUserCountsTable, ActiveUsersTable, BotAuthReplaysTable, DonationChallengesUsedTable, EmailChallengesTable, HashcashSpentTable, RefreshTokensTable, SessionsTable, SsoTokensTable, UserCountsTable, UsersTable } from './users.js';
 import type { MfaChallengesTable, MfaFactorsTable, MfaRecoveryCodesTable, WebauthnChallengesTable } from './mfa.js';
 import type { OAuthIdentitiesTable, OAuthProvidersTable, OAuthStatesTable } from './oauth.js';
@@ -46,6 +46,8 @@ export interface Database {
   donation_challenges_used: DonationChallengesUsedTable;
   bot_auth_replays: BotAuthReplaysTable;
   job_locks: JobLocksTable;
+  node_releases: NodeReleasesTable;
+  migration_compatibility: MigrationCompatibilityTable;
   billing_accounts: BillingAccountsTable;
   billing_ledger: BillingLedgerTable;
   billing_topups: BillingTopupsTable;
