@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { OrganizationInvitationRow } from '../types.js';
+import { writeLiveOrganization } from './organizations.js';
 
 // Invitations to an organisation (docs/organizations.md): the emailed token kept as its SHA-256; an
 // invitation is accepted or revoked by one conditional write that only a pending, unexpired one passes.
@@ -12,14 +13,7 @@ import type { OrganizationInvitationRow } from '../types.js';
  * so two invitations at once count each other. Call inside a transaction; false when refused.
  */
 export async function insertInvitation(trx: Db, row: OrganizationInvitationRow, maxPending: number): Promise<'inserted' | 'full' | 'no_organization'> {
-  const locked = await trx
-    .updateTable('organizations')
-    .set((eb) => ({ owners_count: eb.ref('owners_count') }))
-    .where('id', '=', row.organization_id)
-    .where('app_id', '=', row.app_id)
-    .where('deleted_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
+  const locked = await writeLiveOrganization(trx, row.app_id, row.organization_id).returning('id').executeTakeFirst();
   if (!locked) return 'no_organization';
   const r = row;
   const { rows } = await sql<{ id: string }>`insert into organization_invitations

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { OrganizationMemberRow } from '../types.js';
+import { writeLiveOrganization } from './organizations.js';
 
 // Memberships (docs/organizations.md). Every change of an organisation's members first writes the
 // organisation's row (its counters), which takes that row's lock on PostgreSQL (SQLite serialises every
@@ -25,12 +26,7 @@ export async function addMember(
   v: { appId: string; orgId: string; userId: string; role: string; now: string; maxMembers: number; maxPerUser: number },
 ): Promise<AddRefusal | undefined> {
   const owner = v.role === 'owner' ? 1 : 0;
-  const counted = await trx
-    .updateTable('organizations')
-    .set((eb) => ({ members_count: eb('members_count', '+', 1), owners_count: eb('owners_count', '+', owner) }))
-    .where('id', '=', v.orgId)
-    .where('app_id', '=', v.appId)
-    .where('deleted_at', 'is', null)
+  const counted = await writeLiveOrganization(trx, v.appId, v.orgId, (eb) => ({ members_count: eb('members_count', '+', 1), owners_count: eb('owners_count', '+', owner) }))
     .where('members_count', '<', v.maxMembers)
     .returning('id')
     .executeTakeFirst();
@@ -67,12 +63,7 @@ export type RemoveRefusal = 'not_member' | 'last_owner';
  * user's sessions with this organisation active loses it.
  */
 export async function removeMember(trx: Db, v: { appId: string; orgId: string; userId: string; now: string }): Promise<RemoveRefusal | undefined> {
-  const locked = await trx
-    .updateTable('organizations')
-    .set((eb) => ({ members_count: eb('members_count', '-', 1) }))
-    .where('id', '=', v.orgId)
-    .where('app_id', '=', v.appId)
-    .where('deleted_at', 'is', null)
+  const locked = await writeLiveOrganization(trx, v.appId, v.orgId, (eb) => ({ members_count: eb('members_count', '-', 1) }))
     .returning('id')
     .executeTakeFirst();
   if (!locked) return 'not_member';
@@ -120,14 +111,7 @@ export async function clearActiveOrganization(trx: Db, appId: string, orgId: str
  * promoting to owner adds one. Answers the role before, or a refusal.
  */
 export async function changeMemberRole(trx: Db, v: { appId: string; orgId: string; userId: string; role: string; now: string }): Promise<RemoveRefusal | { before: string }> {
-  const locked = await trx
-    .updateTable('organizations')
-    .set((eb) => ({ owners_count: eb.ref('owners_count') }))
-    .where('id', '=', v.orgId)
-    .where('app_id', '=', v.appId)
-    .where('deleted_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
+  const locked = await writeLiveOrganization(trx, v.appId, v.orgId).returning('id').executeTakeFirst();
   if (!locked) return 'not_member';
   const current = await trx.selectFrom('organization_members').select('role').where('organization_id', '=', v.orgId).where('user_id', '=', v.userId).executeTakeFirst();
   if (!current) return 'not_member';

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type UpdateObject } from 'kysely';
 import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
 import type { Database, OrganizationRow } from '../types.js';
@@ -14,6 +14,19 @@ export interface OrganizationWithRole extends OrganizationRow {
 }
 
 const live = (eb: ExpressionBuilder<Database, 'organizations'>) => eb('organizations.deleted_at', 'is', null);
+
+type OrganizationWrite = (eb: ExpressionBuilder<Database, 'organizations'>) => UpdateObject<Database, 'organizations'>;
+const noChange: OrganizationWrite = (eb) => ({ owners_count: eb.ref('owners_count') });
+
+/**
+ * The write of the app's live organisation's row that every change of its members and invitations starts
+ * with: `set` changes its counters (by default it changes nothing), and the write takes the row's lock on
+ * PostgreSQL until the commit (SQLite serialises every writer). The caller adds its conditions and what it
+ * returns; no row comes back when there is no live organisation (or a condition refused).
+ */
+export function writeLiveOrganization(trx: Db, appId: string, orgId: string, set: OrganizationWrite = noChange) {
+  return trx.updateTable('organizations').set(set).where('id', '=', orgId).where('app_id', '=', appId).where(live);
+}
 
 export async function insertOrganization(db: Db, row: OrganizationRow): Promise<void> {
   await db.insertInto('organizations').values(row).execute();
@@ -45,14 +58,7 @@ export async function findMemberOrganization(db: Db, appId: string, orgId: strin
  * waits too). What the caller checks then holds at its write. Undefined when there is no live organisation.
  */
 export async function lockMemberOrganization(trx: Db, appId: string, orgId: string, userId: string | null): Promise<{ org: OrganizationRow; member?: { role: string; role_permissions: string | null } } | undefined> {
-  const org = await trx
-    .updateTable('organizations')
-    .set((eb) => ({ owners_count: eb.ref('owners_count') }))
-    .where('id', '=', orgId)
-    .where('app_id', '=', appId)
-    .where(live)
-    .returningAll()
-    .executeTakeFirst();
+  const org = await writeLiveOrganization(trx, appId, orgId).returningAll().executeTakeFirst();
   if (!org || userId === null) return org && { org };
   const membership = await trx.selectFrom('organization_members').select('role').where('organization_id', '=', orgId).where('user_id', '=', userId).where('app_id', '=', appId).executeTakeFirst();
   if (!membership) return { org };
