@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliJson, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
+import { built } from '../helpers/server-deps.js';
 import { runCli, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -147,11 +148,23 @@ describe('contract 1: configuration errors stop start-up naming the variable', (
     [{ MAX_SIGNIN_TOKEN_LIFETIME_SECONDS: '-5' }, /MAX_SIGNIN_TOKEN_LIFETIME_SECONDS/],
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN/],
   ];
+  // `serve` reads its configuration with loadConfig(process.env, { serve: true }) (src/cli/server.ts) and
+  // exits 2 on the ConfigError it throws (src/cli/index.ts): each variable's check is that call, in the test
+  // process; the exit itself is a real `serve` process, for the first and the last variable of the list.
   for (const [env, message] of bad) {
     it(`refuses ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')}`, async () => {
+      const { config } = await built();
+      expect(() => config.loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, ...env }, { serve: true })).toThrow(config.ConfigError);
+      expect(() => config.loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, ...env }, { serve: true })).toThrow(message);
+    });
+  }
+
+  for (const [env, message] of [bad[0]!, bad[bad.length - 1]!]) {
+    it(`gatehouse serve with ${Object.keys(env).join(' ')} bad exits 2 naming it, before it listens`, async () => {
       const result = await runCli(['serve'], { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, ...env }, dir);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
+      expect(result.stderr + result.stdout).not.toContain('Gatehouse is listening');
     });
   }
 
