@@ -99,6 +99,7 @@ export const SHARED = [
   'test/contract/account-email.test.ts',
   'test/contract/browser-pages.test.ts',
   'test/contract/email-links.test.ts',
+  'test/contract/events-stats.test.ts',
   'test/contract/fuzz.test.ts',
   'test/contract/hashcash-cli.test.ts',
   'test/contract/mfa-passkeys.test.ts',

@@ -266,4 +266,17 @@ describe('39 @gatehouse/server: the admin client', () => {
     expect((await admin.buckets.storage()).buckets.map((b) => b.bucket_id)).toContain(bucket.bucket_id);
     expect((await admin.billing.get()).tenant_id).toBe(app.tenant_id);
   });
+
+  it('39 server sdk: events, one and their per-day stats (issue 51)', async () => {
+    const admin = createAdminClient({ baseUrl: server.url, secretKey: app.secret_key });
+    const user = await admin.users.create({ email: `events.${Date.now().toString(36)}@example.com` });
+    const [created] = (await admin.events.list({ user_id: user.id, type: 'user.created' })).events;
+    expect(created).toMatchObject({ type: 'user.created', user_id: user.id });
+    expect((await admin.events.get(created.event_id)).event_id).toBe(created.event_id);
+    const day = created.occurred_at.slice(0, 10);
+    const { days } = await admin.events.stats({ type: 'user.created', since: day, until: day });
+    expect(days).toHaveLength(1);
+    expect(days[0].date).toBe(day);
+    expect(days[0].counts['user.created']).toBeGreaterThanOrEqual(1);
+  });
 });

@@ -5,6 +5,7 @@ import type { Deps } from '../../src/deps.js';
 import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
 import { recordEvent } from '../../src/services/events/record.js';
 import type { NewEvent } from '../../src/services/events/types.js';
+import { countEventsByDay } from '../../src/store/repos/event-counts.js';
 import { findEvent, listEvents } from '../../src/store/repos/events.js';
 import { openInProcess } from '../helpers/in-process.js';
 
@@ -87,5 +88,31 @@ describe('store: events', () => {
     expect((await listEvents(deps.db, { tenantId }, { since: at(1).toISOString() }, 10)).map((r) => r.event_id)).toEqual([tenantOwn]);
     expect(await findEvent(deps.db, otherAppId, ids[0])).toBeUndefined();
     expect(await findEvent(deps.db, appId, tenantOwn)).toBeUndefined();
+  });
+
+  it('countEventsByDay: per UTC day and type, its 16 counters summed, within the scope and the days asked', async () => {
+    const { tenantId, appId, otherAppId } = await twoApps();
+    const day = (n: number, hour = 12) => new Date(Date.UTC(2026, 3, 1 + n, hour));
+    for (let i = 0; i < 20; i++) await recordEvent(deps.db, event({ tenantId, appId, type: 'user.created' }), day(0));
+    await recordEvent(deps.db, event({ tenantId, appId, type: 'session.created' }), day(0, 0));
+    await recordEvent(deps.db, event({ tenantId, appId, type: 'user.deleted' }), day(2, 23));
+    await recordEvent(deps.db, event({ tenantId, appId, type: 'user.created' }), day(5));
+    await recordEvent(deps.db, event({ tenantId, appId: otherAppId, type: 'user.created' }), day(0));
+    await recordEvent(deps.db, event({ tenantId, appId: null, type: 'app.updated' }), day(0));
+    const range = { fromDay: '2026-04-01', toDay: '2026-04-03' };
+    expect(await countEventsByDay(deps.db, appId, range)).toEqual([
+      { day: '2026-04-01', type: 'session.created', count: 1 },
+      { day: '2026-04-01', type: 'user.created', count: 20 },
+      { day: '2026-04-03', type: 'user.deleted', count: 1 },
+    ]);
+    expect(await countEventsByDay(deps.db, appId, { ...range, prefixes: ['user.'] })).toEqual([
+      { day: '2026-04-01', type: 'user.created', count: 20 },
+      { day: '2026-04-03', type: 'user.deleted', count: 1 },
+    ]);
+    expect(await countEventsByDay(deps.db, appId, { ...range, types: ['session.created'], prefixes: ['u_er.'] })).toEqual([{ day: '2026-04-01', type: 'session.created', count: 1 }]);
+    expect(await countEventsByDay(deps.db, appId, { fromDay: '2026-04-06', toDay: '2026-04-06' })).toEqual([{ day: '2026-04-06', type: 'user.created', count: 1 }]);
+    expect(await countEventsByDay(deps.db, otherAppId, range)).toEqual([{ day: '2026-04-01', type: 'user.created', count: 1 }]);
+    // The tenant's own events count under the tenant's id (and never under an app's).
+    expect((await countEventsByDay(deps.db, tenantId, range)).filter((r) => r.type === 'app.updated')).toEqual([{ day: '2026-04-01', type: 'app.updated', count: 1 }]);
   });
 });

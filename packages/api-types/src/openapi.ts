@@ -759,6 +759,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app's events counted per day and type, for charts */
+        get: operations["getEventStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{event_id}": {
         parameters: {
             query?: never;
@@ -5346,6 +5363,70 @@ export interface operations {
                         }[];
                         /** @description where the next page starts; null on the last page */
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Every error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventStats: {
+        parameters: {
+            query?: {
+                /** @description comma list of types; user.* matches every type starting user. */
+                type?: string;
+                /** @description ISO 8601: the first day counted is this time's (UTC); default: 29 days before until's */
+                since?: string;
+                /** @description ISO 8601: the last day counted is this time's (UTC); default: now */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description every day of the range, oldest first; at most 366 */
+                        days: {
+                            /** @description YYYY-MM-DD (UTC) */
+                            date: string;
+                            /** @description events of the day by type; {} when none */
+                            counts: {
+                                [key: string]: number;
+                            };
+                        }[];
                     };
                 };
             };

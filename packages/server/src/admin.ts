@@ -79,6 +79,13 @@ export function createAdminClient(options: AdminOptions) {
       create: (body: Body<'createBucket'>) => unwrap<Ok<'createBucket'>>(api.POST('/v1/buckets', { body })),
       storage: () => unwrap<Ok<'getBucketStorage'>>(api.GET('/v1/buckets/storage')),
     },
+    events: {
+      /** The audit log, newest first: `type` (`user.*` a prefix), `user_id`, `since`, `until`, `limit`, `cursor` (docs/events.md). */
+      list: (query: Query<'listEvents'> = {}) => unwrap<Ok<'listEvents'>>(api.GET('/v1/events', { params: { query } })),
+      get: (eventId: string) => unwrap<Ok<'getEvent'>>(api.GET('/v1/events/{event_id}', { params: { path: { event_id: eventId } } })),
+      /** Counts per UTC day and type (`{days: [{date, counts}]}`), every day of `since`..`until` (default: the last 30). */
+      stats: (query: Query<'getEventStats'> = {}) => unwrap<Ok<'getEventStats'>>(api.GET('/v1/events/stats', { params: { query } })),
+    },
     billing: {
       get: () => unwrap<Ok<'getBilling'>>(api.GET('/v1/billing')),
     },

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { getAppEvent, listAppEvents } from '../../services/events/query.js';
+import { appEventStats, MAX_STATS_DAYS } from '../../services/events/stats.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, Timestamp } from '../schemas.js';
 import type { Http } from '../types.js';
@@ -41,6 +42,22 @@ export const EventList = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'where the next page starts; null on the last page' }),
 });
 
+export const EventStatsQuery = Type.Object({
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'comma list of types; user.* matches every type starting user.' })),
+  since: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: "ISO 8601: the first day counted is this time's (UTC); default: 29 days before until's" })),
+  until: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: "ISO 8601: the last day counted is this time's (UTC); default: now" })),
+});
+
+export const EventStatsBody = Type.Object({
+  days: Type.Array(
+    Type.Object({
+      date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+      counts: Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description: 'events of the day by type; {} when none' }),
+    }),
+    { description: `every day of the range, oldest first; at most ${MAX_STATS_DAYS}` },
+  ),
+});
+
 const secretRoute = { tags: ['events'], security: [{ secret: [] }] };
 
 export function eventRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -57,6 +74,21 @@ export function eventRoutes(app: Http, deps: Deps, guards: Guards): void {
       },
     },
     async (request) => listAppEvents(deps, request.application!.id, request.query),
+  );
+
+  app.get(
+    '/v1/events/stats',
+    {
+      preHandler: guards.secret,
+      schema: {
+        operationId: 'getEventStats',
+        ...secretRoute,
+        summary: "The app's events counted per day and type, for charts",
+        querystring: EventStatsQuery,
+        response: { 200: EventStatsBody, ...errors(400, 401, 403) },
+      },
+    },
+    async (request) => appEventStats(deps, request.application!.id, request.query),
   );
 
   app.get(
