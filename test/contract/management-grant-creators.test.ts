@@ -62,6 +62,39 @@ describe('what a member made goes with them', () => {
     expect(await pendingInvitations(tenantId)).toEqual(['admin@example.com']);
   }, 180_000);
 
+  it("a deleted console user's tokens and pending invitations are revoked with the account; the token is refused", async () => {
+    const tenantId = await tenantOwnedBy(env, owner, 'Deletion');
+    const admin = await consoleUser(env, console_, 'leaver');
+    await addMember(env, tenantId, admin, 'admin');
+    const made = await manage(env.server, admin.token, 'POST', `/v1/tenants/${tenantId}/tokens`, { name: 'leaver-made', role: 'admin' });
+    expect(made.status).toBe(201);
+    expect((await manage(env.server, admin.token, 'POST', `/v1/tenants/${tenantId}/invitations`, { email: 'friend@example.com', role: 'viewer' })).status).toBe(201);
+    const deleted = await manage(env.server, ADMIN_TOKEN, 'DELETE', `/v1/users/${admin.userId}`, undefined, console_.app_id);
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    // The gap: the account was gone, its membership too, and its token still made apps.
+    expect((await manage(env.server, made.body.token, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Ghost' })).status).toBe(401);
+    expect(await liveTokens(tenantId)).toEqual([]);
+    expect(await pendingInvitations(tenantId)).toEqual([]);
+    const events = (await manage(env.server, ADMIN_TOKEN, 'GET', `/v1/tenants/${tenantId}/events`)).body.events;
+    const revoked = events.filter((e: { type: string }) => e.type === 'tenant.token.revoked' || e.type === 'tenant.invitation.revoked');
+    expect(revoked.map((e: { data: { reason: string } }) => e.data.reason)).toEqual(['creator_removed', 'creator_removed']);
+  }, 180_000);
+
+  it("an operator's tokens and invitations in a tenant they are no member of end with the operator role", async () => {
+    const tenantId = await tenantOwnedBy(env, owner, 'Operated');
+    const operator = await consoleUser(env, console_, 'op');
+    expect((await env.server.cli(['operator', 'add', '--email', operator.email])).code).toBe(0);
+    const made = await manage(env.server, operator.token, 'POST', `/v1/tenants/${tenantId}/tokens`, { name: 'operator-made', role: 'owner' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect((await manage(env.server, operator.token, 'POST', `/v1/tenants/${tenantId}/invitations`, { email: 'op-friend@example.com', role: 'owner' })).status).toBe(201);
+    const ownerMade = await manage(env.server, owner.token, 'POST', `/v1/tenants/${tenantId}/tokens`, { name: 'owner-made', role: 'viewer' });
+    expect((await env.server.cli(['operator', 'remove', '--email', operator.email])).code).toBe(0);
+    expect((await manage(env.server, made.body.token, 'GET', `/v1/tenants/${tenantId}`)).status).toBe(401);
+    expect((await manage(env.server, ownerMade.body.token, 'GET', `/v1/tenants/${tenantId}`)).status).toBe(200);
+    expect(await liveTokens(tenantId)).toEqual(['owner-made']);
+    expect(await pendingInvitations(tenantId)).toEqual([]);
+  }, 180_000);
+
   it.skipIf(TEST_DB !== 'postgres')('a member removed while making a token: the token never outlives the removal (PostgreSQL, concurrent)', async () => {
     for (let round = 0; round < 4; round++) {
       const tenantId = await tenantOwnedBy(env, owner, `Race ${round}`);

@@ -3,6 +3,8 @@ import { findApplication } from '../../store/repos/applications.js';
 import * as consoleRepo from '../../store/repos/console.js';
 import { findSetting } from '../../store/repos/settings.js';
 import { deleteMembershipsOfUser } from '../../store/repos/tenant-members.js';
+import { listTenantsOfMember, lockTenant } from '../../store/repos/tenants.js';
+import { revokeGrantsBeyond, revokeGrantsOfCreator } from './creator-grants.js';
 import { recordEvent } from '../events/record.js';
 import { eventOf, SYSTEM_CONTEXT, type EventContext } from '../events/types.js';
 import { recordTenantEvent } from './events.js';
@@ -35,21 +37,32 @@ export async function grantOperator(trx: Db, context: EventContext, userId: stri
   return true;
 }
 
-/** Ends the console user's operator role, with its event; false when they were not one. */
+/**
+ * Ends the console user's operator role, with its event, and the tokens and invitations they made as operator
+ * beyond what their memberships allow (creator-grants.ts); false when they were not one.
+ */
 export async function revokeOperator(trx: Db, context: EventContext, userId: string, at: Date, data: Record<string, unknown> = {}): Promise<boolean> {
   if (!(await consoleRepo.deleteOperator(trx, userId))) return false;
   await recordOperatorEvent(trx, context, 'operator.removed', userId, at, data);
+  await revokeGrantsOfCreator(trx, context, userId, at);
   return true;
 }
 
 /**
  * In the transaction that deletes a user of `appId`: when it is the console app, the user's tenant
- * memberships (each a `tenant.member.deleted` event, `data.reason` `user_deleted`) and operator role go too.
+ * memberships (each a `tenant.member.deleted` event, `data.reason` `user_deleted`), the tokens and pending
+ * invitations they made (each revoked with its event, `reason` `creator_removed`) and operator role go too.
+ * The tenants are locked first (in id order), as a removal by the Management API locks its tenant.
  */
 export async function deleteConsoleUserRows(trx: Db, appId: string, userId: string, at: Date): Promise<void> {
   if (appId !== (await findConsoleAppId(trx))) return;
+  const tenantIds = [...new Set((await listTenantsOfMember(trx, userId)).map((tenant) => tenant.id))].sort();
+  for (const tenantId of tenantIds) await lockTenant(trx, tenantId);
   for (const membership of await deleteMembershipsOfUser(trx, userId)) {
     await recordTenantEvent(trx, SYSTEM_CONTEXT, membership.tenant_id, 'tenant.member.deleted', { user_id: userId, role: membership.role, reason: 'user_deleted' }, at);
   }
+  for (const tenantId of tenantIds) await revokeGrantsBeyond(trx, SYSTEM_CONTEXT, tenantId, userId, undefined, at);
   await revokeOperator(trx, SYSTEM_CONTEXT, userId, at, { reason: 'user_deleted' });
+  // Grants made in tenants they were no member of (as operator, or before a removal that predates 0045).
+  await revokeGrantsOfCreator(trx, SYSTEM_CONTEXT, userId, at);
 }

@@ -1,6 +1,9 @@
 import type { Db } from '../../store/db.js';
 import { revokeApiTokensMadeBy } from '../../store/repos/tenant-api-tokens.js';
+import { listTenantsWithGrantsMadeBy } from '../../store/repos/tenant-grants.js';
 import { revokeInvitationsMadeBy } from '../../store/repos/tenant-invitations.js';
+import { findMemberRole } from '../../store/repos/tenant-members.js';
+import { lockTenant } from '../../store/repos/tenants.js';
 import type { EventContext } from '../events/types.js';
 import { recordTenantEvent } from './events.js';
 import { rolesAbove, TENANT_ROLES, type TenantRole } from './roles.js';
@@ -22,5 +25,20 @@ export async function revokeGrantsBeyond(trx: Db, context: EventContext, tenantI
   }
   for (const invitationId of await revokeInvitationsMadeBy(trx, tenantId, userId, roles, at.toISOString())) {
     await recordTenantEvent(trx, context, tenantId, 'tenant.invitation.revoked', { invitation_id: invitationId, reason }, at);
+  }
+}
+
+/**
+ * When a console user stops being an operator, or is deleted: in every tenant where they made a live token
+ * or a pending invitation, what their role there now may not make (everything, where they are no member,
+ * or no longer exist) is revoked. Operators make grants in tenants they are no member of, so removing the
+ * role reaches further than a membership's removal. Each tenant is locked first, as every management change
+ * locks it, so a grant being made there at the same time either commits before and is revoked here, or
+ * reads the maker's role after this commit and is refused.
+ */
+export async function revokeGrantsOfCreator(trx: Db, context: EventContext, userId: string, at: Date): Promise<void> {
+  for (const tenantId of await listTenantsWithGrantsMadeBy(trx, userId)) {
+    await lockTenant(trx, tenantId);
+    await revokeGrantsBeyond(trx, context, tenantId, userId, await findMemberRole(trx, tenantId, userId), at);
   }
 }
