@@ -12,6 +12,7 @@
 // 4. connections: the server's PostgreSQL backends (pg_stat_activity) and Redis clients after the load.
 //
 //   npm run build && node bench/sizing.mjs [--rounds 3] [--seconds 8] [--connections 16] [--count 200] [--sessions 20000]
+//     [--parts load,count,memory] [--rate-limits off|on]
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { call, prepareFixtures } from './lib/fixtures.mjs';
 import { runLoad } from './lib/load.mjs';
+import { DEFAULT_RATE_LIMITS } from '../dist/src/config/rate-limits.js';
 import { cpuOf, freePort, ROOT, rssOf, startServer } from './lib/server.mjs';
 
 const { values: opts } = parseArgs({
@@ -30,8 +32,17 @@ const { values: opts } = parseArgs({
     sessions: { type: 'string', default: '20000' },
     settle: { type: 'string', default: '30' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    // `on`: every rate-limit window of the built-in table, each with its own window and key but a limit of 1,000,000,
+    // so the count pass shows the Redis commands a request costs in production and no request is refused.
+    'rate-limits': { type: 'string', default: 'off' },
+    // Which parts run: load (1), count (2), memory (3); e.g. `--parts count --rate-limits on`.
+    parts: { type: 'string', default: 'load,count,memory' },
   },
 });
+const parts = new Set(opts.parts.split(','));
+const rateLimitsEnv = opts['rate-limits'] === 'on'
+  ? { RATE_LIMITS: Object.entries(DEFAULT_RATE_LIMITS).map(([name, rule]) => `${name}=1000000/${rule.windowSeconds}`).join(',') }
+  : {};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const json = { 'content-type': 'application/json' };
@@ -53,7 +64,7 @@ const redisCommands = () => {
   return calls;
 };
 
-const server = await startServer({ db: 'postgres', pgAdminUrl: opts['pg-url'], redisUrl: `redis://127.0.0.1:${redisPort}`, logLevel: 'info' });
+const server = await startServer({ db: 'postgres', pgAdminUrl: opts['pg-url'], redisUrl: `redis://127.0.0.1:${redisPort}`, logLevel: 'info', env: rateLimitsEnv });
 const dbName = new URL(server.databaseUrl).pathname.slice(1);
 const admin = new pg.Client({ connectionString: opts['pg-url'] });
 await admin.connect();
@@ -70,7 +81,7 @@ const say = (line) => {
 let verifyServer;
 try {
   const rssStart = server.rss().rss;
-  await sleep(Number(opts.settle) * 1000);
+  if (parts.has('memory')) await sleep(Number(opts.settle) * 1000);
   const rssIdle = server.rss().rss;
   const fx = await prepareFixtures(server);
   const url = server.url;
@@ -107,7 +118,7 @@ try {
   const minted = []; // refresh tokens by round of sign_in_tokens: refresh's round r takes round r's
   say(`\n| route | requests per server CPU-second (median, min-max) | req/s (median) | database backends' CPU per request (µs) | p99 ms | load average |`);
   say('| --- | --- | --- | --- | --- | --- |');
-  for (const route of routes) {
+  for (const route of parts.has('load') ? routes : []) {
     const perCpu = [];
     const rates = [];
     const dbCpu = [];
@@ -143,7 +154,7 @@ try {
   say(`\n| route (${count} requests, one at a time) | commits | rows read (fetched) | rows inserted | updated | deleted | Redis commands (by command) |`);
   say('| --- | --- | --- | --- | --- | --- | --- |');
   const countTokens = await mint(count, 'refresh_token');
-  for (const route of routes.filter((r) => !r.pid)) {
+  for (const route of parts.has('count') ? routes.filter((r) => !r.pid) : []) {
     await flush();
     const db0 = await dbCounters();
     const redis0 = redisCommands();
@@ -166,7 +177,7 @@ try {
   }
 
   // 3. Memory with many live sessions: each made, then used once by GET /v1/me (the verified-token cache).
-  const sessions = Number(opts.sessions);
+  const sessions = parts.has('memory') ? Number(opts.sessions) : 0;
   const before = server.rss().rss;
   const access = await mint(sessions, 'token');
   const afterMint = server.rss().rss;
@@ -187,8 +198,8 @@ try {
   const { rows: [size] } = await db.query("SELECT count(*)::int AS n, pg_total_relation_size('sessions') AS bytes FROM sessions");
   const { rows: [users] } = await db.query("SELECT pg_total_relation_size('users') AS bytes, (SELECT count(*)::int FROM users) AS n");
   await db.end();
-  say(`\nRSS (MB): right after start ${rssStart.toFixed(1)}, after ${opts.settle} s idle ${rssIdle.toFixed(1)}; before the sessions ${before.toFixed(1)}, after ${sessions} more sessions made ${afterMint.toFixed(1)}, after each used once by GET /v1/me ${afterUse.toFixed(1)}; peak ${server.rss().peak.toFixed(1)}`);
-  say(`database: ${size.n} sessions in ${(size.bytes / 1e6).toFixed(1)} MB with their indexes (${((size.bytes / size.n) * 100_000 / 1e6).toFixed(0)} MB per 100,000); users table ${(users.bytes / 1e6).toFixed(2)} MB for ${users.n}`);
+  if (parts.has('memory')) say(`\nRSS (MB): right after start ${rssStart.toFixed(1)}, after ${opts.settle} s idle ${rssIdle.toFixed(1)}; before the sessions ${before.toFixed(1)}, after ${sessions} more sessions made ${afterMint.toFixed(1)}, after each used once by GET /v1/me ${afterUse.toFixed(1)}; peak ${server.rss().peak.toFixed(1)}`);
+  if (parts.has('memory')) say(`database: ${size.n} sessions in ${(size.bytes / 1e6).toFixed(1)} MB with their indexes (${((size.bytes / size.n) * 100_000 / 1e6).toFixed(0)} MB per 100,000); users table ${(users.bytes / 1e6).toFixed(2)} MB for ${users.n}`);
 
   // 4. Connections.
   const pgConnections = (await backends()).length;

@@ -130,13 +130,15 @@ export function runCli(database, args, { timeout = 600_000 } = {}) {
  *   `database`: run on this database (createDatabase) and leave it in place on stop; by default a fresh one, removed on stop.
  *   `jobs`: the server runs from bench/lib/job-server.mjs, whose background jobs run in its process on call: runJob('prune')
  *   or runJob('billing', 'YYYY-MM') answers { seconds, result } once the job is done.
+ *   `env`: more variables for the server, set last (e.g. RATE_LIMITS in place of the bench's `off`).
  * @returns {Promise<{ url: string, databaseUrl: string, startMs: number, cli(args: string[]): Promise<any>, stop(): Promise<void>, rss(): { rss: number, peak: number } | undefined, resetPeak(): void }>}
  */
-export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [], database, jobs = false }) {
+export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [], database, jobs = false, env: extraEnv = {} }) {
   const dir = database?.dir ?? mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const port = await freePort();
   const env = { ...cleanEnv(), RATE_LIMITS: 'off', LOG_LEVEL: logLevel, PORT: String(port), HOST: '127.0.0.1' };
   if (redisUrl) env.REDIS_URL = redisUrl;
+  Object.assign(env, extraEnv);
   let dropDatabase = async () => {};
   if (database) {
     Object.assign(env, database.env);

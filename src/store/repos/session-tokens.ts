@@ -77,7 +77,9 @@ function rotationStatement(q: QueryCreator<Database>, v: Record<keyof RotationVa
     // Not an index condition, so the row is found by its key: as `app_id = ?` an unanalyzed table's generic plan took sessions_user_live (every live session of the app read a refresh).
     .where(sql<boolean>`(app_id = ${v.appId}) is true`)
     .where('refresh_hash', '=', v.tokenHash as string)
-    .where('revoked_at', 'is', null)
+    // Likewise not `revoked_at IS NULL`, the predicate of the partial index sessions_user_live: a generic plan on
+    // an unanalyzed table scanned that whole index with every condition as a filter (all the app's live sessions read a refresh).
+    .where(sql<boolean>`(revoked_at is null) is true`)
     .where('expires_at', '>', v.now as string)
     .where((eb) => liveKeyGate(eb, v as unknown as KeyGate, 'publishable'))
     .returning(['app_id', 'user_id', 'prior_rotated_at', 'created_at', 'amr', 'authenticated_at', 'active_org_id']);
