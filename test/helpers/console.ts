@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { verifiedUser, type AuthEnv } from './accounts.js';
-import { api, cliJson, type JsonResponse, type TestApp } from './fixtures.js';
+import { api, type JsonResponse, type TestApp } from './fixtures.js';
+import { built } from './server-deps.js';
 import type { TestServer } from './server.js';
 
 // The Management API's fixtures (docs/management.md): the console app as `gatehouse console info` names it,
@@ -14,9 +15,19 @@ export interface ConsoleUser {
   token: string;
 }
 
-/** The console app, shaped as the fixtures' apps (its publishable key is all a sign-up needs). */
+type ConsoleAppModule = typeof import('../../src/services/management/console-app.js');
+
+/**
+ * The console app, shaped as the fixtures' apps (its publishable key is all a sign-up needs): what
+ * `gatehouse console info` prints, by the same service call on the server's database in the test process
+ * (TestServer.deps, as fixtures.ts createApp), without a CLI process. management-tenants.test.ts runs the
+ * real command.
+ */
 export async function consoleApp(server: TestServer): Promise<TestApp> {
-  const info = await cliJson<{ app_id: string; publishable_key: string; url: string }>(server, ['console', 'info']);
+  const { cliApps } = await built();
+  const module = (await import(/* @vite-ignore */ new URL('../../dist/src/services/management/console-app.js', import.meta.url).href)) as ConsoleAppModule;
+  const deps = await server.deps();
+  const info = await module.consoleInfo(cliApps.appsDeps(deps), deps.config.publicBaseUrl);
   return { app_id: info.app_id, publishable_key: info.publishable_key } as TestApp;
 }
 
