@@ -21,8 +21,6 @@ export const SQLITE_ONLY = {
   'test/packages/server-readme-types.test.ts': "tsc --strict over packages/server/README.md's snippets, no server",
   'test/packages/client-readme-types.test.ts': "tsc --strict over packages/client/README.md's snippets, no server",
   'test/suite/**': "the suite's own rules (sleeps), no database",
-  'test/structure/file-size.test.ts': 'counts the lines of source files, no database',
-  'test/structure/deploy-artefacts.test.ts': 'the Dockerfile, compose file, Kubernetes manifests and systemd unit, no database',
   'src/crypto/**': 'pure functions, no database',
   'src/import-formats/**': 'the export readers over text chunks, no database (the CLI imports: test/contract/cli-import.test.ts on both)',
   'src/http/**': 'request plugins, no database',
@@ -33,6 +31,17 @@ export const SQLITE_ONLY = {
   'src/services/billing/pricing.test.ts': 'price arithmetic, no database',
   'src/services/tables/**': 'value coercion and a cache, no database',
   'src/*.test.ts': 'process, logger and flag helpers, no database',
+  'src/runtime/**': "the cluster's node flags and Node's tick objects, no database",
+  'src/services/mail/worker.test.ts': "the outbox's retry arithmetic, no database",
+  'src/store/statement-cache.test.ts': "better-sqlite3's statement cache over an in-memory SQLite, whatever the run's database",
+  'src/store/sqlite-checkpoints.test.ts': "SQLite's WAL checkpoints on SQLite files of its own, whatever the run's database",
+  'src/store/db.test.ts': 'the store wrapper over an in-memory SQLite, whatever the run\'s database',
+  'src/store/limit.test.ts': 'LIMIT/OFFSET spelled into compiled SQL text, no database',
+  'src/store/dialect.test.ts': "error classification of driver errors (PostgreSQL's codes included), no database",
+  'src/store/tables-dialect.test.ts': "PostgreSQL's timestamptz text parsed, no database",
+  'test/structure/**': 'the engines, import graph, docs and file sizes of the repository, no database (each skipped itself on PostgreSQL)',
+  'test/contract/unknown-fields.test.ts': 'an unknown JSON body field is a 400 naming it: route validation (it skipped itself on PostgreSQL)',
+  'test/contract/sqlite-wal.test.ts': "SQLite's write-ahead log cap (it skipped itself on PostgreSQL)",
 };
 
 /** Files that skip themselves everywhere but on PostgreSQL (skipIf): the SQLite pass does not start them. */
