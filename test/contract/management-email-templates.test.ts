@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
+import { sharedAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
 import { api, type TestApp } from '../helpers/fixtures.js';
 import { getProof } from '../helpers/hashcash.js';
 import { addMember, ADMIN_TOKEN, consoleApp, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
@@ -16,7 +16,8 @@ let strangerToken: string;
 let app: TestApp & { app_id: string; secret_key: string; publishable_key: string };
 
 beforeAll(async () => {
-  env = await startAuthServer({ ADMIN_TOKEN, RATE_LIMITS: 'off' });
+  // The worker's shared server of this environment (test/suite.mjs SHARED): this file's tenants, apps and console users are its own.
+  env = await sharedAuthServer({ ADMIN_TOKEN });
   const console_ = await consoleApp(env.server);
   owner = await consoleUser(env, console_, 'tpl-owner');
   viewer = await consoleUser(env, console_, 'tpl-viewer');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, type AuthEnv } from '../helpers/accounts.js';
+import { sharedAuthServer, type AuthEnv } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';
 import type { TestApp } from '../helpers/fixtures.js';
 import { addMember, ADMIN_TOKEN, consoleApp, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
@@ -12,7 +12,8 @@ let console_: TestApp;
 let owner: ConsoleUser;
 
 beforeAll(async () => {
-  env = await startAuthServer({ ADMIN_TOKEN, RATE_LIMITS: 'off' });
+  // The worker's shared server of this environment (test/suite.mjs SHARED): this file's tenants, apps and console users are its own.
+  env = await sharedAuthServer({ ADMIN_TOKEN });
   console_ = await consoleApp(env.server);
   owner = await consoleUser(env, console_, 'owner');
 }, 180_000);
