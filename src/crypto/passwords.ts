@@ -66,7 +66,8 @@ export function hashPassword(password: string): Promise<string> {
  * Whether the password matches the hash: argon2 (ours, or an imported argon2id/i/d PHC string) or one of
  * the imported families (crypto/legacy-verify.ts), each in a hashing slot.
  */
-export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+export async function verifyPassword(stored: string, password: string): Promise<boolean> {
+  const passwordHash = unmarked(stored);
   try {
     return await hashing(() => (passwordHash.startsWith('$argon2') ? verify(passwordHash, password) : verifyLegacyHash(passwordHash, password)));
   } catch {
@@ -78,7 +79,18 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 const CURRENT_PREFIX = `$argon2id$v=19$m=${PASSWORD_PARAMS.memoryCost},t=${PASSWORD_PARAMS.timeCost},p=${PASSWORD_PARAMS.parallelism}$`;
 
 /** True for a hash not of this service's own kind and cost (an imported one): re-hash it once the password proved right. */
-export const needsRehash = (passwordHash: string) => !passwordHash.startsWith(CURRENT_PREFIX);
+export const needsRehash = (passwordHash: string) => !unmarked(passwordHash).startsWith(CURRENT_PREFIX);
+
+/**
+ * What the stored hash of a user with a verified second factor starts with (docs/upgrading.md, "Beside
+ * 02c1d09: no"). Release 02c1d09 knows nothing of second factors: it hands argon2 the stored string as it is,
+ * which refuses it, so that release's password sign-in answers 401 for such a user instead of a session.
+ * This release takes the mark off before it checks (store/repos/password-marks.ts writes and removes it).
+ */
+export const SECOND_FACTOR_MARK = '$gatehouse-2fa$';
+
+/** The hash itself, without the second-factor mark. */
+export const unmarked = (stored: string) => (stored.startsWith(SECOND_FACTOR_MARK) ? stored.slice(SECOND_FACTOR_MARK.length) : stored);
 
 let dummyHash: Promise<string> | undefined;
 

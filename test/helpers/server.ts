@@ -80,14 +80,14 @@ export interface Spawned {
  * and released can be taken by another socket (an outgoing one included) before the server binds it,
  * so a start that fails with EADDRINUSE is tried again on another port.
  */
-export async function spawnServe(env: Record<string, string>, cwd: string, timeoutMs: number): Promise<Spawned> {
+export async function spawnServe(env: Record<string, string>, cwd: string, timeoutMs: number, bin = BIN): Promise<Spawned> {
   for (let attempt = 1; ; attempt++) {
     const port = env.PORT ? Number(env.PORT) : await freePort();
     let text = '';
     let stdoutText = '';
     // PostgreSQL requires PUBLIC_BASE_URL (docs/operations.md): unless the test names one, the address it listens on.
     const baseUrl = env.DATABASE_URL?.startsWith('postgres') && !env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: `http://${env.HOST ?? '127.0.0.1'}:${port}` } : {};
-    const child = spawn(process.execPath, [BIN, 'serve'], { cwd, env: { ...cleanEnv(), ...env, ...baseUrl, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'serve'], { cwd, env: { ...cleanEnv(), ...env, ...baseUrl, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk) => {
       text += chunk;
       stdoutText += chunk;
@@ -141,9 +141,9 @@ export function cleanEnv(): Record<string, string> {
   return env;
 }
 
-export function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, cwd: string, bin = BIN): Promise<CliResult> {
   return new Promise((resolveRun) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...cleanEnv(), ...env }, cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { env: { ...cleanEnv(), ...env }, cwd, timeout: 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolveRun({ code, stdout, stderr });
     });
@@ -152,9 +152,10 @@ export function runCli(args: string[], env: Record<string, string>, cwd: string)
 
 /**
  * Starts the built server (`gatehouse serve`) on a free port with its own temporary directory and a
- * fresh database of the run's kind (TEST_DB). `env` overrides the defaults.
+ * fresh database of the run's kind (TEST_DB). `env` overrides the defaults. `bin`: another build's
+ * bin/gatehouse.js (an earlier release, test/helpers/earlier-release.ts), for the server and its cli().
  */
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startServer(env: Record<string, string> = {}, options: { bin?: string } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   let dropDatabase = async () => {};
   let databaseUrl = `sqlite:${join(dir, 'data/gatehouse.db')}`;
@@ -169,7 +170,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   if (process.env.TEST_REDIS_URL) serverEnv.REDIS_URL = process.env.TEST_REDIS_URL;
   Object.assign(serverEnv, env);
 
-  const { child, port, output, stdout, exited } = await spawnServe(serverEnv, dir, 60_000);
+  const { child, port, output, stdout, exited } = await spawnServe(serverEnv, dir, 60_000, options.bin);
   serverEnv.PORT = String(port);
   const url = `http://127.0.0.1:${port}`;
   const deps = serverDeps(() => ({ ...cleanEnv(), ...serverEnv }), dir);
@@ -184,7 +185,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     output,
     logs: () => settled(output),
     stdoutLogs: () => settled(stdout),
-    cli: (args, extraEnv = {}) => runCli(args, { ...serverEnv, ...extraEnv }, dir),
+    cli: (args, extraEnv = {}) => runCli(args, { ...serverEnv, ...extraEnv }, dir, options.bin),
     deps: deps.get,
     stop: async () => {
       // Before the database is dropped and the directory removed, under a pool or file still open.

@@ -9,6 +9,7 @@ import * as factors from '../../store/repos/mfa-factors.js';
 import * as recoveryCodes from '../../store/repos/mfa-recovery-codes.js';
 import * as users from '../../store/repos/users.js';
 import { queueFactorNotice, toFactorView, type FactorDeps, type FactorView } from './factors.js';
+import { unmarkPasswordWithoutSecondFactor } from '../../store/repos/password-marks.js';
 
 // The operator's side of second factors (Secret key, CLI): see a user's factors, and reset them when
 // the user lost every one (docs/mfa.md, "Recovery").
@@ -42,6 +43,7 @@ export async function resetUserFactors(deps: FactorDeps, app: Application, userI
       await recordMfaEvent(trx, app, user.id, 'mfa.factor_removed', { factor_id: factor.id, type: factor.type }, context, now);
     }
     const removed = await factors.deleteUserFactors(trx, app.id, user.id);
+    await unmarkPasswordWithoutSecondFactor(trx, app.id, user.id);
     if (removed > 0) await queueFactorNotice(deps, trx, app, user, 'factors_reset');
   });
   deps.mailSignal.wake();

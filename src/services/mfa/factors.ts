@@ -18,6 +18,7 @@ import type { Db } from '../../store/db.js';
 import type { MfaFactorRow } from '../../store/types.js';
 import { joinAmr, type Aal } from './assurance.js';
 import { insertTotpFactor, totpSecretBinding } from './totp-factors.js';
+import { markPasswordForSecondFactor, unmarkPasswordWithoutSecondFactor } from '../../store/repos/password-marks.js';
 import { queueEmail, type EmailUser } from '../mail/compose.js';
 import { reissueAccess } from '../sessions/sessions.js';
 import { requireAal2WhenEnrolled, signedInRecently } from '../sessions/step-up.js';
@@ -105,6 +106,8 @@ export function requireVerifiedEmail(user: { email: string | null; emailVerified
 /** Drops the user's pending TOTP enrollments and, when `firstFactor`, revokes every session but the caller's: in the write that verifies a factor. */
 export async function onFactorVerified(db: Db, app: Application, session: FactorSession, firstFactor: boolean, now: string, factor: { id: string; type: string }): Promise<void> {
   await recordMfaEvent(db, app, session.userId, 'mfa.factor_added', { factor_id: factor.id, type: factor.type }, contextOf(session), now);
+  // Release 02c1d09's password sign-in fails closed for this user from now on (docs/upgrading.md).
+  await markPasswordForSecondFactor(db, app.id, session.userId);
   // A pending enrollment started before (perhaps from a session that was aal1 then) must not be confirmed after.
   await factors.deleteUnverifiedTotp(db, app.id, session.userId);
   // Sessions opened before the first factor stay aal1: signed out, as a password change signs them out.
@@ -199,7 +202,10 @@ export async function removeMyFactor(deps: FactorDeps, app: Application, session
   const user = await requireUser(deps, app, session.userId);
   await inTransaction(deps.db, async (trx) => {
     if (!(await factors.deleteFactor(trx, app.id, user.id, factor.id))) throw notFound('factor not found');
-    if (!(await factors.hasVerifiedFactor(trx, app.id, user.id))) await recoveryCodes.deleteUserRecoveryCodes(trx, app.id, user.id);
+    if (!(await factors.hasVerifiedFactor(trx, app.id, user.id))) {
+      await recoveryCodes.deleteUserRecoveryCodes(trx, app.id, user.id);
+      await unmarkPasswordWithoutSecondFactor(trx, app.id, user.id);
+    }
     await recordMfaEvent(trx, app, user.id, 'mfa.factor_removed', { factor_id: factor.id, type: factor.type }, contextOf(session), iso(deps.clock.now()));
     if (factor.status === 'verified') await queueFactorNotice(deps, trx, app, user, 'factor_removed');
   });

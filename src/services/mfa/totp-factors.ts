@@ -2,6 +2,7 @@ import { seal } from '../../crypto/envelope.js';
 import { newUuid } from '../../crypto/ids.js';
 import type { Db } from '../../store/db.js';
 import * as factors from '../../store/repos/mfa-factors.js';
+import { markPasswordForSecondFactor } from '../../store/repos/password-marks.js';
 
 /** What the seal of a TOTP secret is bound to: a secret copied to another factor row will not open. */
 export const totpSecretBinding = (factorId: string) => `mfa_factor:${factorId}`;
@@ -37,5 +38,7 @@ export async function insertTotpFactor(db: Db, masterKey: Buffer, factor: NewTot
     updated_at: factor.now,
     last_used_at: null,
   });
+  // An imported, verified authenticator: release 02c1d09's password sign-in fails closed (docs/upgrading.md).
+  if (factor.status === 'verified') await markPasswordForSecondFactor(db, factor.appId, factor.userId);
   return id;
 }

@@ -7,6 +7,7 @@ import { lockClause } from '../tables-dialect.js';
 import { inTransaction } from '../transaction.js';
 import type { NewUser, UserRow } from '../types.js';
 import { addUserCounts, changeUserCount } from './user-counts.js';
+import { storedPasswordHash } from './password-marks.js';
 
 // The User a row maps to is user-row.ts; re-exported, as every service reads users through this module.
 export { normalizeEmail, parseMetadata, toUser, type Metadata, type User, type UserFields } from './user-row.js';
@@ -161,12 +162,13 @@ export async function resetPassword(db: Db, appId: string, userId: string, passw
 
 /**
  * Replaces the password if it is still the one the caller checked (`expected`, null for none): two
- * changes racing on one old password cannot both win. True when this call changed it.
+ * changes racing on one old password cannot both win. True when this call changed it. A user with a
+ * verified factor keeps the second-factor mark on the new hash (password-marks.ts).
  */
 export async function replacePasswordHash(db: Db, appId: string, userId: string, expected: string | null, passwordHash: string, now: string): Promise<boolean> {
   const rows = await db
     .updateTable('users')
-    .set({ password_hash: passwordHash, updated_at: now })
+    .set({ password_hash: storedPasswordHash(appId, userId, passwordHash), updated_at: now })
     .where('app_id', '=', appId)
     .where('id', '=', userId)
     .where('password_hash', expected === null ? 'is' : '=', expected)
