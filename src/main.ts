@@ -16,6 +16,7 @@ import { scheduleMaintenance } from './services/maintenance.js';
 import { scheduleUploadLiveness } from './services/objects/upload-sweep.js';
 import { schedulePurge } from './services/apps/purge.js';
 import { scheduleOrganizationPurge } from './services/organizations/purge.js';
+import { scheduleEventRetention } from './services/events/retention.js';
 import { scheduleMetering } from './services/billing/metering.js';
 import { startMailWorker } from './services/mail/worker.js';
 import { startWebhookWorker } from './services/webhooks/worker.js';
@@ -73,6 +74,7 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
   const stopMetering = scheduleMetering(deps);
   const stopPurge = schedulePurge(deps);
   const stopOrgPurge = scheduleOrganizationPurge(deps);
+  const stopEventRetention = scheduleEventRetention(deps);
   const mailWorker = startMailWorker(deps);
   const webhookWorker = startWebhookWorker(deps);
   listening?.(deps);
@@ -105,6 +107,7 @@ export async function serve(config: Config, log: Logger, listening?: (deps: Deps
       stopMetering();
       stopPurge();
       stopOrgPurge();
+      stopEventRetention();
       // Stops accepting, lets requests in flight finish (new requests on kept-alive connections get 503).
       closeIdleConnectionsLater(app.server);
       await app.close();

@@ -78,6 +78,8 @@ export interface Config extends WebhookConfig {
   objectsStorageLimitBytes: number;
   /** Rows a statement of a deleted app's purge removes, each batch its own transaction (APP_PURGE_BATCH_SIZE). */
   appPurgeBatchSize: number;
+  /** Events older than this many days, and their finished deliveries and daily counts, are pruned (docs/events.md). */
+  eventsRetentionDays: number;
 }
 
 /**
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env, options: { serve?: boolean } 
     objectsStorageLimitBytes: integer(env, 'OBJECTS_STORAGE_LIMIT_BYTES', 1024 * 1024 * 1024, 0, Number.MAX_SAFE_INTEGER),
     appPurgeBatchSize: integer(env, 'APP_PURGE_BATCH_SIZE', 500, 1, 10_000),
     orgMaxMembers: integer(env, 'ORG_MAX_MEMBERS', 10_000, 1, 1_000_000),
+    eventsRetentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 90, 1, 36_500),
     ...parseResilience(env),
     ...parseWebhooks(env),
   };

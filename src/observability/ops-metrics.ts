@@ -13,7 +13,7 @@ export interface PoolStats {
   max: number;
 }
 
-export type JobName = 'prune' | 'purge' | 'metering' | 'upload_liveness';
+export type JobName = 'prune' | 'purge' | 'metering' | 'upload_liveness' | 'events_retention';
 
 export interface OpsMetrics {
   /** Rate-limit refusals (429) by the limit's name (a fixed list: never a key, an address or an id). */

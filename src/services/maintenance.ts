@@ -85,14 +85,14 @@ function rest(batchStarted: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.min(MAX_REST_MS, took)));
 }
 
-/** Repeats a batch delete until a batch comes back short (none left) or MAX_BATCHES; answers the rows deleted. */
-async function inBatches(deleteBatch: () => Promise<number>): Promise<number> {
+/** Repeats a batch delete until a batch comes back short of `batch` (none left) or MAX_BATCHES; answers the rows deleted. */
+export async function inBatches(deleteBatch: () => Promise<number>, batch = PRUNE_BATCH): Promise<number> {
   let total = 0;
   for (let i = 0; i < MAX_BATCHES; i++) {
     const started = performance.now();
     const deleted = await deleteBatch();
     total += deleted;
-    if (deleted < PRUNE_BATCH) break;
+    if (deleted < batch) break;
     await rest(started);
   }
   return total;

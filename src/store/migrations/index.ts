@@ -42,6 +42,7 @@ import * as m0046 from './0046-event-methods.js';
 import * as m0041 from './0041-cookie-domain.js';
 import * as m0034 from './0034-management.js';
 import * as m0045 from './0045-tenant-grant-creators.js';
+import * as m0048 from './0048-event-retention.js';
 import * as m0049 from './0049-node-releases.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
@@ -87,6 +88,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0041-cookie-domain': m0041,
   '0034-management': m0034,
   '0045-tenant-grant-creators': m0045,
+  '0048-event-retention': m0048,
   '0049-node-releases': m0049,
 };
 
