@@ -1,22 +1,13 @@
-import { hostname } from 'node:os';
 import { addSeconds, iso } from '../../clock.js';
-import { newUuid } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
-import { supportsSkipLocked } from '../../store/dialect.js';
 import * as outbox from '../../store/repos/mail-outbox.js';
 import type { MailOutboxRow } from '../../store/types.js';
-import { inTransaction } from '../../store/transaction.js';
+import { LeasedQueue, ShuttingDown } from '../leased-queue.js';
 import { openOutboxMail } from './outbox.js';
 import { maskEmailsIn } from '../../observability/mask-email.js';
 
 export type MailWorkerDeps = Pick<Deps, 'db' | 'store' | 'clock' | 'config' | 'masterKeys' | 'mailer' | 'log' | 'metrics' | 'mailSignal'>;
 
-/**
- * After SIGTERM, how long sends in flight may still finish. A relay that answers takes milliseconds; one
- * that is silent would otherwise hold the shutdown for its timeouts (issue 38). A send cut here has its
- * lease released, so the next node or start sends it at once (at least once, as after a crash).
- */
-export const STOP_WAIT_MS = 2_000;
 /** How often the worker looks for due emails when nothing woke it (other nodes' rows, retries). */
 const POLL_MS = 1_000;
 /** Retry delays double from 2 s up to 5 minutes, until the email's give_up_at. */
@@ -31,18 +22,9 @@ export interface MailWorker {
   stop(waitMs: number): Promise<void>;
 }
 
-async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
-}
-
 export function retryDelaySeconds(attempts: number): number {
   return Math.min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** Math.max(0, attempts - 1));
 }
-
-/** Why a send was cut by stop(): its row is released, not counted as a failed attempt. */
-class ShuttingDown extends Error {}
 
 /**
  * Runs one send under `abort`: it is aborted after `ms` (the relay's fault) or by stop(), and the transport
@@ -81,104 +63,50 @@ export function startMailWorker(deps: MailWorkerDeps): MailWorker {
   return { stop: (waitMs) => worker.stop(waitMs) };
 }
 
-/** startMailWorker's state, each field named: the lease holder, the sends in flight, the claim loop's flags. */
+/**
+ * startMailWorker's state: the outbox's claim loop (services/leased-queue.ts: the lease holder, the sends
+ * in flight, STOP_WAIT_MS) and the pending gauge. A send cut by stop() has its lease released, so the next
+ * node or start sends it at once (at least once, as after a crash); a relay that answers takes
+ * milliseconds, one that is silent would otherwise hold the shutdown for its timeouts (issue 38).
+ */
 class OutboxWorker {
-  private readonly holder = `${hostname()}:${process.pid}:${newUuid()}`;
-  private readonly leaseSeconds: number;
-  /** Each send in flight with the controller that cuts it. */
-  private readonly inFlight = new Map<Promise<void>, AbortController>();
-  /** A claim is running; a call meanwhile sets `again`, and the running claim goes round once more. */
-  private claiming = false;
-  private again = false;
-  private stopped = false;
-  private lastClaimError = 0;
-  private poll: NodeJS.Timeout | undefined;
+  private readonly queue: LeasedQueue<MailOutboxRow>;
   private gauge: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: MailWorkerDeps) {
-    this.leaseSeconds = deps.config.mailSendTimeoutMs / 1000 + 5;
+    this.queue = new LeasedQueue(deps, {
+      outage: 'mail worker cannot reach the outbox; retrying',
+      concurrency: () => deps.mailer.concurrency,
+      leaseSeconds: deps.config.mailSendTimeoutMs / 1000 + 5,
+      anyDue: outbox.anyDueMail,
+      claimDue: outbox.claimDueMail,
+      run: (rows, start) => {
+        for (const row of rows) start((abort) => this.deliver(row, abort));
+      },
+    });
   }
 
   /** Claims on every signal of a queued email, every POLL_MS, and once now; the pending gauge every 15 s. */
   start(): void {
-    this.deps.mailSignal.listen(() => void this.claim());
-    this.poll = setInterval(() => void this.claim(), POLL_MS);
+    this.deps.mailSignal.listen(() => void this.queue.claim());
+    this.queue.start(POLL_MS);
     this.gauge = setInterval(() => void this.countPending(), 15_000);
-    this.poll.unref();
     this.gauge.unref();
-    void this.claim();
     void this.countPending();
   }
 
   async stop(waitMs: number): Promise<void> {
-    const deadline = Date.now() + waitMs;
-    this.stopped = true;
-    clearInterval(this.poll);
-    clearInterval(this.gauge);
-    this.deps.mailSignal.listen(() => {});
-    // No new connection from now on (a silent relay would hold each for its greeting timeout).
-    await this.deps.mailer.close();
-    const settled = () => Promise.allSettled([...this.inFlight.keys()]);
-    await within(settled(), Math.min(STOP_WAIT_MS, waitMs));
-    for (const abort of this.inFlight.values()) abort.abort(new ShuttingDown('shutting down'));
-    // The cut sends release their rows (one short write each) while the database is still open.
-    await within(settled(), Math.max(0, deadline - Date.now()));
-  }
-
-  /** Claims due rows while there is room and rows come, one loop at a time. */
-  private async claim(): Promise<void> {
-    if (this.claiming) {
-      this.again = true;
-      return;
-    }
-    this.claiming = true;
-    try {
-      do {
-        this.again = false;
-        const room = this.deps.mailer.concurrency - this.inFlight.size;
-        if (this.stopped || room <= 0) break;
-        const rows = await this.claimRows(room);
-        for (const row of rows) this.send(row);
-        if (rows.length === room) this.again = true;
-      } while (this.again && !this.stopped);
-    } catch (error) {
-      // A database outage: say so once a minute, keep polling.
-      if (Date.now() - this.lastClaimError > 60_000) {
-        this.lastClaimError = Date.now();
-        this.deps.log.warn({ error: (error as Error).message }, 'mail worker cannot reach the outbox; retrying');
-      }
-    } finally {
-      this.claiming = false;
-    }
-  }
-
-  /** Up to `room` due rows, leased to this worker. */
-  private async claimRows(room: number): Promise<MailOutboxRow[]> {
-    const now = this.deps.clock.now();
-    if (!(await outbox.anyDueMail(this.deps.db, iso(now)))) return [];
-    return inTransaction(this.deps.db, (trx) =>
-      outbox.claimDueMail(trx, {
-        holder: this.holder,
-        now: iso(now),
-        leaseUntil: iso(addSeconds(now, this.leaseSeconds)),
-        limit: room,
-        skipLocked: supportsSkipLocked(this.deps.store.dialect),
-      }),
-    );
-  }
-
-  /** Starts a claimed row's send, kept in flight until it settles; its end makes room for another claim. */
-  private send(row: MailOutboxRow): void {
-    const abort = new AbortController();
-    const sending = this.deliver(row, abort).finally(() => {
-      this.inFlight.delete(sending);
-      void this.claim();
+    await this.queue.stop(waitMs, async () => {
+      clearInterval(this.gauge);
+      this.deps.mailSignal.listen(() => {});
+      // No new connection from now on (a silent relay would hold each for its greeting timeout).
+      await this.deps.mailer.close();
     });
-    this.inFlight.set(sending, abort);
   }
 
   private async deliver(row: MailOutboxRow, abort: AbortController): Promise<void> {
-    const { deps, holder } = this;
+    const { deps } = this;
+    const { holder } = this.queue;
     const fields = { outbox_id: row.id, app_id: row.app_id, attempts: row.attempts + 1 };
     let error: unknown;
     try {
@@ -201,7 +129,8 @@ class OutboxWorker {
 
   /** A failed send: given up at the row's give_up_at, else rescheduled after the doubling delay. */
   private async recordFailure(row: MailOutboxRow, fields: { outbox_id: string; app_id: string; attempts: number }, lastError: string): Promise<void> {
-    const { deps, holder } = this;
+    const { deps } = this;
+    const { holder } = this.queue;
     const { attempts } = fields;
     const now = deps.clock.now();
     try {
