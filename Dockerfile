@@ -13,6 +13,7 @@ COPY packages ./packages
 COPY bin ./bin
 COPY src ./src
 COPY tools ./tools
+COPY console ./console
 COPY tsconfig.json tsconfig.build.json ./
 # The source tree has no .git here: the commit that GET /v1/health and gatehouse --version name comes in
 # as an argument (tools/release-json.mjs writes it into dist/release.json).

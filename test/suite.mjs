@@ -11,6 +11,7 @@
 export const SQLITE_ONLY = {
   'test/browser/**': 'pages and HTTP through Chromium (harness.ts skipped them on PostgreSQL before)',
   'test/contract/browser-pages.test.ts': 'HTML error pages and their links back to the app',
+  'test/contract/console-pages.test.ts': "the console's static files and their headers",
   'test/contract/cors.test.ts': 'CORS headers and preflights',
   'test/contract/foundation-http.test.ts': 'HTTP conventions: request ids, error shapes, limits of bodies and headers',
   'test/contract/security-http.test.ts': 'response headers, CSRF, framework errors, /metrics behind a proxy',
@@ -108,6 +109,7 @@ export const SHARED = [
   'test/browser/sso-csrf.test.ts',
   'test/contract/account-email.test.ts',
   'test/contract/browser-pages.test.ts',
+  'test/contract/console-pages.test.ts',
   'test/contract/email-links.test.ts',
   'test/contract/events-stats.test.ts',
   'test/contract/fuzz.test.ts',

@@ -13,14 +13,14 @@ function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return name === 'migrations' || name === 'node_modules' ? [] : sources(path);
-    return name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') ? [path] : [];
+    return /\.tsx?$/.test(name) && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
 describe('source files', () => {
   it(`are at most ${MAX_LINES} lines each`, () => {
     const packages = readdirSync(join(ROOT, 'packages')).map((name) => join(ROOT, 'packages', name, 'src'));
-    const files = [join(ROOT, 'src'), ...packages.filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory())]
+    const files = [join(ROOT, 'src'), join(ROOT, 'console/src'), ...packages.filter((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory())]
       .flatMap(sources)
       .map((path) => relative(ROOT, path))
       .filter((path) => !GENERATED.has(path));

@@ -52,11 +52,11 @@ export class AuthApi extends AccountApi {
    * Creates the account: fetches a challenge, solves its proof-of-work in a worker (a Web Worker in
    * browsers, a worker thread in Node), and emails the code and/or link that verifies the address.
    */
-  async signUp(input: { email: string; password?: string; redirectTo?: string; onSolving?: (challenge: Challenge) => void }): Promise<SignUpResult> {
+  async signUp(input: { email: string; password?: string; redirectTo?: string | null; onSolving?: (challenge: Challenge) => void }): Promise<SignUpResult> {
     const challenge = await this.http.json<Challenge>('POST', '/v1/challenges');
     input.onSolving?.(challenge);
     const { nonce } = await solveChallenge(challenge, this.powWorkerUrl);
-    const redirect = input.redirectTo ?? currentPage();
+    const redirect = input.redirectTo === undefined ? currentPage() : input.redirectTo;
     return this.http.json('POST', '/v1/signups', {
       body: {
         email: input.email,
@@ -99,8 +99,8 @@ export class AuthApi extends AccountApi {
    * Emails a one-time code and/or a sign-in link (per the app's `verification_method`). Finish with
    * `verifyOtp` (the code) or by opening the link, which lands on `redirectTo` signed in.
    */
-  async signInWithOtp(input: { email: string; redirectTo?: string }): Promise<{ status: 'magic_link_sent' | 'verification_sent' }> {
-    const redirect = input.redirectTo ?? currentPage();
+  async signInWithOtp(input: { email: string; redirectTo?: string | null }): Promise<{ status: 'magic_link_sent' | 'verification_sent' }> {
+    const redirect = input.redirectTo === undefined ? currentPage() : input.redirectTo;
     return this.http.json('POST', '/v1/signins', {
       body: { email: input.email, strategy: 'magic_link', redirect_url: redirect ? withLanding(redirect, 'link') : null },
     });

@@ -9,6 +9,7 @@ import { verifyRoutes } from './auth/verify.js';
 import { emailLinkRoutes } from './auth/email-links.js';
 import { botRoutes } from './bots.js';
 import { bucketRoutes } from './buckets.js';
+import { consoleUiRoutes } from './console-ui.js';
 import { objectRoutes } from './objects.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
@@ -44,6 +45,8 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   healthRoutes(app, deps);
   jwksRoutes(app, deps);
   docsRoutes(app);
+  // The console's pages (docs/console.md)
+  consoleUiRoutes(app, deps);
   // 4.1 sign-up and sign-in
   challengeRoutes(app, deps, guards);
   signupRoutes(app, deps, guards);

@@ -1,0 +1,93 @@
+// The page around every signed-in view: a skip link, the header (tenant switcher, sign out), the tenant's
+// nav, and the main region whose <h1> takes the focus on each navigation (screen readers hear the new page).
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useRef } from 'preact/hooks';
+import { Link, navigate } from './router.js';
+import { ROUTES } from './routes.js';
+import { gatehouse } from './session.js';
+import { useStore, type Tenant } from './store.js';
+import { tenantHome } from './tenants.js';
+
+function TenantSwitcher({ tenant }: { tenant: Tenant | undefined }) {
+  const { tenants = [] } = useStore();
+  const id = useId();
+  if (tenants.length === 0) return null;
+  return (
+    <div class="switcher">
+      <label for={id}>Tenant</label>
+      <select
+        id={id}
+        value={tenant?.tenant_id ?? ''}
+        onChange={(e) => {
+          const value = (e.target as HTMLSelectElement).value;
+          navigate(value ? tenantHome(value) : '/');
+        }}
+      >
+        <option value="">All tenants</option>
+        {tenants.map((t) => (
+          <option value={t.tenant_id} key={t.tenant_id}>
+            {`${t.name} (${t.role})`}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export function Layout({ title, tenant, path, children }: { title: string; tenant: Tenant | undefined; path: string; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else heading.current?.focus();
+  }, [path]);
+  const nav = tenant ? ROUTES.filter((route) => route.nav) : [];
+  const here = (href: string) => (path === href || path.startsWith(href + '/') ? 'page' : undefined);
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <Link href="/" class="brand">
+          Gatehouse console
+        </Link>
+        <TenantSwitcher tenant={tenant} />
+        <button type="button" class="secondary" onClick={() => void gatehouse().auth.signOut()}>
+          Sign out
+        </button>
+      </header>
+      <nav aria-label="Console">
+        <ul>
+          <li>
+            <Link href="/" aria-current={path === '/' ? 'page' : undefined}>
+              Tenants
+            </Link>
+          </li>
+          {tenant &&
+            nav.map((route) => {
+              const href = route.path.replace(':tenant', tenant.tenant_id);
+              return (
+                <li key={route.path}>
+                  <Link href={href} aria-current={here(href)}>
+                    {route.nav}
+                  </Link>
+                </li>
+              );
+            })}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        {tenant && (
+          <p class="context">
+            {tenant.name} · your role: <strong>{tenant.role}</strong>
+          </p>
+        )}
+        <h1 tabIndex={-1} ref={heading}>
+          {title}
+        </h1>
+        {children}
+      </main>
+    </>
+  );
+}

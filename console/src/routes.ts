@@ -1,0 +1,42 @@
+// Every page of the console, in one table (docs/console.md, "Adding a page"): a path under /console
+// (':name' parts become params), the page's <h1>, its component (one file in pages/), and, for pages of a
+// tenant (paths under /t/:tenant), the nav label. <App> matches the address against this list in order.
+import type { FunctionComponent } from 'preact';
+import type { Tenant } from './store.js';
+import { AcceptPage } from './pages/accept.js';
+import { SetupPage } from './pages/setup.js';
+import { TenantSettingsPage } from './pages/tenant-settings.js';
+import { TenantsPage } from './pages/tenants.js';
+
+export interface PageProps {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The tenant of a /t/:tenant/... page, with the member's role (undefined elsewhere). */
+  tenant?: Tenant;
+}
+
+export interface PageRoute {
+  path: string;
+  title: string;
+  page: FunctionComponent<PageProps>;
+  /** The label in the tenant's nav (pages of a tenant only). */
+  nav?: string;
+  /** Signed out, this page offers the sign-up first, with this line above it. */
+  signUpIntro?: string;
+}
+
+export const ROUTES: PageRoute[] = [
+  { path: '/', title: 'Tenants', page: TenantsPage },
+  { path: '/setup', title: 'Set up Gatehouse', page: SetupPage, signUpIntro: 'Create the account of the first operator: it reaches every tenant.' },
+  { path: '/accept', title: 'Accept an invitation', page: AcceptPage, signUpIntro: 'Sign up (or sign in) with the address the invitation was sent to.' },
+  { path: '/t/:tenant/settings', title: 'Tenant settings', page: TenantSettingsPage, nav: 'Settings' },
+];
+
+/** The route of `path` and its params, or undefined (the not-found view). */
+export function findRoute(path: string, match: (pattern: string, path: string) => Record<string, string> | undefined) {
+  for (const route of ROUTES) {
+    const params = match(route.path, path);
+    if (params) return { route, params };
+  }
+  return undefined;
+}

@@ -1,0 +1,40 @@
+// The console's shared state: whether someone is signed in and the tenants they belong to (with their role,
+// from GET /v1/tenants). Pages keep their own data in their own hooks (ui/load.ts); only this is shared.
+import { useEffect, useState } from 'preact/hooks';
+
+export type Role = 'owner' | 'admin' | 'viewer';
+
+export interface Tenant {
+  tenant_id: string;
+  name: string;
+  role: Role;
+  created_at: string;
+}
+
+export interface State {
+  signedIn: boolean;
+  /** Undefined until loaded after sign-in. */
+  tenants: Tenant[] | undefined;
+}
+
+export const state: State = { signedIn: false, tenants: undefined };
+const listeners = new Set<() => void>();
+
+export function update(patch: Partial<State>): void {
+  Object.assign(state, patch);
+  for (const listener of [...listeners]) listener();
+}
+
+/** Re-renders the component when the state changes. */
+export function useStore(): State {
+  const [, setVersion] = useState(0);
+  useEffect(() => {
+    const listener = () => setVersion((n) => n + 1);
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  }, []);
+  return state;
+}
+
+/** Whether a member of this role may write (owner, admin); a viewer reads only. */
+export const canWrite = (role: Role | undefined) => role === 'owner' || role === 'admin';

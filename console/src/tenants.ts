@@ -1,0 +1,19 @@
+import { api } from './api.js';
+import { update, type Tenant } from './store.js';
+
+/** Reloads the signed-in person's tenants and roles (GET /v1/tenants; an operator's list is paged). */
+export async function refreshTenants(): Promise<Tenant[]> {
+  const tenants: Tenant[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 20; page++) {
+    const answer = await api<{ tenants: Tenant[]; next_cursor?: string | null }>('GET', '/v1/tenants', { query: { limit: 100, cursor } });
+    tenants.push(...answer.tenants);
+    if (!answer.next_cursor) break;
+    cursor = answer.next_cursor;
+  }
+  update({ tenants });
+  return tenants;
+}
+
+/** Where opening a tenant leads: its first page. */
+export const tenantHome = (tenantId: string) => `/t/${tenantId}/settings`;

@@ -1,0 +1,89 @@
+import type { ComponentChildren } from 'preact';
+import { useId } from 'preact/hooks';
+
+type InputProps = {
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  hint?: string;
+  type?: 'text' | 'email' | 'password' | 'number' | 'search' | 'url' | 'datetime-local';
+  autoComplete?: string;
+  required?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+  inputMode?: 'numeric' | 'text' | 'email';
+  spellcheck?: boolean;
+  readOnly?: boolean;
+  placeholder?: string;
+};
+
+/** A labelled text input (its hint tied to it by aria-describedby). */
+export function Field({ label, value, onValue, hint, ...rest }: InputProps) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input id={id} value={value} onInput={(e) => onValue((e.target as HTMLInputElement).value)} aria-describedby={hint ? `${id}-hint` : undefined} {...(rest as object)} />
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A labelled select over `options` ([value, text]). */
+export function Choice({ label, value, onValue, options, hint }: { label: string; value: string; onValue: (value: string) => void; options: [string, string][]; hint?: string }) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onValue((e.target as HTMLSelectElement).value)} aria-describedby={hint ? `${id}-hint` : undefined}>
+        {options.map(([v, text]) => (
+          <option value={v} key={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A labelled checkbox. */
+export function Check({ label, checked, onChecked, hint }: { label: string; checked: boolean; onChecked: (on: boolean) => void; hint?: string }) {
+  const id = useId();
+  return (
+    <div class="field check">
+      <input id={id} type="checkbox" checked={checked} onChange={(e) => onChecked((e.target as HTMLInputElement).checked)} aria-describedby={hint ? `${id}-hint` : undefined} />
+      <label for={id}>{label}</label>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A form that calls `onSubmit` without reloading the page. */
+export function Form({ onSubmit, children, label }: { onSubmit: () => void; children: ComponentChildren; label?: string }) {
+  return (
+    <form
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      {children}
+    </form>
+  );
+}

@@ -1,0 +1,32 @@
+import { useId, useState } from 'preact/hooks';
+
+/**
+ * A secret Gatehouse shows once (a new secret key, an API token): in a read-only field with a copy button,
+ * and a line saying it will not be shown again. The page drops it when the person leaves.
+ */
+export function ShownOnce({ label, value }: { label: string; value: string }) {
+  const id = useId();
+  const [copied, setCopied] = useState<string | undefined>(undefined);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      (document.getElementById(id) as HTMLInputElement | null)?.select();
+      setCopied('Could not copy: the text is selected, copy it with your keyboard.');
+    }
+  };
+  return (
+    <div class="shown-once">
+      <label for={id}>{label}</label>
+      <div class="copy-row">
+        <input id={id} readOnly value={value} spellcheck={false} autoComplete="off" onFocus={(e) => (e.target as HTMLInputElement).select()} />
+        <button type="button" onClick={copy}>
+          Copy
+        </button>
+      </div>
+      <p class="hint">Shown once: store it now. Gatehouse keeps only its hash and cannot show it again.</p>
+      {copied && <p role="status">{copied}</p>}
+    </div>
+  );
+}

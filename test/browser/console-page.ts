@@ -1,0 +1,157 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { codeFor, startAuthServer, type AuthEnv } from '../helpers/accounts.js';
+import { axeViolations } from '../helpers/axe.js';
+import { ADMIN_TOKEN, consoleApp } from '../helpers/console.js';
+import type { TestApp } from '../helpers/fixtures.js';
+import { findChromium, RESULTS_DIR } from './harness.js';
+
+// The console (docs/console.md) in Chromium, as a person drives it: a Gatehouse started on an empty database
+// (so `serve` prints the setup link), pages reached by their labels and headings, and on every view the
+// checks the issue asks for: axe, the keyboard, 320 px, a screenshot (docs/console-*.png with UPDATE_SCREENSHOTS=1).
+
+export interface ConsoleSite {
+  env: AuthEnv;
+  app: TestApp;
+  /** The setup link `serve` printed on stderr. */
+  setupUrl: string;
+  browser: Browser;
+  /** Every request any page made: method, URL, headers and body, for the no-secret check. */
+  requests: string[];
+  cspViolations: string[];
+  context(): Promise<BrowserContext>;
+  stop(): Promise<void>;
+}
+
+export async function startConsole(): Promise<ConsoleSite> {
+  const env = await startAuthServer({ ADMIN_TOKEN, RATE_LIMITS: 'off' });
+  const line = env.server.output().split('\n').find((l) => l.includes('/console/setup?token='));
+  if (!line) throw new Error(`serve printed no setup link:\n${env.server.output()}`);
+  const setupUrl = /https?:\/\/\S+/.exec(line)![0];
+  const app = await consoleApp(env.server);
+  // A small proof-of-work keeps the sign-ups quick on a loaded machine; the path is the same.
+  expect((await env.server.cli(['app', 'update', app.app_id, '--hashcash-difficulty', '4'])).code).toBe(0);
+  const browser = await chromium.launch({ executablePath: findChromium(), args: ['--disable-dev-shm-usage'] });
+  const requests: string[] = [];
+  const cspViolations: string[] = [];
+  return {
+    env,
+    app,
+    setupUrl,
+    browser,
+    requests,
+    cspViolations,
+    async context() {
+      const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+      await context.addInitScript(() =>
+        document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`)),
+      );
+      context.on('console', (message) => {
+        if (message.type() === 'error' && /Content Security Policy|CSP violation/i.test(message.text())) cspViolations.push(message.text());
+      });
+      if (process.env.CONSOLE_DEBUG) context.on('console', (m) => console.log('PAGE', m.type(), m.text()));
+      if (process.env.CONSOLE_DEBUG) context.on('weberror', (e) => console.log('PAGE ERROR', e.error()));
+      context.on('request', (request) => requests.push(`${request.method()} ${request.url()} ${JSON.stringify(request.headers())} ${request.postData() ?? ''}`));
+      return context;
+    },
+    async stop() {
+      await browser.close().catch(() => {});
+      await env.stop();
+    },
+  };
+}
+
+/** No request of the console carried a secret key or the ADMIN_TOKEN (in its address, headers or body). */
+export function expectNoSecretsSent(site: ConsoleSite): void {
+  expect(site.requests.length).toBeGreaterThan(0);
+  const leaks = site.requests.filter((r) => /\bsk_[A-Za-z0-9]/.test(r) || r.includes(ADMIN_TOKEN));
+  expect(leaks).toEqual([]);
+}
+
+/** Waits for the view whose <h1> is `title`; a refusal shown instead fails at once with its text. */
+export async function view(page: Page, title: string): Promise<void> {
+  const heading = page.getByRole('heading', { level: 1, name: title, exact: true });
+  const alert = page.getByRole('alert');
+  await heading.or(alert).first().waitFor({ timeout: 60_000 });
+  if (!(await heading.isVisible())) throw new Error(`expected the view "${title}", the page shows: ${await alert.first().textContent()}`);
+}
+
+/** Every enabled control of the page, reached by Tab from the top, each showing a focus outline. */
+async function expectKeyboardReachesAll(page: Page): Promise<void> {
+  const count = await page.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    const all = [...document.querySelectorAll<HTMLElement>('a[href], button:not(:disabled), input:not(:disabled), select:not(:disabled), textarea:not(:disabled)')];
+    all.forEach((el, i) => el.setAttribute('data-control', String(i)));
+    return all.length;
+  });
+  const reached = new Set<string>();
+  const unmarked: string[] = [];
+  for (let i = 0; i < count + 3; i++) {
+    await page.keyboard.press('Tab');
+    const focus = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return undefined;
+      const style = getComputedStyle(el);
+      return { id: el.getAttribute('data-control'), name: `${el.tagName} ${el.textContent?.trim() || el.getAttribute('aria-label') || el.id}`, outline: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
+    });
+    if (!focus) continue;
+    if (focus.id !== null) reached.add(focus.id);
+    if (!focus.outline) unmarked.push(focus.name);
+  }
+  const missed = await page.evaluate((seen) => [...document.querySelectorAll<HTMLElement>('[data-control]')].filter((el) => !seen.includes(el.getAttribute('data-control')!)).map((el) => el.outerHTML.slice(0, 120)), [...reached]);
+  expect(missed, 'controls Tab never reached').toEqual([]);
+  expect(unmarked, 'controls focused without a visible outline').toEqual([]);
+}
+
+/**
+ * The checks of every view: axe finds nothing (any severity), Tab reaches every control with a visible focus,
+ * nothing overflows 320 px; then the screenshot `console-NAME.png`.
+ */
+export async function checkView(page: Page, name: string): Promise<void> {
+  expect(await axeViolations(page), `axe on ${name}`).toEqual([]);
+  await expectKeyboardReachesAll(page);
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 320, height: 640 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, `${name} overflows 320 px by ${overflow} px`).toBeLessThanOrEqual(0);
+  await page.setViewportSize(size);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = `console-${name}.png`;
+  await page.screenshot({ path: join(RESULTS_DIR, file), fullPage: true });
+  if (process.env.UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: join(resolve(import.meta.dirname, '../../docs'), file), fullPage: true });
+}
+
+/** Fills the labelled field. */
+export async function fill(page: Page, label: string, value: string): Promise<void> {
+  await page.getByLabel(label, { exact: true }).fill(value);
+}
+
+export async function press(page: Page, name: string): Promise<void> {
+  await page.getByRole('button', { name, exact: true }).click();
+}
+
+/** Signs up through the console's form and verifies the emailed code: the person is signed in. */
+export async function signUpInConsole(site: ConsoleSite, page: Page, email: string, password = 'correct horse battery'): Promise<void> {
+  await fill(page, 'Email', email);
+  await fill(page, 'Password', password);
+  await press(page, 'Create account');
+  await view(page, 'Check your email');
+  await fill(page, 'Code from the email', await codeFor(site.env.sink, email));
+  await press(page, 'Verify');
+}
+
+export async function signInInConsole(page: Page, email: string, password = 'correct horse battery'): Promise<void> {
+  await view(page, 'Sign in to the console');
+  await fill(page, 'Email', email);
+  await fill(page, 'Password', password);
+  await press(page, 'Sign in');
+}
+
+/** What the page keeps where a later script could read it: cookies and web storage (must hold no token). */
+export async function storedByPage(context: BrowserContext, page: Page): Promise<{ cookies: number; local: string[]; session: string[] }> {
+  const stores = await page.evaluate(() => ({ local: Object.keys(localStorage), session: Object.keys(sessionStorage) }));
+  return { cookies: (await context.cookies()).length, ...stores };
+}
