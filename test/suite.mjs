@@ -110,6 +110,7 @@ export const SHARED = [
   'test/contract/account-email.test.ts',
   'test/contract/browser-pages.test.ts',
   'test/contract/console-pages.test.ts',
+  'test/contract/cookie-domain.test.ts',
   'test/contract/email-links.test.ts',
   'test/contract/events-stats.test.ts',
   'test/contract/fuzz.test.ts',
@@ -131,7 +132,9 @@ export const SHARED = [
   'test/contract/users-import.test.ts',
   'test/contract/webhooks-ssrf.test.ts',
   'test/packages/client-mfa.test.ts',
+  'test/packages/client-organizations.test.ts',
   'test/packages/client-sdk.test.ts',
+  'test/packages/server-org.test.ts',
   'test/packages/server-sdk.test.ts',
   'test/packages/server-webhooks.test.ts',
 ];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setCookies, startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { setCookies, sharedAuthServer, startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 
 // Issue 48, the app option cookie_domain (docs/browser.md, "Your own API"), at the HTTP level: `__session`
@@ -11,7 +11,8 @@ let app: TestApp;
 const HOST = 'auth.cookies.example.test';
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  // The worker's shared server of the default environment (test/suite.mjs SHARED): this file's apps and users are its own.
+  env = await sharedAuthServer();
   app = await createApp(env.server, { args: ['--domain', HOST, '--cookie-domain', 'cookies.example.test'] });
 });
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { createClient, GatehouseError, type GatehouseClient } from '@gatehouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeFor, startAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
+import { codeFor, sharedAuthServer, uniqueEmail, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { claimsOf } from '../helpers/mfa.js';
 
@@ -26,7 +26,8 @@ async function signedIn(name: string): Promise<{ gatehouse: GatehouseClient; ema
 }
 
 beforeAll(async () => {
-  env = await startAuthServer();
+  // The worker's shared server of the default environment (test/suite.mjs SHARED): this file's apps and users are its own.
+  env = await sharedAuthServer();
   app = await createApp(env.server, { name: 'Teams', args: ['--allowed-origin', 'https://team.example.test'] });
   const table = await api(env.server, 'POST', '/v1/tables', { bearer: app.secret_key, body: { name: 'notes', columns: [{ name: 'title', type: 'text', required: true }] } });
   expect(table.status).toBe(201);

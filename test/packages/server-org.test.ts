@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { sharedServer, type TestServer } from '../helpers/server.js';
 
 // Issues 48 and 52: @gatehouse/server's organisation claims (org_id, org_slug, org_role, org_permissions) as the
 // server signs them, and the middlewares' `orgRole` and `permission` rules (403 with a code) on Express and Fastify.
@@ -30,7 +30,8 @@ async function activate(token: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startServer();
+  // The worker's shared server of the default environment (test/suite.mjs SHARED): this file's apps and users are its own.
+  server = await sharedServer();
   app = await createApp(server);
   const stamp = Date.now().toString(36);
   const owner = await signedIn(`org-owner.${stamp}@example.com`);
