@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Db } from '../db.js';
 import { isUndefinedTable } from '../dialect.js';
 import * as m0001 from './0001-foundation.js';
@@ -144,10 +144,11 @@ export async function appliedMigrations(db: Db): Promise<string[] | undefined> {
 }
 
 /**
- * Applies pending migrations, all in one transaction on both databases (store/db.ts tells Kysely that
- * SQLite runs DDL in transactions): a migration that fails leaves the schema as it was before the run,
- * and the error names it. On PostgreSQL Kysely's migrator also takes a lock, so several nodes starting
- * at once apply each migration exactly once; on SQLite the transaction's BEGIN IMMEDIATE does.
+ * Applies pending migrations in number order, each in a transaction of its own on both databases (store/db.ts
+ * tells Kysely that SQLite runs DDL in transactions): on a database that serves, a migration holds its locks
+ * only while it runs, and one that fails leaves the schema as that migration found it (those before it stay
+ * applied), and the error names it. A new database (no migration yet) is made in one transaction. On PostgreSQL Kysely's migrator takes its lock for each step, so several nodes starting
+ * at once apply each migration exactly once; on SQLite each transaction's BEGIN IMMEDIATE does.
  * A database that a newer release migrated is refused before anything runs, unless each migration this
  * build does not know is one the database recorded as compatible: then the build starts and ignores them.
  */
@@ -160,12 +161,24 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   if (applied && Object.keys(MIGRATIONS).every((name) => applied.includes(name))) return [];
   // Migrations of parallel features land out of number order; each still runs exactly once.
   const migrator = new Migrator({ db, provider: provider(foreign), allowUnorderedMigrations: true });
-  const { error, results } = await migrator.migrateToLatest();
+  // A new database serves nobody yet: made in one transaction, all or nothing.
+  if (!applied?.length) return settled(await migrator.migrateToLatest(), 'none was applied (the schema is as it was)');
+  const done: string[] = [];
+  for (;;) {
+    const before = done.length ? ` (applied before it: ${done.join(', ')})` : '';
+    const ran = settled(await migrator.migrateUp(), `it was not applied (the schema is as it found it)${before}`);
+    if (!ran.length) return done;
+    done.push(...ran);
+  }
+}
+
+/** The migrations a run applied, or its failure as a MigrationError naming the migration and what it left. */
+function settled({ error, results }: MigrationResultSet, left: string): string[] {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const reason = error instanceof Error ? error.message : String(error);
     if (!failed) throw error;
-    throw new MigrationError(`migration ${failed} failed, so none was applied (the schema is as it was): ${reason}`);
+    throw new MigrationError(`migration ${failed} failed, so ${left}: ${reason}`);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -1,0 +1,31 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/clock.js';
+import * as m0046 from '../../src/store/migrations/0046-event-methods.js';
+import { appliedMigrations, migrateToLatest } from '../../src/store/migrations/index.js';
+import { useInProcess } from '../helpers/in-process.js';
+
+// Migrations on a database that serves (issue 55, docs/operations.md "Migrations"): each pending migration
+// commits in a transaction of its own, so one that fails leaves those before it applied and itself not at all.
+const clock: Clock = { now: () => new Date('2026-12-01T10:00:00.000Z') };
+const { deps } = useInProcess(clock);
+
+describe('store: migrations of a serving database, one transaction each', () => {
+  it('0046 pending and committed, then 0049 failing: 0046 stays applied, 0049 left nothing, and the next run applies it', async () => {
+    // The database as a release before 0046 and 0049 left it, except that 0049's second table is in the way.
+    await m0046.down(deps.db);
+    await deps.db.schema.dropTable('node_releases').execute();
+    await deps.db.deleteFrom('kysely_migration' as never).where('name' as never, 'in', ['0046-event-methods', '0049-node-releases'] as never).execute();
+
+    await expect(migrateToLatest(deps.db)).rejects.toThrow(/^migration 0049-node-releases failed, so it was not applied \(the schema is as it found it\) \(applied before it: 0046-event-methods\): /);
+    expect(await appliedMigrations(deps.db)).toContain('0046-event-methods');
+    expect(await appliedMigrations(deps.db)).not.toContain('0049-node-releases');
+    // 0046's column is there (committed); 0049's first table is not (rolled back when its later step failed).
+    await deps.db.selectFrom('mfa_challenges').select('method').limit(1).execute();
+    await expect(sql`select node_id from node_releases`.execute(deps.db)).rejects.toThrow();
+
+    await deps.db.schema.dropTable('migration_compatibility').execute();
+    expect(await migrateToLatest(deps.db)).toEqual(['0049-node-releases']);
+    expect(await migrateToLatest(deps.db)).toEqual([]);
+  });
+});
