@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, uniqueEmail, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
-import { api, createApp, type TestApp } from '../helpers/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { uniqueEmail, verifiedUser } from '../helpers/accounts.js';
+import { api } from '../helpers/fixtures.js';
+import { useAuthServerApp } from '../helpers/private-app.js';
 
 // Events of a user's life (docs/events.md, contract 17): each change writes its type once, in the change's
 // transaction, from every path; a refused change writes none; a deleted user's events lose their personal data.
 
-let env: AuthEnv;
-let app: TestApp;
-
-beforeAll(async () => {
-  env = await startAuthServer({ RATE_LIMITS: '' });
-  app = await createApp(env.server);
-});
-afterAll(async () => {
-  await env?.stop();
-});
+const { env, app } = useAuthServerApp({ RATE_LIMITS: '' });
 
 const password = 'correct horse battery';
 const eventsOf = async (userId: string) => {

@@ -1,32 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, createApp, type TestApp } from '../helpers/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, createApp } from '../helpers/fixtures.js';
 import { createBucket, putObject, random, rawRequest } from '../helpers/objects.js';
-import { asServer, orgOf, orgUser, type OrgUser } from '../helpers/organizations.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { activeToken, asServer, orgOf, orgUser } from '../helpers/organizations.js';
+import { useServerApp } from '../helpers/private-app.js';
 
 // Issue 52 (docs/organizations.md): objects of an organisation (`?organization_id=`). Members read and write
 // them while it is their session's active organisation; a non-member, another active organisation, a member
 // removed a moment ago, another app's credentials get 404 (the gate is inside the statements); the secret
 // key reaches them while the organisation is live; max_size_bytes_per_org is exact under concurrent uploads.
 
-let server: TestServer;
-let app: TestApp;
+const { server, app } = useServerApp({ RATE_LIMITS: '' });
 let bucketId: string;
 
 beforeAll(async () => {
-  server = await startServer({ RATE_LIMITS: '' });
-  app = await createApp(server);
   bucketId = (await createBucket(server, app)).bucket_id;
 });
-afterAll(async () => {
-  await server?.stop();
-});
-
-async function activeToken(user: OrgUser, orgId: string | null): Promise<string> {
-  const res = await api(server, 'POST', '/v1/sessions/active_organization', { publishableKey: app.publishable_key, bearer: user.token, body: { organization_id: orgId } });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.access_token as string;
-}
 
 const path = (key: string, orgId?: string, bucket = bucketId) => `/v1/buckets/${bucket}/objects/${key}${orgId ? `?organization_id=${orgId}` : ''}`;
 const put = (token: string, key: string, body: Buffer, orgId?: string, bucket = bucketId) =>
@@ -39,7 +27,7 @@ async function team() {
   const member = await orgUser(server, app);
   const orgId = await orgOf(server, app, owner);
   expect((await asServer(server, app)('POST', `/v1/organizations/${orgId}/members`, { user_id: member.id, role: 'member' })).status).toBe(201);
-  return { owner, member, orgId, ownerToken: await activeToken(owner, orgId), memberToken: await activeToken(member, orgId) };
+  return { owner, member, orgId, ownerToken: await activeToken(server, app, owner, orgId), memberToken: await activeToken(server, app, member, orgId) };
 }
 
 describe('objects of an organisation', () => {
@@ -74,7 +62,7 @@ describe('objects of an organisation', () => {
     expect((await put(ownerToken, 'secret.txt', random(50), orgId)).status).toBe(200);
     const outsider = await orgUser(server, app);
     const otherOrg = await orgOf(server, app, outsider);
-    const outsiderToken = await activeToken(outsider, otherOrg);
+    const outsiderToken = await activeToken(server, app, outsider, otherOrg);
     for (const token of [outsiderToken, outsider.token, owner.token /* a member, without it active */]) {
       expect((await as(token)('GET', path('secret.txt', orgId))).status).toBe(404);
       expect((await as(token)('DELETE', path('secret.txt', orgId))).status).toBe(404);

@@ -1,23 +1,15 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
+import { describe, expect, it } from 'vitest';
+import { verifiedUser } from '../helpers/accounts.js';
 import { queryDatabase, TEST_DB } from '../helpers/db.js';
-import { api, createApp, type TestApp } from '../helpers/fixtures.js';
+import { api } from '../helpers/fixtures.js';
+import { useAuthServerApp } from '../helpers/private-app.js';
 
 // docs/users.md: a ban and a sign-in racing. The session is inserted only while its user is not banned, in
 // the same statement (the user's row read with a share lock on PostgreSQL), so a sign-in that read the user
 // just before a ban committed can never leave a live session behind.
 
-let env: AuthEnv;
-let app: TestApp;
-
-beforeAll(async () => {
-  env = await startAuthServer({ RATE_LIMITS: '' });
-  app = await createApp(env.server);
-});
-afterAll(async () => {
-  await env?.stop();
-});
+const { env, app } = useAuthServerApp({ RATE_LIMITS: '' });
 
 const secret = (method: string, path: string, body?: unknown) => api(env.server, method, path, { bearer: app.secret_key, body });
 const signInToken = (userId: string) => secret('POST', '/v1/sign_in_tokens', { user_id: userId });

@@ -40,5 +40,12 @@ export async function orgOf(server: TestServer, app: TestApp, owner: OrgUser, na
   return created.body.organization_id as string;
 }
 
+/** A new access token of `user` with `orgId` active (null: none). */
+export async function activeToken(server: TestServer, app: TestApp, user: OrgUser, orgId: string | null): Promise<string> {
+  const res = await api(server, 'POST', '/v1/sessions/active_organization', { publishableKey: app.publishable_key, bearer: user.token, body: { organization_id: orgId } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.access_token as string;
+}
+
 /** The claims of a JWT (unverified: the tests read what a client would). */
 export const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
