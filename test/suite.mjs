@@ -108,6 +108,7 @@ export const SHARED = [
   'test/browser/passkeys.test.ts',
   'test/browser/sso-csrf.test.ts',
   'test/contract/account-email.test.ts',
+  'test/contract/bots.test.ts',
   'test/contract/browser-pages.test.ts',
   'test/contract/console-pages.test.ts',
   'test/contract/cookie-domain.test.ts',

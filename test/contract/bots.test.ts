@@ -14,12 +14,12 @@ import {
   type ConfirmationsSim,
 } from '../helpers/confirmations.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
-import { freePort, startServer, type TestServer } from '../helpers/server.js';
+import { freePort, sharedServer, startServer, type TestServer } from '../helpers/server.js';
 
 let sim: ConfirmationsSim;
 let server: TestServer; // CONFIRMATIONS_URL points at the simulator
 let downServer: TestServer; // CONFIRMATIONS_URL points at a closed port
-let unsetServer: TestServer; // CONFIRMATIONS_URL unset
+let unsetServer: TestServer; // CONFIRMATIONS_URL unset: the worker's shared server of the default environment (test/suite.mjs SHARED)
 let appA: TestApp;
 let appB: TestApp; // another tenant's app on the same server
 let appMin5: TestApp; // bot_min_usd 5
@@ -33,7 +33,7 @@ beforeAll(async () => {
   [server, downServer, unsetServer] = await Promise.all([
     startServer({ CONFIRMATIONS_URL: sim.url }),
     startServer({ CONFIRMATIONS_URL: `http://127.0.0.1:${closedPort}` }),
-    startServer(),
+    sharedServer(),
   ]);
   [appA, appB, appMin5, downApp, unsetApp] = await Promise.all([
     createApp(server, { name: 'A' }),
