@@ -113,6 +113,7 @@ export const SHARED = [
   'test/contract/console-pages.test.ts',
   'test/contract/cookie-domain.test.ts',
   'test/contract/email-links.test.ts',
+  'test/contract/events-bans.test.ts',
   'test/contract/events-stats.test.ts',
   'test/contract/fuzz.test.ts',
   'test/contract/hashcash-cli.test.ts',

@@ -1,6 +1,5 @@
-import { recordEvent } from '../events/record.js';
 import { revokeOneSession, revokeUserSessions } from '../sessions/revocations.js';
-import { eventOf, SYSTEM_CONTEXT } from '../events/types.js';
+import { SYSTEM_CONTEXT } from '../events/types.js';
 import { iso } from '../../clock.js';
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from '../../crypto/passwords.js';
 import type { Deps } from '../../deps.js';
@@ -16,6 +15,7 @@ import { checkRedirect } from '../apps/origins.js';
 import type { AccountDeps } from './account-deps.js';
 import { finishSignIn, type SignInResult } from '../mfa/sign-in.js';
 import type { ClientInfo } from '../sessions/sessions.js';
+import { recordSignInFailed } from '../sessions/sign-in-failed.js';
 import type { EventContext } from '../events/types.js';
 import { forgetEarlierHolder } from './first-proof.js';
 import { createUser } from './users.js';
@@ -92,10 +92,9 @@ export interface KnownUser {
  * signin.failed (docs/events.md): written on its own, as no change commits with it; `data.reason` and the
  * method only (never the address tried). Sent only to webhook endpoints that name the type.
  */
-export async function recordSignInFailed(deps: Pick<AccountDeps, 'db' | 'clock'>, app: Application, userId: string | null, reason: string, client?: ClientInfo): Promise<void> {
+async function passwordSignInFailed(deps: Pick<AccountDeps, 'db' | 'clock'>, app: Application, userId: string | null, reason: string, client?: ClientInfo): Promise<void> {
   const context = { actor: { type: 'user' as const, id: userId }, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
-  const event = eventOf(context, { type: 'signin.failed', tenantId: app.tenantId, appId: app.id, userId, data: { reason, method: 'password' } });
-  await inTransaction(deps.db, (trx) => recordEvent(trx, event, deps.clock.now()));
+  await recordSignInFailed(deps, app, { userId, reason, method: 'password', context });
 }
 
 /**
@@ -118,11 +117,11 @@ export async function signInWithPassword(
   // faster than an unknown email, so the time does not tell that the account exists.
   if (!ok && user?.passwordHash && needsRehash(user.passwordHash)) await burnPasswordCheck(password);
   if (!user || !ok) {
-    await recordSignInFailed(deps, app, user?.id ?? null, 'invalid_credentials', client);
+    await passwordSignInFailed(deps, app, user?.id ?? null, 'invalid_credentials', client);
     throw invalidCredentials();
   }
   if (user.requiresVerification) {
-    await recordSignInFailed(deps, app, user.id, 'email_not_verified', client);
+    await passwordSignInFailed(deps, app, user.id, 'email_not_verified', client);
     throw unauthorized('email not verified: use the code or link we sent, or sign in with a magic link', 'email_not_verified');
   }
   if (needsRehash(user.passwordHash!)) return rehashAndFinish(deps, app, user, password, client);

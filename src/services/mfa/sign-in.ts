@@ -18,6 +18,7 @@ import { joinAmr, splitAmr, type Amr } from './assurance.js';
 import { queueFactorNotice } from './factors.js';
 import { totpSecretBinding } from './totp-factors.js';
 import { FAILED_CODES_BEFORE_LOCK, factorLocked, isLocked, lockSchedule } from './lockout.js';
+import { recordingBanRefusal } from '../sessions/sign-in-failed.js';
 import { refuseBanned, startSession, type ClientInfo, type InWrite, type SessionDeps, type SessionOpening, type SessionTokens } from '../sessions/sessions.js';
 
 // Sign-in with a second factor (docs/mfa.md). A first factor that succeeds for a user with a verified
@@ -43,8 +44,9 @@ export type SignInResult = { tokens: SessionTokens; mfa?: undefined } | { mfa: M
  * verified factor. `amr` names the first factor. Bots and server-issued sign-in tokens never come here.
  */
 export async function finishSignIn(deps: SessionDeps, app: Pick<Application, 'id' | 'tenantId'>, user: User, amr: Amr[], opening: SessionOpening, client?: ClientInfo, inWrite?: InWrite): Promise<SignInResult> {
-  // Before any second factor is asked for: a banned user gets no MFA challenge either.
-  refuseBanned(user);
+  // Before any second factor is asked for: a banned user gets no MFA challenge either (and the refusal is signin.failed).
+  const context = opening.context ?? { actor: { type: 'user' as const, id: user.id }, ip: client?.ip ?? null, userAgent: client?.userAgent ?? null };
+  await recordingBanRefusal(deps, app, { userId: user.id, method: opening.method, provider: opening.provider, context }, async () => refuseBanned(user));
   const verified = user.isBot ? [] : await factors.listFactors(deps.db, app.id, user.id, { verifiedOnly: true });
   if (verified.length === 0) return { tokens: await startSession(deps, app, user, { amr, client, inWrite, opening }) };
   const token = newOpaqueToken('mfa_');

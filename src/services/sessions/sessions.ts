@@ -18,6 +18,7 @@ import { MAX_ACCESS_TOKEN_BYTES, renderClaims } from './token-claims.js';
 import { findActiveOrganization } from '../../store/repos/active-organization.js';
 import type { OrgClaims } from '../apps/keys.js';
 import { permissionsOf } from '../organizations/permissions.js';
+import { recordingBanRefusal } from './sign-in-failed.js';
 
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 /** A rotated refresh token presented within this window is only refused (two tabs racing); later it means theft. */
@@ -52,6 +53,12 @@ export async function startSession(
   user: User,
   options: { amr?: readonly Amr[]; accessExpiresAt?: Date; client?: ClientInfo; inWrite?: InWrite; opening: SessionOpening },
 ): Promise<SessionTokens> {
+  const { method, provider } = options.opening;
+  const context = options.opening.context ?? { actor: { type: 'user' as const, id: user.id }, ip: options.client?.ip ?? null, userAgent: options.client?.userAgent ?? null };
+  return recordingBanRefusal(deps, app, { userId: user.id, method, provider, context }, () => openSessionFor(deps, app, user, options, context));
+}
+
+async function openSessionFor(deps: SessionDeps, app: { id: string; tenantId: string }, user: User, options: Parameters<typeof startSession>[3], context: EventContext): Promise<SessionTokens> {
   refuseBanned(user);
   const appId = app.id;
   const now = deps.clock.now();
@@ -59,7 +66,6 @@ export async function startSession(
   const refreshToken = mintRefreshToken(deps.secrets.refreshTokens[0]!, sessionId, 0);
   const { method, provider } = options.opening;
   const data = { session_id: sessionId, amr: [...new Set(options.amr ?? [])], method, ...(provider ? { provider } : {}) };
-  const context = options.opening.context ?? { actor: { type: 'user' as const, id: user.id }, ip: options.client?.ip ?? null, userAgent: options.client?.userAgent ?? null };
   const { row, deliveries } = prepareEvent(eventOf(context, { type: 'session.created', tenantId: app.tenantId, appId, userId: user.id, data }), now);
   const open = (db: Db) => sessionOpening.openSession(db, {
     event: { row, deliveries: deliveries! },
