@@ -4,9 +4,14 @@
 import type { FunctionComponent } from 'preact';
 import type { Tenant } from './store.js';
 import { AcceptPage } from './pages/accept.js';
+import { AppKeysPage } from './pages/app-keys.js';
+import { AppPage } from './pages/app.js';
+import { AppsPage } from './pages/apps.js';
+import { MembersPage } from './pages/members.js';
 import { SetupPage } from './pages/setup.js';
 import { TenantSettingsPage } from './pages/tenant-settings.js';
 import { TenantsPage } from './pages/tenants.js';
+import { TokensPage } from './pages/tokens.js';
 
 export interface PageProps {
   params: Record<string, string>;
@@ -29,6 +34,11 @@ export const ROUTES: PageRoute[] = [
   { path: '/', title: 'Tenants', page: TenantsPage },
   { path: '/setup', title: 'Set up Gatehouse', page: SetupPage, signUpIntro: 'Create the account of the first operator: it reaches every tenant.' },
   { path: '/accept', title: 'Accept an invitation', page: AcceptPage, signUpIntro: 'Sign up (or sign in) with the address the invitation was sent to.' },
+  { path: '/t/:tenant/apps', title: 'Apps', page: AppsPage, nav: 'Apps' },
+  { path: '/t/:tenant/apps/:app', title: 'App settings', page: AppPage },
+  { path: '/t/:tenant/apps/:app/keys', title: 'App keys', page: AppKeysPage },
+  { path: '/t/:tenant/members', title: 'Members and invitations', page: MembersPage, nav: 'Members' },
+  { path: '/t/:tenant/tokens', title: 'API tokens', page: TokensPage, nav: 'API tokens' },
   { path: '/t/:tenant/settings', title: 'Tenant settings', page: TenantSettingsPage, nav: 'Settings' },
 ];
 

@@ -38,3 +38,10 @@ export function useStore(): State {
 
 /** Whether a member of this role may write (owner, admin); a viewer reads only. */
 export const canWrite = (role: Role | undefined) => role === 'owner' || role === 'admin';
+
+/** The roles, as a member picks one. */
+export const ROLES: [Role, string][] = [
+  ['viewer', 'Viewer: reads only'],
+  ['admin', 'Admin: everything but deleting the tenant and owners'],
+  ['owner', 'Owner: everything'],
+];

@@ -16,4 +16,4 @@ export async function refreshTenants(): Promise<Tenant[]> {
 }
 
 /** Where opening a tenant leads: its first page. */
-export const tenantHome = (tenantId: string) => `/t/${tenantId}/settings`;
+export const tenantHome = (tenantId: string) => `/t/${tenantId}/apps`;

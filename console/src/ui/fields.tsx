@@ -87,3 +87,19 @@ export function Form({ onSubmit, children, label }: { onSubmit: () => void; chil
     </form>
   );
 }
+
+/** A labelled multi-line text field. */
+export function TextArea({ label, value, onValue, hint, rows = 3 }: { label: string; value: string; onValue: (value: string) => void; hint?: string; rows?: number }) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <textarea id={id} rows={rows} value={value} onInput={(e) => onValue((e.target as HTMLTextAreaElement).value)} aria-describedby={hint ? `${id}-hint` : undefined} spellcheck={false} />
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
