@@ -161,7 +161,7 @@ describe.skipIf(skip)('the console, first run', () => {
     const their = await theirs.newPage();
     await their.goto(link);
     await view(their, 'Create your console account');
-    await signUpInConsole(site, their, viewer);
+    await signUpInConsole(site, their, viewer, 1);
     await view(their, 'Apps');
     await their.getByText('your role: viewer').waitFor();
     const noWriteControl = async (name: string) => {
@@ -189,6 +189,23 @@ describe.skipIf(skip)('the console, first run', () => {
     await view(page, 'Members and invitations');
     await page.getByRole('cell', { name: viewer, exact: true }).waitFor();
     expect(await page.getByText('No pending invitation.').count()).toBe(1);
+    await theirs.close();
+  });
+
+  it('an access token past its lifetime is refreshed before the next call: the page goes on working', { timeout: 120_000 }, async () => {
+    const theirs = await site.context();
+    await theirs.clock.install();
+    const their = await theirs.newPage();
+    await their.goto(`${site.env.server.url}/console/t/${tenantId}/members`);
+    await signInInConsole(their, operator);
+    await view(their, 'Members and invitations');
+    const refreshes = () => site.requests.filter((r) => r.startsWith('POST ') && r.includes('/v1/tokens/session')).length;
+    const before = refreshes();
+    await theirs.clock.fastForward('02:00:00');
+    await their.getByRole('link', { name: 'API tokens', exact: true }).click();
+    await view(their, 'API tokens');
+    await their.getByText('This tenant has no API token.').waitFor();
+    expect(refreshes()).toBeGreaterThan(before);
     await theirs.close();
   });
 
