@@ -12,6 +12,7 @@ import { SetupPage } from './pages/setup.js';
 import { TenantSettingsPage } from './pages/tenant-settings.js';
 import { TenantsPage } from './pages/tenants.js';
 import { TokensPage } from './pages/tokens.js';
+import { UsersPage } from './pages/users.js';
 
 export interface PageProps {
   params: Record<string, string>;
@@ -40,6 +41,7 @@ export const ROUTES: PageRoute[] = [
   { path: '/t/:tenant/members', title: 'Members and invitations', page: MembersPage, nav: 'Members' },
   { path: '/t/:tenant/tokens', title: 'API tokens', page: TokensPage, nav: 'API tokens' },
   { path: '/t/:tenant/settings', title: 'Tenant settings', page: TenantSettingsPage, nav: 'Settings' },
+  { path: '/t/:tenant/apps/:app/users', title: 'Users', page: UsersPage },
 ];
 
 /** The route of `path` and its params, or undefined (the not-found view). */
