@@ -18,6 +18,7 @@ import { createServiceMetrics, type ServiceMetrics } from './observability/servi
 import { MailSignal } from './mail/signal.js';
 import { tracedBlobStore, tracedMailer } from './observability/tracing.js';
 import { TableMetadataCache } from './services/tables/metadata-cache.js';
+import { countQueuedDeliveries } from './store/repos/webhook-deliveries.js';
 
 /** Everything the service needs, built once and passed down explicitly: no globals. */
 export interface Deps {
@@ -95,6 +96,7 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
   const mailer = tracedMailer(createMailer(config, log));
   const blobs = tracedBlobStore(createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log, failed: (operation) => metrics.ops.blobFailures.inc({ operation }) }));
   metrics.ops.watch({ pool: store.poolStats, redis: limiter.redisAvailable });
+  metrics.webhooks.watchQueue(() => countQueuedDeliveries(store.db));
   return {
     config,
     store,

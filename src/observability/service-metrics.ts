@@ -1,6 +1,7 @@
 import { Counter, Gauge, type Metric } from 'prom-client';
 import { RELEASE } from '../release.js';
 import { createOpsMetrics, type OpsMetrics } from './ops-metrics.js';
+import { createWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
 
 /**
  * Counters the service itself keeps (outages, the mail outbox), created once in deps.ts and registered
@@ -21,6 +22,8 @@ export interface ServiceMetrics {
   sqliteCheckpointedFrames: Counter;
   /** Redis, the pool, the blob store, background jobs and 429s (ops-metrics.ts). */
   ops: OpsMetrics;
+  /** Webhook attempts by outcome and the queue's depth (webhook-metrics.ts). */
+  webhooks: WebhookMetrics;
   all: Metric[];
 }
 
@@ -60,14 +63,16 @@ export function createServiceMetrics(): ServiceMetrics {
     registers: [],
   });
   const ops = createOpsMetrics();
+  const webhooks = createWebhookMetrics();
   return {
     ops,
+    webhooks,
     databaseUnavailable,
     mailSent,
     mailFailedAttempts,
     mailGivenUp,
     mailOutboxPending,
     sqliteCheckpointedFrames,
-    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending, sqliteCheckpointedFrames, buildInfo(), ...ops.all],
+    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending, sqliteCheckpointedFrames, buildInfo(), ...ops.all, ...webhooks.all],
   };
 }

@@ -1,5 +1,6 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -236,4 +237,40 @@ describe('17 webhook delivery', () => {
     expect((await secret('GET', `/v1/webhooks/${hook.webhook_id}/deliveries?cursor=nonsense`)).status).toBe(400);
     expect((await secret('GET', `/v1/webhooks/${hook.webhook_id}/deliveries?status=lost`)).status).toBe(400);
   });
+
+  it('/metrics: attempts by outcome (succeeded, retrying, failed) and the queue depth, labelled by outcome only', async () => {
+    const scrape = async () => (await api(server, 'GET', '/metrics')).body as unknown as string;
+    const sample = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1));
+    const outcome = (text: string, name: string) => sample(text, `gatehouse_webhook_attempts_total{outcome="${name}"}`);
+    // A receiver that takes the request and never answers: the delivery stays queued while it holds it.
+    const sockets: Socket[] = [];
+    const hanging = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const hangUrl = `http://127.0.0.1:${(hanging.address() as { port: number }).port}/held`;
+    const before = await scrape();
+    const flaky = await endpoint();
+    receiver.answer = (p, n) => (p === flaky.path && n <= 2 ? { status: 500 } : { status: 200 });
+    const held = await secret('POST', '/v1/webhooks', { url: hangUrl, event_types: ['webhook.test'] });
+    const heldDelivery = (await secret('POST', `/v1/webhooks/${held.body.webhook_id}/test`)).body.delivery_id as string;
+    while (sockets.length === 0) await new Promise((r) => setTimeout(r, 25));
+    const during = await scrape();
+    expect(sample(during, 'gatehouse_webhook_queue_depth')).toBeGreaterThanOrEqual(1);
+    const flakyDelivery = (await secret('POST', `/v1/webhooks/${flaky.webhook_id}/test`)).body.delivery_id as string;
+    expect(await settledDelivery(flaky.webhook_id, flakyDelivery)).toMatchObject({ status: 'succeeded', attempts: 3 });
+    // The held request is cut, the receiver gone: its retries are refused, and it fails for good.
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => hanging.close(resolve));
+    expect(await settledDelivery(held.body.webhook_id, heldDelivery)).toMatchObject({ status: 'failed', attempts: 3 });
+    receiver.answer = () => ({ status: 200 });
+    const after = await scrape();
+    expect(outcome(after, 'succeeded') - outcome(before, 'succeeded')).toBeGreaterThanOrEqual(1);
+    expect(outcome(after, 'retrying') - outcome(before, 'retrying')).toBe(4);
+    expect(outcome(after, 'failed') - outcome(before, 'failed')).toBe(1);
+    expect(sample(after, 'gatehouse_webhook_queue_depth')).toBe(0);
+    // No URL, address, app or event in any webhook series.
+    const series = after.split('\n').filter((l) => l.startsWith('gatehouse_webhook'));
+    expect(series.length).toBeGreaterThanOrEqual(4);
+    for (const line of series) expect(line).toMatch(/^gatehouse_webhook_(attempts_total\{outcome="(succeeded|retrying|failed)"\}|queue_depth) \d+$/);
+  });
 });
+

@@ -24,7 +24,8 @@ export function nextAttemptAt(schedule: readonly number[], attempts: number, now
 /**
  * Records a failed attempt, and disables the endpoint on a 410 or once its attempts have all failed for
  * WEBHOOK_DISABLE_AFTER_SECONDS, in one transaction: the endpoint is never seen enabled beside the attempt that
- * disabled it. The disabling write is conditional, so concurrent failures disable it once.
+ * disabled it. The disabling write is conditional, so concurrent failures disable it once. Answers whether
+ * the delivery is retried.
  */
 export async function recordFailedAttempt(
   deps: FailureDeps,
@@ -34,7 +35,7 @@ export async function recordFailedAttempt(
   attempts: number,
   result: AttemptResult,
   now: Date,
-): Promise<void> {
+): Promise<boolean> {
   const gone = result.statusCode === 410;
   const next = gone ? null : nextAttemptAt(deps.config.webhookRetrySchedule, attempts, now);
   const limit = deps.config.webhookDisableAfterSeconds;
@@ -55,6 +56,7 @@ export async function recordFailedAttempt(
   if (disabled) {
     deps.log.warn({ delivery_id: row.id, app_id: row.app_id, webhook_id: endpoint.id, attempts, status_code: result.statusCode, code: 'webhook_disabled', reason: disabled }, 'webhook endpoint disabled');
   }
+  return next !== null;
 }
 
 /** Disables the endpoint if it is still enabled; answers the reason when this call did. */

@@ -9,7 +9,7 @@ import { signedHeaders } from './signature.js';
 import { signingSecrets } from './endpoints.js';
 import { recordFailedAttempt } from './failures.js';
 
-export type WebhookWorkerDeps = Pick<Deps, 'db' | 'store' | 'clock' | 'config' | 'masterKeys' | 'log'>;
+export type WebhookWorkerDeps = Pick<Deps, 'db' | 'store' | 'clock' | 'config' | 'masterKeys' | 'log' | 'metrics'>;
 
 /** How often the worker looks for due deliveries (events queued on any node, retries coming due). */
 const POLL_MS = 500;
@@ -74,6 +74,7 @@ class DeliveryWorker {
       // Queued before the endpoint was disabled: not attempted; a replay or retry sends it once it is enabled again.
       const error = endpoint ? 'the endpoint is disabled' : 'the endpoint was deleted';
       await deliveries.recordAttempt(deps.db, row.id, holder, { attempts: Number(row.attempts), now: iso(now), statusCode: null, error, nextAttemptAt: null, status: 'failed' });
+      deps.metrics.webhooks.attempts.inc({ outcome: 'failed' });
       return;
     }
     const timestamp = Math.floor(now.getTime() / 1000);
@@ -94,9 +95,11 @@ class DeliveryWorker {
     const done = deps.clock.now();
     if (result.ok) {
       await deliveries.recordAttempt(deps.db, row.id, holder, { attempts, now: iso(done), statusCode: result.statusCode, error: null, nextAttemptAt: null, status: 'succeeded' });
+      deps.metrics.webhooks.attempts.inc({ outcome: 'succeeded' });
       if (endpoint.failing_since) await markEndpointHealthy(deps.db, endpoint.id);
       return;
     }
-    await recordFailedAttempt(deps, holder, row, endpoint, attempts, result, done);
+    const retried = await recordFailedAttempt(deps, holder, row, endpoint, attempts, result, done);
+    deps.metrics.webhooks.attempts.inc({ outcome: retried ? 'retrying' : 'failed' });
   }
 }

@@ -241,3 +241,9 @@ export async function pruneFinishedDeliveries(db: Db, before: string, limit: num
   const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', old).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Deliveries still queued (due or retried later; index webhook_deliveries_due), for the queue-depth gauge. */
+export async function countQueuedDeliveries(db: Db): Promise<number> {
+  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<string | number>().as('n')).where('next_attempt_at', 'is not', null).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
