@@ -51,6 +51,7 @@ export const POSTGRES_ONLY = {
   'test/contract/billing-two-nodes.test.ts': 'two nodes need one shared PostgreSQL',
   'test/contract/management-nodes.test.ts': 'two nodes need one shared PostgreSQL',
   'test/contract/organizations-nodes.test.ts': 'two nodes need one shared PostgreSQL',
+  'test/contract/webhooks-two-nodes.test.ts': 'two nodes need one shared PostgreSQL',
   'src/store/pg-pool.test.ts': "PostgreSQL's pool and named statements",
   'test/store/contention.test.ts': "PostgreSQL's own deadlock, serialization failure and lock timeout",
 };
