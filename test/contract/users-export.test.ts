@@ -127,7 +127,8 @@ describe('14 exporting a user', () => {
     const res = await exportOf(alice.userId);
     const text = JSON.stringify(res.body);
     const [secrets] = await queryDatabase(server.databaseUrl, `select password_hash from users where id = '${alice.userId}'`);
-    expect(String(secrets!.password_hash)).toMatch(/^\$argon2/);
+    // A user with a second factor has the hash behind the prefix that makes release 02c1d09 refuse it (docs/upgrading.md).
+    expect(String(secrets!.password_hash)).toMatch(/^(\$gatehouse-2fa\$)?\$argon2/);
     const forbidden = [String(secrets!.password_hash), '$argon2', alice.token, alice.refreshToken, app.secret_key, bob.userId, bob.email, 'nobody'];
     for (const row of await queryDatabase(server.databaseUrl, `select refresh_hash from sessions where user_id = '${alice.userId}' and refresh_hash is not null`)) forbidden.push(String(row.refresh_hash));
     for (const row of await queryDatabase(server.databaseUrl, `select code_hash from email_challenges where user_id = '${alice.userId}' and code_hash is not null`)) forbidden.push(String(row.code_hash));
