@@ -46,7 +46,7 @@ describe.skipIf(TEST_DB !== 'postgres')('17 webhooks on two nodes', () => {
       deliveries = [];
       let cursor: string | null = null;
       do {
-        const page = (await api(b, 'GET', `/v1/webhooks/${hook.body.webhook_id}/deliveries?limit=200${cursor ? `&cursor=${cursor}` : ''}`, { bearer: app.secret_key })).body;
+        const page: { deliveries: { status: string; attempts: number }[]; next_cursor: string | null } = (await api(b, 'GET', `/v1/webhooks/${hook.body.webhook_id}/deliveries?limit=200${cursor ? `&cursor=${cursor}` : ''}`, { bearer: app.secret_key })).body;
         deliveries.push(...page.deliveries);
         cursor = page.next_cursor;
       } while (cursor);

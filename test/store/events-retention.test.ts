@@ -1,31 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addSeconds, type Clock } from '../../src/clock.js';
-import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
+import { createApp, createTenant } from '../../src/services/apps/apps.js';
 import { eventIdFloor, recordEvent } from '../../src/services/events/record.js';
 import { pruneOldEvents } from '../../src/services/events/retention.js';
 import { OPERATOR_CONTEXT, type NewEvent } from '../../src/services/events/types.js';
 import { createWebhook } from '../../src/services/webhooks/endpoints.js';
 import { countEventsByDay } from '../../src/store/repos/event-counts.js';
 import { deleteEventBatchBefore, deleteEventCountsBefore } from '../../src/store/repos/event-retention.js';
-import { openInProcess } from '../helpers/in-process.js';
+import { useInProcess } from '../helpers/in-process.js';
 
 // Retention (EVENTS_RETENTION_DAYS, docs/events.md) on the run's database, on a moved clock: old events go
 // in bounded batches, oldest first, with their finished deliveries and their days' counts; nothing younger.
-let deps: Deps;
-let close: (() => Promise<void>) | undefined;
 // The apps and the endpoint are made after the cut-off (their own events are young).
 let now = new Date('2026-04-03T13:00:00.000Z');
 const clock: Clock = { now: () => now };
-
-beforeAll(async () => {
-  ({ deps, close } = await openInProcess(clock));
-});
-afterAll(async () => {
-  await close?.();
-});
-
-const appsDeps = (): AppsDeps => ({ db: deps.db, clock, keys: deps.keys, hashcashEnabled: false });
+const { deps, appsDeps } = useInProcess(clock);
 const event = (tenantId: string, appId: string | null, type = 'user.updated'): NewEvent => ({ tenantId, appId, type, actor: { type: 'system', id: null }, userId: null, data: {}, ip: null, userAgent: null });
 const eventIds = async (appId: string) => (await deps.db.selectFrom('events').select('event_id').where('app_id', '=', appId).orderBy('event_id').execute()).map((r) => r.event_id);
 const deliveriesOf = async (appId: string) => (await deps.db.selectFrom('webhook_deliveries').select(['event_id', 'next_attempt_at']).where('app_id', '=', appId).orderBy('event_id').execute());
