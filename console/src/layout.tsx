@@ -34,6 +34,34 @@ function TenantSwitcher({ tenant }: { tenant: Tenant | undefined }) {
   );
 }
 
+/** The nav of an app's pages (routes with `appNav`), on every page under /t/:tenant/apps/:app. */
+function AppNav({ path }: { path: string }) {
+  const m = /^\/t\/([^/]+)\/apps\/([^/]+)/.exec(path);
+  if (!m) return null;
+  const [, tenantId, appId] = m;
+  const pages = ROUTES.filter((route) => route.appNav);
+  const hrefOf = (pattern: string) => pattern.replace(':tenant', tenantId!).replace(':app', appId!);
+  const base = hrefOf('/t/:tenant/apps/:app');
+  // Settings is the app's own address; every other entry also marks its sub-pages (a webhook of the webhooks).
+  const here = (href: string) => (path === href || (href !== base && path.startsWith(href + '/')) ? 'page' : undefined);
+  return (
+    <nav aria-label="App" class="app-nav">
+      <ul>
+        {pages.map((route) => {
+          const href = hrefOf(route.path);
+          return (
+            <li key={route.path}>
+              <Link href={href} aria-current={here(href)}>
+                {route.appNav}
+              </Link>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}
+
 export function Layout({ title, tenant, path, children }: { title: string; tenant: Tenant | undefined; path: string; children: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const first = useRef(true);
@@ -83,6 +111,7 @@ export function Layout({ title, tenant, path, children }: { title: string; tenan
             {tenant.name} · your role: <strong>{tenant.role}</strong>
           </p>
         )}
+        <AppNav path={path} />
         <h1 tabIndex={-1} ref={heading}>
           {title}
         </h1>

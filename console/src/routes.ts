@@ -27,6 +27,8 @@ export interface PageRoute {
   page: FunctionComponent<PageProps>;
   /** The label in the tenant's nav (pages of a tenant only). */
   nav?: string;
+  /** The label in an app's own nav (pages under /t/:tenant/apps/:app only), shown above the page's title. */
+  appNav?: string;
   /** Signed out, this page offers the sign-up first, with this line above it. */
   signUpIntro?: string;
 }
@@ -36,12 +38,12 @@ export const ROUTES: PageRoute[] = [
   { path: '/setup', title: 'Set up Gatehouse', page: SetupPage, signUpIntro: 'Create the account of the first operator: it reaches every tenant.' },
   { path: '/accept', title: 'Accept an invitation', page: AcceptPage, signUpIntro: 'Sign up (or sign in) with the address the invitation was sent to.' },
   { path: '/t/:tenant/apps', title: 'Apps', page: AppsPage, nav: 'Apps' },
-  { path: '/t/:tenant/apps/:app', title: 'App settings', page: AppPage },
-  { path: '/t/:tenant/apps/:app/keys', title: 'App keys', page: AppKeysPage },
+  { path: '/t/:tenant/apps/:app', title: 'App settings', page: AppPage, appNav: 'App settings' },
+  { path: '/t/:tenant/apps/:app/keys', title: 'App keys', page: AppKeysPage, appNav: 'Keys' },
   { path: '/t/:tenant/members', title: 'Members and invitations', page: MembersPage, nav: 'Members' },
   { path: '/t/:tenant/tokens', title: 'API tokens', page: TokensPage, nav: 'API tokens' },
   { path: '/t/:tenant/settings', title: 'Tenant settings', page: TenantSettingsPage, nav: 'Settings' },
-  { path: '/t/:tenant/apps/:app/users', title: 'Users', page: UsersPage },
+  { path: '/t/:tenant/apps/:app/users', title: 'Users', page: UsersPage, appNav: 'Users' },
 ];
 
 /** The route of `path` and its params, or undefined (the not-found view). */

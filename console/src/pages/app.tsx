@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
-import { Link, navigate } from '../router.js';
+import { navigate } from '../router.js';
 import { canWrite } from '../store.js';
 import { TypedConfirm } from '../ui/confirm.js';
 import { Check, Choice, Field, Form, TextArea } from '../ui/fields.js';
@@ -88,9 +88,6 @@ export function AppPage({ tenant, params }: PageProps) {
     <>
       <p>
         <strong>{current.name}</strong> · <code>{current.app_id}</code> · publishable key <code>{current.publishable_key}</code>
-      </p>
-      <p class="actions">
-        <Link href={`/t/${t.tenant_id}/apps/${current.app_id}/keys`}>Keys: rotate the secret key or the signing key</Link>
       </p>
       <section aria-labelledby="settings">
         <h2 id="settings">Settings</h2>
