@@ -7,6 +7,7 @@ import { AcceptPage } from './pages/accept.js';
 import { AppKeysPage } from './pages/app-keys.js';
 import { AppPage } from './pages/app.js';
 import { AppsPage } from './pages/apps.js';
+import { ImportPage } from './pages/import.js';
 import { MembersPage } from './pages/members.js';
 import { SetupPage } from './pages/setup.js';
 import { TenantSettingsPage } from './pages/tenant-settings.js';
@@ -44,6 +45,7 @@ export const ROUTES: PageRoute[] = [
   { path: '/t/:tenant/tokens', title: 'API tokens', page: TokensPage, nav: 'API tokens' },
   { path: '/t/:tenant/settings', title: 'Tenant settings', page: TenantSettingsPage, nav: 'Settings' },
   { path: '/t/:tenant/apps/:app/users', title: 'Users', page: UsersPage, appNav: 'Users' },
+  { path: '/t/:tenant/apps/:app/import', title: 'Import users', page: ImportPage, appNav: 'Import' },
 ];
 
 /** The route of `path` and its params, or undefined (the not-found view). */
