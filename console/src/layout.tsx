@@ -1,4 +1,4 @@
-// The page around every signed-in view: a skip link, the header (tenant switcher, sign out), the tenant's
+// The page around every signed-in view: a skip link, the header (tenant switcher, your account, sign out), the tenant's
 // nav, and the main region whose <h1> takes the focus on each navigation (screen readers hear the new page).
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef } from 'preact/hooks';
@@ -81,6 +81,9 @@ export function Layout({ title, tenant, path, children }: { title: string; tenan
           Gatehouse console
         </Link>
         <TenantSwitcher tenant={tenant} />
+        <Link href="/account" aria-current={path === '/account' ? 'page' : undefined}>
+          Your account
+        </Link>
         <button type="button" class="secondary" onClick={() => void gatehouse().auth.signOut()}>
           Sign out
         </button>

@@ -4,6 +4,7 @@
 import type { FunctionComponent } from 'preact';
 import type { Tenant } from './store.js';
 import { AcceptPage } from './pages/accept.js';
+import { AccountPage } from './pages/account.js';
 import { AppKeysPage } from './pages/app-keys.js';
 import { AppPage } from './pages/app.js';
 import { AppsPage } from './pages/apps.js';
@@ -38,6 +39,7 @@ export const ROUTES: PageRoute[] = [
   { path: '/', title: 'Tenants', page: TenantsPage },
   { path: '/setup', title: 'Set up Gatehouse', page: SetupPage, signUpIntro: 'Create the account of the first operator: it reaches every tenant.' },
   { path: '/accept', title: 'Accept an invitation', page: AcceptPage, signUpIntro: 'Sign up (or sign in) with the address the invitation was sent to.' },
+  { path: '/account', title: 'Your account', page: AccountPage },
   { path: '/t/:tenant/apps', title: 'Apps', page: AppsPage, nav: 'Apps' },
   { path: '/t/:tenant/apps/:app', title: 'App settings', page: AppPage, appNav: 'App settings' },
   { path: '/t/:tenant/apps/:app/keys', title: 'App keys', page: AppKeysPage, appNav: 'Keys' },

@@ -4,7 +4,7 @@ import { useId, useState } from 'preact/hooks';
  * A secret Gatehouse shows once (a new secret key, an API token): in a read-only field with a copy button,
  * and a line saying it will not be shown again. The page drops it when the person leaves.
  */
-export function ShownOnce({ label, value }: { label: string; value: string }) {
+export function ShownOnce({ label, value, hint = 'Shown once: store it now. Gatehouse keeps only its hash and cannot show it again.' }: { label: string; value: string; hint?: string }) {
   const id = useId();
   const [copied, setCopied] = useState<string | undefined>(undefined);
   const copy = async () => {
@@ -25,7 +25,7 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
           Copy
         </button>
       </div>
-      <p class="hint">Shown once: store it now. Gatehouse keeps only its hash and cannot show it again.</p>
+      <p class="hint">{hint}</p>
       {copied && <p role="status">{copied}</p>}
     </div>
   );
