@@ -50,6 +50,7 @@ function ImportForm({ appId }: { appId: string }) {
   const [onConflict, setOnConflict] = useState<'skip' | 'error'>('error');
   const [unreadable, setUnreadable] = useState<string | undefined>(undefined);
   const [progress, setProgress] = useState<Progress | undefined>(undefined);
+  const [fileName, setFileName] = useState('');
   const run = useAction();
   const submit = () => {
     setUnreadable(undefined);
@@ -63,6 +64,7 @@ function ImportForm({ appId }: { appId: string }) {
       }
     }
     setProgress(undefined);
+    setFileName(file.name);
     void run.run(() => importFile({ appId, file, format, hashConfig, onConflict, onProgress: setProgress }));
   };
   return (
@@ -102,7 +104,7 @@ function ImportForm({ appId }: { appId: string }) {
         <Problem error={run.error} />
       </section>
       {run.busy && !progress && <p class="loading">Reading the file…</p>}
-      {progress && <ImportProgress progress={progress} running={run.busy} />}
+      {progress && <ImportProgress fileName={fileName} progress={progress} running={run.busy} stopped={run.error !== undefined} />}
     </>
   );
 }

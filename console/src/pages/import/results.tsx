@@ -3,12 +3,12 @@
 import { useId } from 'preact/hooks';
 import { LISTED_FAILURES, type Progress } from './run.js';
 
-export function ImportProgress({ progress, running }: { progress: Progress; running: boolean }) {
+export function ImportProgress({ fileName, progress, running, stopped }: { fileName: string; progress: Progress; running: boolean; stopped: boolean }) {
   const id = useId();
   const { total, done, created, skipped, failed } = progress;
   return (
     <section aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{running ? 'Importing…' : 'Import finished'}</h2>
+      <h2 id={`${id}-title`}>{running ? `Importing ${fileName}…` : `${fileName}: import ${stopped ? 'stopped' : 'finished'}`}</h2>
       <p id={`${id}-label`} class="progress-label">
         Users handled
       </p>
