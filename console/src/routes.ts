@@ -15,6 +15,8 @@ import { TenantSettingsPage } from './pages/tenant-settings.js';
 import { TenantsPage } from './pages/tenants.js';
 import { TokensPage } from './pages/tokens.js';
 import { UsersPage } from './pages/users.js';
+import { WebhookPage } from './pages/webhooks/endpoint.js';
+import { WebhooksPage } from './pages/webhooks.js';
 
 export interface PageProps {
   params: Record<string, string>;
@@ -48,6 +50,8 @@ export const ROUTES: PageRoute[] = [
   { path: '/t/:tenant/settings', title: 'Tenant settings', page: TenantSettingsPage, nav: 'Settings' },
   { path: '/t/:tenant/apps/:app/users', title: 'Users', page: UsersPage, appNav: 'Users' },
   { path: '/t/:tenant/apps/:app/import', title: 'Import users', page: ImportPage, appNav: 'Import' },
+  { path: '/t/:tenant/apps/:app/webhooks', title: 'Webhooks', page: WebhooksPage, appNav: 'Webhooks' },
+  { path: '/t/:tenant/apps/:app/webhooks/:webhook', title: 'Webhook endpoint', page: WebhookPage },
 ];
 
 /** The route of `path` and its params, or undefined (the not-found view). */

@@ -25,8 +25,9 @@ export interface ConsoleSite {
   stop(): Promise<void>;
 }
 
-export async function startConsole(): Promise<ConsoleSite> {
-  const env = await startAuthServer({ ADMIN_TOKEN, RATE_LIMITS: 'off' });
+/** `extra`: more of the server's environment (WEBHOOK_ALLOW_PRIVATE for a local webhook receiver). */
+export async function startConsole(extra: Record<string, string> = {}): Promise<ConsoleSite> {
+  const env = await startAuthServer({ ADMIN_TOKEN, RATE_LIMITS: 'off', ...extra });
   const line = env.server.output().split('\n').find((l) => l.includes('/console/setup?token='));
   if (!line) throw new Error(`serve printed no setup link:\n${env.server.output()}`);
   const setupUrl = /https?:\/\/\S+/.exec(line)![0];
@@ -84,7 +85,9 @@ async function expectKeyboardReachesAll(page: Page): Promise<void> {
     (document.activeElement as HTMLElement | null)?.blur();
     const all = [...document.querySelectorAll<HTMLElement>('a[href], button:not(:disabled), input:not(:disabled), select:not(:disabled), textarea:not(:disabled)')];
     all.forEach((el, i) => el.setAttribute('data-control', String(i)));
-    return all.length;
+    // Chromium stops on each part of a date or time input (day, month, year, hours, minutes, AM/PM).
+    const parts = all.filter((el) => /^(date|datetime-local|time|month|week)$/.test((el as HTMLInputElement).type ?? '')).length * 6;
+    return all.length + parts;
   });
   const reached = new Set<string>();
   const unmarked: string[] = [];
