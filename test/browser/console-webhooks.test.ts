@@ -18,6 +18,7 @@ let owner: ConsoleUser;
 let viewer: ConsoleUser;
 let tenantId: string;
 let appId: string;
+let otherAppId: string;
 let viewed: { webhook_id: string; url: string };
 /** Paths the receiver answers 500 (every other request: 200). */
 const failing = new Set<string>();
@@ -41,6 +42,9 @@ beforeAll(async () => {
   const app = await manage(site.env.server, ADMIN_TOKEN, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Shop' });
   expect(app.status, JSON.stringify(app.body)).toBe(201);
   appId = app.body.app_id;
+  const other = await manage(site.env.server, ADMIN_TOKEN, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Blog' });
+  expect(other.status, JSON.stringify(other.body)).toBe(201);
+  otherAppId = other.body.app_id;
   // 26 user.created events for the replay: more than a page of 25 deliveries once queued.
   for (let i = 0; i < 26; i++) expect((await manage(site.env.server, owner.token, 'POST', '/v1/users', { email: `shopper${i}@example.com` }, appId)).status).toBe(201);
   // The viewer's endpoint, with one delivery.
@@ -211,6 +215,12 @@ describe.skipIf(skip)('the console, webhooks of an app', () => {
     expect(await main.getByRole('checkbox').count()).toBe(0);
     expect(await main.getByRole('combobox').count()).toBe(1);
     await checkView(page, 'webhook-viewer');
+    // The endpoint under another app of the tenant: the server's 404, shown with its code.
+    await page.goto(new URL(`/console/t/${tenantId}/apps/${otherAppId}/webhooks/${viewed.webhook_id}`, site.setupUrl).href);
+    await signInInConsole(page, viewer.email);
+    const missing = page.getByRole('alert');
+    await missing.waitFor();
+    expect(await missing.textContent()).toMatch(/Error code: \w+ \(HTTP 404\)/);
     await context.close();
   });
 });
