@@ -5,11 +5,15 @@ import type { FunctionComponent } from 'preact';
 import type { Tenant } from './store.js';
 import { AcceptPage } from './pages/accept.js';
 import { AccountPage } from './pages/account.js';
+import { ActivityPage } from './pages/activity.js';
 import { AppKeysPage } from './pages/app-keys.js';
 import { AppPage } from './pages/app.js';
 import { AppsPage } from './pages/apps.js';
+import { AppEventsPage, TenantEventsPage } from './pages/events.js';
 import { ImportPage } from './pages/import.js';
 import { MembersPage } from './pages/members.js';
+import { OrganizationPage } from './pages/organization.js';
+import { OrganizationsPage } from './pages/organizations.js';
 import { SetupPage } from './pages/setup.js';
 import { TenantSettingsPage } from './pages/tenant-settings.js';
 import { TenantsPage } from './pages/tenants.js';
@@ -47,11 +51,16 @@ export const ROUTES: PageRoute[] = [
   { path: '/t/:tenant/apps/:app/keys', title: 'App keys', page: AppKeysPage, appNav: 'Keys' },
   { path: '/t/:tenant/members', title: 'Members and invitations', page: MembersPage, nav: 'Members' },
   { path: '/t/:tenant/tokens', title: 'API tokens', page: TokensPage, nav: 'API tokens' },
+  { path: '/t/:tenant/events', title: 'Tenant events', page: TenantEventsPage, nav: 'Events' },
   { path: '/t/:tenant/settings', title: 'Tenant settings', page: TenantSettingsPage, nav: 'Settings' },
   { path: '/t/:tenant/apps/:app/users', title: 'Users', page: UsersPage, appNav: 'Users' },
   { path: '/t/:tenant/apps/:app/import', title: 'Import users', page: ImportPage, appNav: 'Import' },
   { path: '/t/:tenant/apps/:app/webhooks', title: 'Webhooks', page: WebhooksPage, appNav: 'Webhooks' },
   { path: '/t/:tenant/apps/:app/webhooks/:webhook', title: 'Webhook endpoint', page: WebhookPage },
+  { path: '/t/:tenant/apps/:app/organizations', title: 'Organisations', page: OrganizationsPage, appNav: 'Organisations' },
+  { path: '/t/:tenant/apps/:app/organizations/:org', title: 'Organisation', page: OrganizationPage },
+  { path: '/t/:tenant/apps/:app/events', title: 'Events', page: AppEventsPage, appNav: 'Events' },
+  { path: '/t/:tenant/apps/:app/activity', title: 'Activity', page: ActivityPage, appNav: 'Activity' },
 ];
 
 /** The route of `path` and its params, or undefined (the not-found view). */
