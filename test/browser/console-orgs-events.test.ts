@@ -59,6 +59,17 @@ describe.skipIf(skip)('the console, organisations, events and activity', () => {
     await page.goto(appAt('/organizations'));
     await signInInConsole(page, owner.email);
     await view(page, 'Organisations');
+    // A custom role: created, then its permissions edited; the API holds both.
+    await fill(page, 'Role key', 'auditor');
+    await fill(page, 'Role name', 'Auditor');
+    await fill(page, 'Role permissions', 'reports:read');
+    await press(page, 'Create role');
+    await page.getByRole('table', { name: 'Custom roles: 1' }).waitFor();
+    await fill(page, 'Permissions of auditor', 'reports:read, org:update');
+    await press(page, 'Save auditor');
+    await page.getByRole('status').filter({ hasText: 'Saved the role auditor.' }).waitFor();
+    const roles = (await manage(site.env.server, owner.token, 'GET', '/v1/organization_roles', undefined, appId)).body.roles;
+    expect(roles.map((r: { key: string; name: string; permissions: string[] }) => [r.key, r.name, [...r.permissions].sort()])).toEqual([['auditor', 'Auditor', ['org:read', 'org:update', 'reports:read']]]);
     await checkView(page, 'organizations');
 
     await fill(page, 'Organisation name', 'Globex Corp');
@@ -78,23 +89,30 @@ describe.skipIf(skip)('the console, organisations, events and activity', () => {
     expect(members.map((m: { user_id: string; role: string }) => [m.user_id, m.role])).toEqual([[alice.id, 'owner']]);
     const invitee = uniqueEmail('carol');
     await fill(page, 'Email to invite', invitee);
+    await page.getByLabel('Role of the invited').selectOption('auditor');
     await press(page, 'Send invitation');
     await page.getByRole('table', { name: 'Invitations: 1' }).getByRole('cell', { name: 'pending' }).waitFor();
     const invitations = (await manage(site.env.server, owner.token, 'GET', `/v1/organizations/${orgId}/invitations`, undefined, appId)).body.invitations;
-    expect(invitations.map((i: { email: string; status: string }) => [i.email, i.status])).toEqual([[invitee, 'pending']]);
+    expect(invitations.map((i: { email: string; role: string; status: string }) => [i.email, i.role, i.status])).toEqual([[invitee, 'auditor', 'pending']]);
     // The last owner stays: the server's 409, shown with its code.
     await press(page, `Remove ${alice.email}`);
     expect(await page.getByRole('alert').first().textContent()).toMatch(/Error code: last_owner \(HTTP 409\)/);
     await checkView(page, 'organization');
+    // A role an invitation holds cannot go: the server's 409, in the page.
+    await page.getByRole('link', { name: 'All organisations' }).click();
+    await view(page, 'Organisations');
+    await press(page, 'Delete auditor');
+    await page.getByRole('alert').filter({ hasText: 'Error code: role_in_use (HTTP 409)' }).waitFor();
 
-    // The log, filtered by a type prefix (kept in the address): the three actions, as the API lists them.
+    // The log, filtered by a comma list of types and prefixes (kept in the address): the three actions, as the API lists them.
     await page.getByRole('navigation', { name: 'App' }).getByRole('link', { name: 'Events' }).click();
     await view(page, 'Events');
-    await fill(page, 'Types', 'organization.*');
+    const types = 'organization.created,organization.membership.*,organization.invitation.*';
+    await fill(page, 'Types', types);
     await press(page, 'Apply filters');
-    await page.getByRole('table', { name: 'Events of type organization.*' }).waitFor();
-    expect(new URL(page.url()).searchParams.get('type')).toBe('organization.*');
-    const orgEvents = await eventsOf('type=organization.*');
+    await page.getByRole('table', { name: `Events of type ${types}` }).waitFor();
+    expect(new URL(page.url()).searchParams.get('type')).toBe(types);
+    const orgEvents = await eventsOf(`type=${types}`);
     expect(orgEvents.map((e) => e.type)).toEqual(['organization.invitation.created', 'organization.membership.created', 'organization.created']);
     expect(await typesShown(page)).toEqual(orgEvents.map((e) => e.type));
     // Each event opens to its JSON.
@@ -124,8 +142,25 @@ describe.skipIf(skip)('the console, organisations, events and activity', () => {
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     await page.locator('[aria-live="polite"]').filter({ hasText: '1 new event' }).waitFor({ timeout: 15_000 });
     expect((await typesShown(page))[0]).toBe('organization.updated');
-    expect(await typesShown(page)).toHaveLength(4);
+    expect(await typesShown(page)).toEqual((await eventsOf('type=organization.*')).map((e) => e.type));
     await page.getByLabel('Live tail').uncheck();
+
+    // Rename and delete (its new name typed) an organisation made through the API.
+    const made = await manage(site.env.server, owner.token, 'POST', '/v1/organizations', { name: 'Initech' }, appId);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    await page.getByRole('navigation', { name: 'App' }).getByRole('link', { name: 'Organisations' }).click();
+    await page.getByRole('link', { name: 'Initech' }).click();
+    await view(page, 'Organisation');
+    await fill(page, 'Name', 'Initech Ltd');
+    await press(page, 'Save');
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await manage(site.env.server, owner.token, 'GET', `/v1/organizations/${made.body.organization_id}`, undefined, appId)).body.name).toBe('Initech Ltd');
+    await fill(page, 'Type Initech Ltd to confirm', 'Initech Ltd');
+    await press(page, 'Delete the organisation');
+    await view(page, 'Organisations');
+    expect((await manage(site.env.server, owner.token, 'GET', `/v1/organizations/${made.body.organization_id}`, undefined, appId)).status).toBe(404);
+    await page.getByRole('table', { name: 'Organisations' }).getByRole('link', { name: 'Globex' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Initech' }).count()).toBe(0);
 
     expect(site.cspViolations).toEqual([]);
     await context.close();
