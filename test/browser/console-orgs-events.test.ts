@@ -224,7 +224,10 @@ describe.skipIf(skip)('the console, organisations, events and activity', () => {
     expect((await main.getByRole('button').allTextContents()).filter((name) => !name.startsWith('JSON of evt_'))).toEqual(['Apply filters']);
     await appNav.getByRole('link', { name: 'Activity' }).click();
     await view(page, 'Activity');
+    await page.getByRole('table', { name: 'Failed sign-ins (signin.failed) per day' }).waitFor();
     expect(await main.getByRole('button').count()).toBe(0);
+    expect(site.cspViolations).toEqual([]);
+    expectNoSecretsSent(site);
     await context.close();
   });
 });
