@@ -81,6 +81,9 @@ describe.skipIf(skip)('the console, organisations, events and activity', () => {
     expect(page.url()).toContain(`/organizations/${orgId}`);
 
     // A member by email, as owner; then an invitation. Each is in the API's answer.
+    await fill(page, 'User id or email', uniqueEmail('nobody'));
+    await press(page, 'Add member');
+    await page.getByRole('alert').filter({ hasText: 'Error code: no_such_user' }).waitFor();
     await fill(page, 'User id or email', alice.email.toUpperCase());
     await page.getByLabel('Role of the new member').selectOption('owner');
     await press(page, 'Add member');
