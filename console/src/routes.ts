@@ -15,6 +15,8 @@ import { MembersPage } from './pages/members.js';
 import { OrganizationPage } from './pages/organization.js';
 import { OrganizationsPage } from './pages/organizations.js';
 import { SetupPage } from './pages/setup.js';
+import { TablePage } from './pages/table.js';
+import { TablesPage } from './pages/tables.js';
 import { TenantSettingsPage } from './pages/tenant-settings.js';
 import { TenantsPage } from './pages/tenants.js';
 import { TokensPage } from './pages/tokens.js';
@@ -61,6 +63,8 @@ export const ROUTES: PageRoute[] = [
   { path: '/t/:tenant/apps/:app/organizations/:org', title: 'Organisation', page: OrganizationPage },
   { path: '/t/:tenant/apps/:app/events', title: 'Events', page: AppEventsPage, appNav: 'Events' },
   { path: '/t/:tenant/apps/:app/activity', title: 'Activity', page: ActivityPage, appNav: 'Activity' },
+  { path: '/t/:tenant/apps/:app/tables', title: 'Tables', page: TablesPage, appNav: 'Tables' },
+  { path: '/t/:tenant/apps/:app/tables/:table', title: 'Table', page: TablePage },
 ];
 
 /** The route of `path` and its params, or undefined (the not-found view). */
