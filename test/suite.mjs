@@ -119,6 +119,7 @@ export const SHARED = [
   'test/contract/fuzz.test.ts',
   'test/contract/hashcash-cli.test.ts',
   'test/contract/management-apps.test.ts',
+  'test/contract/management-console-buckets.test.ts',
   'test/contract/management-email-templates.test.ts',
   'test/contract/management-grant-creators.test.ts',
   'test/contract/mfa-passkeys.test.ts',

@@ -40,7 +40,8 @@ async function send(method: string, url: string, token: string, options: CallOpt
   }
 }
 
-async function token(): Promise<string> {
+/** The console access token (refreshed when about to expire): for the calls api() cannot make (transfer.ts). */
+export async function token(): Promise<string> {
   const value = await gatehouse().auth.getToken().catch(() => null);
   if (!value) throw new ApiFailure(401, 'signed_out', 'you are signed out: sign in again');
   return value;

@@ -11,6 +11,8 @@ import { AppPage } from './pages/app.js';
 import { AppsPage } from './pages/apps.js';
 import { AppEventsPage, TenantEventsPage } from './pages/events.js';
 import { ImportPage } from './pages/import.js';
+import { BucketPage } from './pages/bucket.js';
+import { BucketsPage } from './pages/buckets.js';
 import { MembersPage } from './pages/members.js';
 import { OrganizationPage } from './pages/organization.js';
 import { OrganizationsPage } from './pages/organizations.js';
@@ -65,6 +67,8 @@ export const ROUTES: PageRoute[] = [
   { path: '/t/:tenant/apps/:app/activity', title: 'Activity', page: ActivityPage, appNav: 'Activity' },
   { path: '/t/:tenant/apps/:app/tables', title: 'Tables', page: TablesPage, appNav: 'Tables' },
   { path: '/t/:tenant/apps/:app/tables/:table', title: 'Table', page: TablePage },
+  { path: '/t/:tenant/apps/:app/buckets', title: 'Buckets', page: BucketsPage, appNav: 'Buckets' },
+  { path: '/t/:tenant/apps/:app/buckets/:bucket', title: 'Bucket', page: BucketPage },
 ];
 
 /** The route of `path` and its params, or undefined (the not-found view). */
