@@ -1,12 +1,12 @@
 // The console's frame: signed out, every address shows the sign-in (or, for the setup and invitation links,
-// the sign-up first); signed in, the tenants are loaded once and the address's page renders in <Layout>.
+// the sign-up first); signed in, the tenants and what the person may do are loaded once and the address's page renders in <Layout>.
 import { useEffect, useState } from 'preact/hooks';
 import { Layout } from './layout.js';
 import { SignIn } from './pages/sign-in.js';
 import { match, useLocation } from './router.js';
 import { findRoute } from './routes.js';
 import { useStore } from './store.js';
-import { refreshTenants } from './tenants.js';
+import { loadSession, refreshTenants } from './tenants.js';
 import { Problem } from './ui/problem.js';
 
 export function App() {
@@ -19,6 +19,9 @@ export function App() {
     if (state.signedIn && state.tenants === undefined) refreshTenants().catch(setError);
   }, [state.signedIn, state.tenants]);
   useEffect(() => {
+    if (state.signedIn && state.session === undefined) loadSession().catch(setError);
+  }, [state.signedIn, state.session]);
+  useEffect(() => {
     document.title = `${found?.route.title ?? 'Not found'} · Gatehouse console`;
   }, [found?.route]);
 
@@ -26,7 +29,7 @@ export function App() {
     const intro = found?.route.signUpIntro;
     return <SignIn key={path} intro={intro} startWith={intro ? 'sign-up' : 'sign-in'} />;
   }
-  if (state.tenants === undefined) {
+  if (state.tenants === undefined || state.session === undefined) {
     return <main id="main">{error ? <Problem error={error} /> : <p class="loading">Loading your tenants…</p>}</main>;
   }
   const tenantId = found?.params.tenant;

@@ -16,7 +16,7 @@ export function startSession(publishableKey: string, powWorkerUrl: string | unde
     powWorkerUrl: powWorkerUrl ? new URL(powWorkerUrl, location.origin) : undefined,
   });
   client.auth.onAuthStateChange((event, session: Session | null) => {
-    if (event === 'SIGNED_OUT' || !session) update({ signedIn: false, tenants: undefined });
+    if (event === 'SIGNED_OUT' || !session) update({ signedIn: false, tenants: undefined, session: undefined });
     else if (event === 'SIGNED_IN' || event === 'INITIAL_SESSION') update({ signedIn: true });
   });
 }

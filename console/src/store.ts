@@ -1,5 +1,5 @@
-// The console's shared state: whether someone is signed in and the tenants they belong to (with their role,
-// from GET /v1/tenants). Pages keep their own data in their own hooks (ui/load.ts); only this is shared.
+// The console's shared state: whether someone is signed in, what they may do (GET /v1/console/session: an
+// operator? may create tenants?) and the tenants they belong to (with their role, from GET /v1/tenants). Pages keep their own data in their own hooks (ui/load.ts); only this is shared.
 import { useEffect, useState } from 'preact/hooks';
 
 export type Role = 'owner' | 'admin' | 'viewer';
@@ -11,13 +11,23 @@ export interface Tenant {
   created_at: string;
 }
 
+/** What the signed-in person may do beyond their tenants' roles (GET /v1/console/session). */
+export interface ConsoleSession {
+  user_id: string | null;
+  email: string | null;
+  operator: boolean;
+  tenant_creation: boolean;
+}
+
 export interface State {
   signedIn: boolean;
   /** Undefined until loaded after sign-in. */
   tenants: Tenant[] | undefined;
+  /** Undefined until loaded after sign-in (once, with the tenants). */
+  session: ConsoleSession | undefined;
 }
 
-export const state: State = { signedIn: false, tenants: undefined };
+export const state: State = { signedIn: false, tenants: undefined, session: undefined };
 const listeners = new Set<() => void>();
 
 export function update(patch: Partial<State>): void {

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { update, type Tenant } from './store.js';
+import { update, type ConsoleSession, type Tenant } from './store.js';
 
 /** Reloads the signed-in person's tenants and roles (GET /v1/tenants; an operator's list is paged). */
 export async function refreshTenants(): Promise<Tenant[]> {
@@ -17,3 +17,10 @@ export async function refreshTenants(): Promise<Tenant[]> {
 
 /** Where opening a tenant leads: its first page. */
 export const tenantHome = (tenantId: string) => `/t/${tenantId}/apps`;
+
+/** Reads, once after sign-in, who the person is and what they may do (GET /v1/console/session). */
+export async function loadSession(): Promise<ConsoleSession> {
+  const session = await api<ConsoleSession>('GET', '/v1/console/session');
+  update({ session });
+  return session;
+}

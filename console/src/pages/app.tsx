@@ -1,10 +1,11 @@
 // /console/t/:tenant/apps/:app: an app's settings, each explained in one line (PATCH sends the changed
-// ones), its keys page, and its deletion behind a typed confirmation. A viewer reads the settings only.
+// ones), its keys page, and its deletion behind a typed confirmation. A viewer reads the settings only; the
+// operator-only ones (domain, cookie_domain) are shown to the operator alone (GET /v1/console/session).
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
 import { navigate } from '../router.js';
-import { canWrite } from '../store.js';
+import { canWrite, useStore } from '../store.js';
 import { TypedConfirm } from '../ui/confirm.js';
 import { Check, Choice, Field, Form, TextArea } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
@@ -57,10 +58,10 @@ function Settings({ app, onSaved, operatorFields }: { app: App; onSaved: (app: A
   );
 }
 
-function ReadOnly({ app }: { app: App }) {
+function ReadOnly({ app, operatorFields }: { app: App; operatorFields: boolean }) {
   return (
     <dl class="settings">
-      {SETTINGS.map((s) => (
+      {SETTINGS.filter((s) => operatorFields || !s.operatorOnly).map((s) => (
         <div key={s.name}>
           <dt>{s.label}</dt>
           <dd>{String(toField(s, app[s.name]) || (s.kind === 'bool' ? 'off' : '—'))}</dd>
@@ -76,6 +77,7 @@ export function AppPage({ tenant, params }: PageProps) {
   const loaded = useLoad(() => api<App>('GET', `/v1/apps/${params.app}`), [params.app]);
   const [app, setApp] = useState<App | undefined>(undefined);
   const remove = useAction();
+  const operator = useStore().session?.operator === true;
   const current = app ?? loaded.data;
   if (loaded.error) return <Problem error={loaded.error} />;
   if (!current) return <p class="loading">Loading the app…</p>;
@@ -91,7 +93,7 @@ export function AppPage({ tenant, params }: PageProps) {
       </p>
       <section aria-labelledby="settings">
         <h2 id="settings">Settings</h2>
-        {canWrite(t.role) ? <Settings app={current} onSaved={setApp} operatorFields={false} /> : <ReadOnly app={current} />}
+        {canWrite(t.role) ? <Settings app={current} onSaved={setApp} operatorFields={operator} /> : <ReadOnly app={current} operatorFields={operator} />}
       </section>
       {canWrite(t.role) && <TypedConfirm what="this app" expected={current.name} action={remove} onConfirm={destroy} />}
     </>

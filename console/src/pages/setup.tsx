@@ -5,7 +5,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
 import { navigate } from '../router.js';
-import { refreshTenants } from '../tenants.js';
+import { loadSession, refreshTenants } from '../tenants.js';
 import { useAction } from '../ui/load.js';
 import { Problem } from '../ui/problem.js';
 
@@ -18,7 +18,7 @@ export function SetupPage({ query }: PageProps) {
     started.current = true;
     void action.run(async () => {
       await api('POST', '/v1/console/setup', { body: { token } });
-      await refreshTenants();
+      await Promise.all([refreshTenants(), loadSession()]);
       navigate('/?welcome=operator', { replace: true });
     });
   }, [token]);

@@ -1,6 +1,6 @@
 // /console/: the tenants the person belongs to (an operator: every tenant), each with their role; a new
-// tenant (the operator, or anyone when the service runs with CONSOLE_OPEN_SIGNUP=true: the server decides
-// and its refusal is shown).
+// tenant for whoever may create one (the session's tenant_creation: the operator, or anyone when the service
+// runs with CONSOLE_OPEN_SIGNUP=true; the server still decides and its refusal is shown).
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -12,7 +12,7 @@ import { useAction } from '../ui/load.js';
 import { Notice, Problem } from '../ui/problem.js';
 
 export function TenantsPage({ query }: PageProps) {
-  const { tenants = [] } = useStore();
+  const { tenants = [], session } = useStore();
   const [name, setName] = useState('');
   const create = useAction();
   const submit = () =>
@@ -26,7 +26,7 @@ export function TenantsPage({ query }: PageProps) {
     <>
       <Notice text={query.get('welcome') === 'operator' ? 'You are the operator now: you reach every tenant.' : undefined} />
       {tenants.length === 0 ? (
-        <p>You belong to no tenant yet. Create one below, or ask a tenant's owner to invite you.</p>
+        <p>{session?.tenant_creation ? "You belong to no tenant yet. Create one below, or ask a tenant's owner to invite you." : "You belong to no tenant yet. Ask a tenant's owner to invite you."}</p>
       ) : (
         <div class="table-wrap">
           <table>
@@ -54,16 +54,18 @@ export function TenantsPage({ query }: PageProps) {
           </table>
         </div>
       )}
-      <section aria-labelledby="new-tenant">
-        <h2 id="new-tenant">New tenant</h2>
-        <Form onSubmit={submit} label="New tenant">
-          <Field label="Tenant name" required maxLength={200} value={name} onValue={setName} hint="The operator creates tenants (or anyone, when the service allows open sign-up); you become its owner." />
-          <button type="submit" disabled={create.busy}>
-            Create tenant
-          </button>
-        </Form>
-        <Problem error={create.error} />
-      </section>
+      {session?.tenant_creation && (
+        <section aria-labelledby="new-tenant">
+          <h2 id="new-tenant">New tenant</h2>
+          <Form onSubmit={submit} label="New tenant">
+            <Field label="Tenant name" required maxLength={200} value={name} onValue={setName} hint="The operator creates tenants (or anyone, when the service allows open sign-up); you become its owner." />
+            <button type="submit" disabled={create.busy}>
+              Create tenant
+            </button>
+          </Form>
+          <Problem error={create.error} />
+        </section>
+      )}
     </>
   );
 }

@@ -868,7 +868,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Ledger rows, newest first */
+        /** Ledger rows, newest first, by keyset pages (next_cursor) */
         get: operations["listTransactions"];
         put?: never;
         post?: never;
@@ -1888,6 +1888,23 @@ export interface paths {
         put?: never;
         /** A new signing key, used at once */
         post: operations["rotateSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who the Console credential is: its user, whether an operator, whether it may create tenants */
+        get: operations["getConsoleSession"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5893,6 +5910,8 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                /** @description the next_cursor of the page before */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -5920,6 +5939,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -12599,6 +12619,43 @@ export interface operations {
             };
             /** @description Every error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the console user (null: ADMIN_TOKEN or a tenant API token) */
+                        user_id: string | null;
+                        email: string | null;
+                        /** @description reaches every tenant */
+                        operator: boolean;
+                        /** @description may POST /v1/tenants: the operator, or any console user with CONSOLE_OPEN_SIGNUP=true */
+                        tenant_creation: boolean;
+                    };
+                };
+            };
+            /** @description Every error */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -111,12 +111,15 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
       schema: {
         operationId: 'listTransactions',
         tags: ['billing'],
-        summary: 'Ledger rows, newest first',
+        summary: 'Ledger rows, newest first, by keyset pages (next_cursor)',
         security: secret,
-        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }) }),
-        response: { 200: Type.Object({ transactions: Type.Array(Transaction) }), ...errors(400, 401, 403) },
+        querystring: Type.Object({
+          limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'the next_cursor of the page before' })),
+        }),
+        response: { 200: Type.Object({ transactions: Type.Array(Transaction), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 403) },
       },
     },
-    async (request) => ({ transactions: await listTransactions(deps, request.application!.tenantId, request.query.limit) }),
+    async (request) => listTransactions(deps, request.application!.tenantId, request.query.limit, request.query.cursor),
   );
 }

@@ -1,6 +1,6 @@
 import { iso } from '../../clock.js';
 import type { Deps } from '../../deps.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, badRequest } from '../../errors.js';
 import { findBillingAccount } from '../../store/repos/billing-accounts.js';
 import { listLedgerRows } from '../../store/repos/billing-ledger.js';
 import { findTenant } from '../../store/repos/tenants.js';
@@ -48,9 +48,15 @@ export async function billingOverview(deps: BillingDeps, tenantId: string): Prom
   };
 }
 
-/** The tenant's newest ledger rows, newest first. */
-export async function listTransactions(deps: BillingDeps, tenantId: string, limit: number): Promise<LedgerEntry[]> {
-  return (await listLedgerRows(deps.db, tenantId, limit)).map(toLedgerEntry);
+/**
+ * The tenant's ledger rows, newest first, `limit` a page: `next_cursor` (the last row's sequence number, as
+ * text) asks for the rows after it; null on the last page. A cursor that is no sequence number is a 400.
+ */
+export async function listTransactions(deps: BillingDeps, tenantId: string, limit: number, cursor?: string): Promise<{ transactions: LedgerEntry[]; next_cursor: string | null }> {
+  if (cursor !== undefined && !/^[1-9][0-9]{0,14}$/.test(cursor)) throw badRequest('cursor is not one this service gave');
+  const rows = await listLedgerRows(deps.db, tenantId, limit + 1, cursor === undefined ? undefined : Number(cursor));
+  const kept = rows.slice(0, limit);
+  return { transactions: kept.map(toLedgerEntry), next_cursor: rows.length > limit ? String(kept[kept.length - 1]!.seq) : null };
 }
 
 /**

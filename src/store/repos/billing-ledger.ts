@@ -7,9 +7,11 @@ export async function insertLedgerRow(db: Db, row: LedgerRow): Promise<void> {
   await db.insertInto('billing_ledger').values(row).execute();
 }
 
-/** The tenant's newest `limit` rows, newest first. */
-export async function listLedgerRows(db: Db, tenantId: string, limit: number): Promise<LedgerRow[]> {
-  const rows = await db.selectFrom('billing_ledger').selectAll().where('tenant_id', '=', tenantId).orderBy('seq', 'desc').limit(rowLimit(limit)).execute();
+/** The tenant's newest `limit` rows, newest first; with `beforeSeq`, only the rows older than that one (keyset). */
+export async function listLedgerRows(db: Db, tenantId: string, limit: number, beforeSeq?: number): Promise<LedgerRow[]> {
+  let query = db.selectFrom('billing_ledger').selectAll().where('tenant_id', '=', tenantId);
+  if (beforeSeq !== undefined) query = query.where('seq', '<', beforeSeq);
+  const rows = await query.orderBy('seq', 'desc').limit(rowLimit(limit)).execute();
   return rows.map(numeric);
 }
 
