@@ -16,6 +16,10 @@ import { BucketsPage } from './pages/buckets.js';
 import { MembersPage } from './pages/members.js';
 import { OrganizationPage } from './pages/organization.js';
 import { OrganizationsPage } from './pages/organizations.js';
+import { BillingPage } from './pages/billing.js';
+import { EmailPage } from './pages/email.js';
+import { MembersPage } from './pages/members.js';
+import { ProvidersPage } from './pages/providers.js';
 import { SetupPage } from './pages/setup.js';
 import { TablePage } from './pages/table.js';
 import { TablesPage } from './pages/tables.js';
@@ -69,6 +73,12 @@ export const ROUTES: PageRoute[] = [
   { path: '/t/:tenant/apps/:app/tables/:table', title: 'Table', page: TablePage },
   { path: '/t/:tenant/apps/:app/buckets', title: 'Buckets', page: BucketsPage, appNav: 'Buckets' },
   { path: '/t/:tenant/apps/:app/buckets/:bucket', title: 'Bucket', page: BucketPage },
+  { path: '/t/:tenant/billing', title: 'Billing', page: BillingPage, nav: 'Billing' },
+  { path: '/t/:tenant/settings', title: 'Tenant settings', page: TenantSettingsPage, nav: 'Settings' },
+  { path: '/t/:tenant/apps/:app/users', title: 'Users', page: UsersPage, appNav: 'Users' },
+  { path: '/t/:tenant/apps/:app/import', title: 'Import users', page: ImportPage, appNav: 'Import' },
+  { path: '/t/:tenant/apps/:app/providers', title: 'Sign-in providers', page: ProvidersPage, appNav: 'Sign-in providers' },
+  { path: '/t/:tenant/apps/:app/email', title: 'Email templates', page: EmailPage, appNav: 'Email templates' },
 ];
 
 /** The route of `path` and its params, or undefined (the not-found view). */

@@ -1,0 +1,116 @@
+// /console/t/:tenant/billing: the tenant's balance and this month's usage (GET /v1/billing), a top-up
+// (owners, admins: pages/billing/topup.tsx) and the ledger, newest first, by keyset (`?cursor=` in the
+// address). Billing is per tenant; the API reaches it through any app of the tenant (X-App-Id).
+import { api } from '../api.js';
+import type { PageProps } from '../routes.js';
+import { Link } from '../router.js';
+import { canWrite } from '../store.js';
+import { useLoad } from '../ui/load.js';
+import { Problem } from '../ui/problem.js';
+import { TopUp } from './billing/topup.js';
+
+const PAGE = 25;
+
+interface Overview {
+  balance_usd: number;
+  paused: boolean;
+  usage: { period_start: string; period_end: string; monthly_active_users: number; table_storage_bytes: number; object_storage_bytes: number; estimated_charges_usd: number };
+  payment_methods: { method: 'crypto'; chains: string[] }[];
+}
+
+interface Ledger {
+  transactions: { transaction_id: string; type: string; amount_usd: number; balance_after_usd: number; description: string; created_at: string }[];
+  next_cursor: string | null;
+}
+
+const usd = (n: number) => `${n.toFixed(2)} USD`;
+const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
+
+function LedgerTable({ appId, base, cursor }: { appId: string; base: string; cursor: string }) {
+  const ledger = useLoad(() => api<Ledger>('GET', '/v1/billing/transactions', { appId, query: { limit: PAGE, cursor: cursor || undefined } }), [appId, cursor]);
+  if (ledger.error) return <Problem error={ledger.error} />;
+  if (!ledger.data) return <p class="loading">Loading the ledger…</p>;
+  const rows = ledger.data.transactions;
+  return (
+    <section aria-labelledby="ledger">
+      <h2 id="ledger">Ledger</h2>
+      {rows.length === 0 ? (
+        <p>{cursor ? 'No older rows.' : 'No transaction yet.'}</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption>{cursor ? 'Transactions, newest first (a later page)' : 'Transactions, newest first'}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Date</th>
+                <th scope="col">Type</th>
+                <th scope="col">Description</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Balance after</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.transaction_id}>
+                  <td>
+                    <time dateTime={r.created_at}>{r.created_at.slice(0, 10)}</time>
+                  </td>
+                  <td>{r.type}</td>
+                  <td>{r.description}</td>
+                  <td>{usd(r.amount_usd)}</td>
+                  <td>{usd(r.balance_after_usd)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p class="actions">
+        {cursor && <Link href={base}>First page</Link>}
+        {ledger.data.next_cursor && <Link href={`${base}?cursor=${encodeURIComponent(ledger.data.next_cursor)}`}>Older transactions</Link>}
+      </p>
+    </section>
+  );
+}
+
+function Account({ appId, writer, base, cursor }: { appId: string; writer: boolean; base: string; cursor: string }) {
+  const overview = useLoad(() => api<Overview>('GET', '/v1/billing', { appId }), [appId]);
+  if (overview.error) return <Problem error={overview.error} />;
+  if (!overview.data) return <p class="loading">Loading the balance…</p>;
+  const o = overview.data;
+  const u = o.usage;
+  return (
+    <>
+      <section aria-labelledby="balance">
+        <h2 id="balance">Balance</h2>
+        <p class="balance">
+          <strong>{usd(o.balance_usd)}</strong>
+          {o.paused ? ' · paused: every app of this tenant answers 402 until the balance is back to zero or above' : ''}
+        </p>
+        <div class="table-wrap">
+          <table>
+            <caption>{`Usage from ${u.period_start.slice(0, 10)} to ${u.period_end.slice(0, 10)}`}</caption>
+            <tbody>
+              <tr><th scope="row">Monthly active users</th><td>{u.monthly_active_users}</td></tr>
+              <tr><th scope="row">Table storage</th><td>{bytes(u.table_storage_bytes)}</td></tr>
+              <tr><th scope="row">Object storage</th><td>{bytes(u.object_storage_bytes)}</td></tr>
+              <tr><th scope="row">Estimated charges</th><td>{usd(u.estimated_charges_usd)}</td></tr>
+            </tbody>
+          </table>
+        </div>
+      </section>
+      {writer && <TopUp appId={appId} chains={o.payment_methods[0]?.chains ?? []} onConfirmed={overview.reload} />}
+      <LedgerTable appId={appId} base={base} cursor={cursor} />
+    </>
+  );
+}
+
+export function BillingPage({ tenant, query }: PageProps) {
+  const t = tenant!;
+  const apps = useLoad(() => api<{ apps: { app_id: string }[] }>('GET', `/v1/tenants/${t.tenant_id}/apps`), [t.tenant_id]);
+  if (apps.error) return <Problem error={apps.error} />;
+  if (!apps.data) return <p class="loading">Loading…</p>;
+  const first = apps.data.apps[0];
+  if (!first) return <p>{`Billing is reached through an app of the tenant: ${t.name} has none yet. Create one on the Apps page.`}</p>;
+  return <Account appId={first.app_id} writer={canWrite(t.role)} base={`/t/${t.tenant_id}/billing`} cursor={query.get('cursor') ?? ''} />;
+}
