@@ -81,7 +81,7 @@ export function TemplateEditor({ appId, kind, locale, writer, onChanged }: { app
         {writer ? (
           <Form onSubmit={keep} label={`Template ${kind}`}>
             <Field label="Subject" value={draft.subject} onValue={(subject) => setDraft({ ...draft, subject })} maxLength={2000} spellcheck={false} />
-            <TextArea label="Text part" rows={8} value={draft.text} onValue={(text) => setDraft({ ...draft, text })} hint="Mustache: {{code}}, {{link}}, {{app.name}}… as the shipped template uses them." />
+            <TextArea label="Text part" rows={8} value={draft.text} onValue={(text) => setDraft({ ...draft, text })} hint="Mustache: {{code}}, {{link}}, {{app_name}}… as the shipped template uses them." />
             <TextArea label="HTML part" rows={8} value={draft.html} onValue={(html) => setDraft({ ...draft, html })} />
             <p class="actions">
               <button type="submit" disabled={save.busy}>
