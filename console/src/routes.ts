@@ -18,7 +18,6 @@ import { OrganizationPage } from './pages/organization.js';
 import { OrganizationsPage } from './pages/organizations.js';
 import { BillingPage } from './pages/billing.js';
 import { EmailPage } from './pages/email.js';
-import { MembersPage } from './pages/members.js';
 import { ProvidersPage } from './pages/providers.js';
 import { SetupPage } from './pages/setup.js';
 import { TablePage } from './pages/table.js';
