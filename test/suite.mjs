@@ -134,6 +134,7 @@ export const SHARED = [
   'test/contract/users-export.test.ts',
   'test/contract/users-import-hashes.test.ts',
   'test/contract/users-import.test.ts',
+  'test/contract/users-sessions.test.ts',
   'test/contract/webhooks-ssrf.test.ts',
   'test/packages/client-mfa.test.ts',
   'test/packages/client-organizations.test.ts',

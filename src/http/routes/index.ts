@@ -20,6 +20,7 @@ import { tableRoutes } from './tables.js';
 import { userRoutes } from './users.js';
 import { eventRoutes } from './events.js';
 import { userDeletionRoutes } from './user-deletion.js';
+import { userSessionRoutes } from './user-sessions.js';
 import { userImportRoutes } from './user-import.js';
 import { billingRoutes } from './billing.js';
 import { meAccountRoutes } from './account/me-account.js';
@@ -67,6 +68,7 @@ export function registerRoutes(app: Http, deps: Deps, guards: Guards): void {
   botRoutes(app, deps, guards);
   userRoutes(app, deps, guards);
   userDeletionRoutes(app, deps, guards);
+  userSessionRoutes(app, deps, guards);
   // Events (docs/events.md)
   eventRoutes(app, deps, guards);
   userImportRoutes(app, deps, guards);

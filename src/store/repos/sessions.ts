@@ -103,7 +103,7 @@ export async function revokeUserSessions(db: Db, appId: string, userId: string, 
 }
 
 /** A live session as its user sees it in "where you're signed in". */
-export type LiveSession = Pick<SessionRow, 'id' | 'created_at' | 'rotated_at' | 'user_agent' | 'ip'>;
+export type LiveSession = Pick<SessionRow, 'id' | 'created_at' | 'rotated_at' | 'expires_at' | 'user_agent' | 'ip' | 'amr'>;
 
 /**
  * The user's live sessions, newest first: a walk of the partial index of unrevoked sessions
@@ -113,7 +113,7 @@ export type LiveSession = Pick<SessionRow, 'id' | 'created_at' | 'rotated_at' | 
 export async function listLiveUserSessions(db: Db, appId: string, userId: string, now: string, limit: number): Promise<LiveSession[]> {
   return db
     .selectFrom('sessions')
-    .select(['id', 'created_at', 'rotated_at', 'user_agent', 'ip'])
+    .select(['id', 'created_at', 'rotated_at', 'expires_at', 'user_agent', 'ip', 'amr'])
     .where('app_id', '=', appId)
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)

@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { listUserSessions, revokeAllUserSessions } from '../../services/sessions/user-sessions.js';
+import { eventContext } from '../event-context.js';
+import type { Guards } from '../plugins/guards.js';
+import { errors, Timestamp, Uuid } from '../schemas.js';
+import type { Http } from '../types.js';
+
+// docs/users.md: a user's live sessions as the server sees them, and ending them all (Secret, or the
+// console with X-App-Id). One session is revoked by POST /v1/sessions/revoke (users.ts).
+
+const UserSession = Type.Object({
+  session_id: Uuid,
+  created_at: Timestamp,
+  last_used_at: Type.String({ format: 'date-time', description: 'The last refresh, else the sign-in' }),
+  expires_at: Type.String({ format: 'date-time', description: 'When its refresh token stops working unless refreshed again' }),
+  user_agent: Type.Union([Type.String(), Type.Null()]),
+  ip: Type.Union([Type.String(), Type.Null()]),
+  amr: Type.Array(Type.String(), { description: 'How it was opened (RFC 8176: pwd, email, oauth, sso, bot, token, otp, recovery, webauthn); [] for a session older than the field' }),
+  aal: Type.Union([Type.Literal('aal1'), Type.Literal('aal2')], { description: 'aal2 when a second factor was used' }),
+});
+
+const UserParams = Type.Object({ user_id: Uuid });
+const secretRoute = { tags: ['users and sessions'], security: [{ secret: [] }] };
+
+export function userSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
+  app.get(
+    '/v1/users/:user_id/sessions',
+    {
+      preHandler: guards.secret,
+      schema: {
+        operationId: 'listUserSessions',
+        ...secretRoute,
+        summary: "A user's live sessions, newest first (at most 100): where they are signed in and how",
+        params: UserParams,
+        response: { 200: Type.Object({ sessions: Type.Array(UserSession) }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ({ sessions: await listUserSessions(deps, request.application!, request.params.user_id) }),
+  );
+
+  app.post(
+    '/v1/users/:user_id/sessions/revoke',
+    {
+      preHandler: guards.secret,
+      schema: {
+        operationId: 'revokeUserSessions',
+        ...secretRoute,
+        summary: "Sign a user out everywhere: every live session revoked at once (each with its session.revoked event)",
+        description: 'Their access tokens are refused by the next request on every node; their refresh tokens die. They may sign in again (a ban keeps them out).',
+        params: UserParams,
+        response: { 200: Type.Object({ revoked: Type.Integer({ minimum: 0, description: 'how many sessions were live' }) }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => ({ revoked: await revokeAllUserSessions(deps, request.application!, request.params.user_id, eventContext(request)) }),
+  );
+}
