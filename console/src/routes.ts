@@ -25,6 +25,7 @@ import { TablesPage } from './pages/tables.js';
 import { TenantSettingsPage } from './pages/tenant-settings.js';
 import { TenantsPage } from './pages/tenants.js';
 import { TokensPage } from './pages/tokens.js';
+import { UserPage } from './pages/user.js';
 import { UsersPage } from './pages/users.js';
 import { WebhookPage } from './pages/webhooks/endpoint.js';
 import { WebhooksPage } from './pages/webhooks.js';
@@ -78,6 +79,7 @@ export const ROUTES: PageRoute[] = [
   { path: '/t/:tenant/apps/:app/import', title: 'Import users', page: ImportPage, appNav: 'Import' },
   { path: '/t/:tenant/apps/:app/providers', title: 'Sign-in providers', page: ProvidersPage, appNav: 'Sign-in providers' },
   { path: '/t/:tenant/apps/:app/email', title: 'Email templates', page: EmailPage, appNav: 'Email templates' },
+  { path: '/t/:tenant/apps/:app/users/:user', title: 'User', page: UserPage },
 ];
 
 /** The route of `path` and its params, or undefined (the not-found view). */

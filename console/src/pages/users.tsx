@@ -9,7 +9,7 @@ import { canWrite } from '../store.js';
 import { Field, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
 import { Notice, Problem } from '../ui/problem.js';
-import { type User, usersHref } from './users/paths.js';
+import { type User, userHref, usersHref } from './users/paths.js';
 
 const PAGE = 25;
 
@@ -88,7 +88,7 @@ export function UsersPage({ params, query, tenant }: PageProps) {
                 {list.data.users.map((u) => (
                   <tr key={u.id}>
                     <td>
-                      {u.email ?? (u.is_bot ? `bot ${u.id}` : u.id)}
+                      <Link href={userHref(tenantId, appId, u.id)}>{u.email ?? (u.is_bot ? `bot ${u.id}` : u.id)}</Link>
                     </td>
                     <td>{u.email_verified ? 'yes' : 'no'}</td>
                     <td>{u.banned ? 'banned' : 'active'}</td>
