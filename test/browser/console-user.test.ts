@@ -134,14 +134,29 @@ describe.skipIf(skip)('the console, one user of an app', () => {
   it('a viewer sees the user, their session and events, and no write control', { timeout: 180_000 }, async () => {
     const email = uniqueEmail('grace');
     const grace = await userWithSession(email, 'Tablet/3.0');
+    // 20 more sign-ins: 22 events (user.created, 21 session.created), more than a page of 20.
+    for (let i = 0; i < 20; i++) expect((await signIn(email, 'Tablet/3.0')).status).toBe(200);
     const context = await site.context();
     const page = await context.newPage();
     await page.goto(userUrl(grace.id));
     await signInInConsole(page, viewer.email);
     await view(page, 'User');
     await page.getByRole('heading', { level: 2, name: email }).waitFor();
-    await page.getByRole('table', { name: 'Live sessions: 1' }).getByRole('cell', { name: 'Tablet/3.0' }).waitFor();
-    await page.getByRole('table', { name: 'Events, newest first' }).getByRole('cell', { name: 'session.created', exact: true }).waitFor();
+    await page.getByRole('table', { name: 'Live sessions: 21' }).getByRole('cell', { name: 'Tablet/3.0' }).first().waitFor();
+    const events = page.getByRole('table', { name: 'Events, newest first' });
+    await events.getByRole('cell', { name: 'session.created', exact: true }).first().waitFor();
+    expect(await events.getByRole('row').count()).toBe(21); // the header and 20 events
+    expect(await events.getByRole('cell', { name: 'user.created', exact: true }).count()).toBe(0);
+    // The older events by keyset: the cursor in the address, the 2 oldest there.
+    await page.getByRole('link', { name: 'Older events' }).click();
+    const older = page.getByRole('table', { name: 'Events, newest first (a later page)' });
+    await older.waitFor();
+    expect(new URL(page.url()).searchParams.get('cursor')).toBeTruthy();
+    expect(await older.getByRole('row').count()).toBe(3);
+    expect(await older.getByRole('cell', { name: 'user.created', exact: true }).count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'Older events' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Newest events' }).click();
+    await events.waitFor();
     await page.getByRole('heading', { level: 2, name: 'Metadata' }).waitFor();
     expect(await page.locator('main').locator('button, input, select, textarea').count()).toBe(0);
     await checkView(page, 'user-viewer');

@@ -42,7 +42,7 @@ export function Sessions({ appId, userId, writer, version, onChanged }: { appId:
       {sessions && sessions.length === 0 && <p>No live session: the user is signed in nowhere.</p>}
       {sessions && sessions.length > 0 && (
         <div class="table-wrap">
-          <table>
+          <table class="unbroken">
             <caption>{`Live sessions: ${sessions.length}`}</caption>
             <thead>
               <tr>
