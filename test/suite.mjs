@@ -70,6 +70,7 @@ export const FAULT = [
   'test/contract/resilience-postgres.test.ts',
   'test/contract/resilience-sqlite.test.ts',
   'test/contract/rolling-02c1d09.test.ts',
+  'test/contract/rolling-deploy.test.ts',
 ];
 
 /**

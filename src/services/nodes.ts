@@ -2,7 +2,7 @@ import { addSeconds, iso } from '../clock.js';
 import type { Deps } from '../deps.js';
 import { LogThrottle } from '../observability/log-throttle.js';
 import { RELEASE } from '../release.js';
-import { LATEST_MIGRATION } from '../store/migrations/index.js';
+import { KNOWN_MIGRATIONS, LATEST_MIGRATION } from '../store/migrations/index.js';
 import * as nodes from '../store/repos/node-releases.js';
 import { runEvery } from './schedule.js';
 
@@ -17,6 +17,8 @@ export interface ThisNode {
   nodeId: string;
   release: string;
   latestMigration: string;
+  /** Every migration its build knows (written from migration 0050 on). */
+  knownMigrations: string[];
   startedAt: string;
 }
 
@@ -24,6 +26,8 @@ export interface LiveNode {
   node_id: string;
   release: string;
   latest_migration: string;
+  /** How many migrations its build knows; null: a release before 0050, which does not say. */
+  known_migrations: number | null;
   started_at: string;
   last_seen_at: string;
 }
@@ -31,6 +35,7 @@ export interface LiveNode {
 export interface LiveRelease {
   release: string;
   latest_migration: string;
+  known_migrations: number | null;
   nodes: number;
 }
 
@@ -38,40 +43,61 @@ export interface LiveRelease {
 const FORGET_AFTER_SECONDS = 86_400;
 
 export function thisNode(deps: NodeDeps, self: Partial<ThisNode> = {}): ThisNode {
-  return { nodeId: deps.nodeId, release: RELEASE.name, latestMigration: LATEST_MIGRATION, startedAt: iso(deps.clock.now()), ...self };
+  return { nodeId: deps.nodeId, release: RELEASE.name, latestMigration: LATEST_MIGRATION, knownMigrations: KNOWN_MIGRATIONS, startedAt: iso(deps.clock.now()), ...self };
 }
 
 /** One heartbeat: writes the node's row with the current time, and forgets nodes silent for a day. */
 export async function beat(deps: NodeDeps, self: ThisNode): Promise<void> {
   const now = deps.clock.now();
-  await nodes.upsertNode(deps.db, { node_id: self.nodeId, release: self.release, latest_migration: self.latestMigration, started_at: self.startedAt, last_seen_at: iso(now) });
+  const known = JSON.stringify(self.knownMigrations);
+  await nodes.upsertNode(deps.db, { node_id: self.nodeId, release: self.release, latest_migration: self.latestMigration, known_migrations: known, started_at: self.startedAt, last_seen_at: iso(now) });
   await nodes.removeNodesSeenBefore(deps.db, iso(addSeconds(now, -FORGET_AFTER_SECONDS)));
 }
 
-/** The nodes seen within three heartbeats, oldest start first. */
-export async function liveNodes(deps: Pick<NodeDeps, 'db' | 'clock' | 'config'>): Promise<LiveNode[]> {
-  const since = iso(addSeconds(deps.clock.now(), -3 * deps.config.nodeHeartbeatSeconds));
-  return nodes.listLiveNodes(deps.db, since);
+/** The rows of the nodes seen within three heartbeats, oldest start first. */
+async function liveRows(deps: Pick<NodeDeps, 'db' | 'clock' | 'config'>): Promise<nodes.NodeRelease[]> {
+  return nodes.listLiveNodes(deps.db, iso(addSeconds(deps.clock.now(), -3 * deps.config.nodeHeartbeatSeconds)));
 }
 
-/** The releases live nodes run, each with how many nodes run it, earliest release (by its newest migration) first. */
-export async function liveReleases(deps: Pick<NodeDeps, 'db' | 'clock' | 'config'>): Promise<LiveRelease[]> {
-  const byRelease = new Map<string, LiveRelease>();
-  for (const node of await liveNodes(deps)) {
-    const entry = byRelease.get(node.release) ?? { release: node.release, latest_migration: node.latest_migration, nodes: 0 };
-    entry.nodes++;
-    byRelease.set(node.release, entry);
-  }
-  return [...byRelease.values()].sort((a, b) => a.latest_migration.localeCompare(b.latest_migration) || a.release.localeCompare(b.release));
+const knownOf = (row: nodes.NodeRelease): string[] | null => (row.known_migrations === null ? null : (JSON.parse(row.known_migrations) as string[]));
+
+/** The nodes seen within three heartbeats, oldest start first. */
+export async function liveNodes(deps: Pick<NodeDeps, 'db' | 'clock' | 'config'>): Promise<LiveNode[]> {
+  return (await liveRows(deps)).map((row) => ({ ...row, known_migrations: knownOf(row)?.length ?? null }));
 }
 
 /**
- * Whether a live node runs a release earlier than this build (one that knows fewer migrations). Nodes of
- * releases before the release record (0049) write no row and cannot be seen: docs/upgrading.md says those
- * are never run beside this one.
+ * Whether a release that knows `theirs` (null: one before 0050, which does not say, whose newest migration is
+ * `theirLatest`) is earlier than a build that knows `ours`: it does not know a migration this one knows.
  */
-export async function earlierReleaseAlive(deps: Pick<NodeDeps, 'db' | 'clock' | 'config'>, latestMigration = LATEST_MIGRATION): Promise<boolean> {
-  return (await liveReleases(deps)).some((release) => release.latest_migration < latestMigration);
+function isEarlier(theirs: string[] | null, theirLatest: string, ours: readonly string[]): boolean {
+  if (theirs) return ours.some((name) => !theirs.includes(name));
+  return ours.some((name) => name > theirLatest || name === '0050-known-migrations');
+}
+
+/**
+ * The releases live nodes run, each with how many nodes run it, earliest first: those before 0050 (by their
+ * newest migration), then by how many migrations each knows (of two releases of a pair, the later knows
+ * every migration the earlier knows, and more).
+ */
+export async function liveReleases(deps: Pick<NodeDeps, 'db' | 'clock' | 'config'>): Promise<LiveRelease[]> {
+  const byRelease = new Map<string, LiveRelease>();
+  for (const node of await liveNodes(deps)) {
+    const entry = byRelease.get(node.release) ?? { release: node.release, latest_migration: node.latest_migration, known_migrations: node.known_migrations, nodes: 0 };
+    entry.nodes++;
+    byRelease.set(node.release, entry);
+  }
+  const rank = (r: LiveRelease) => r.known_migrations ?? -1;
+  return [...byRelease.values()].sort((a, b) => rank(a) - rank(b) || a.latest_migration.localeCompare(b.latest_migration) || a.release.localeCompare(b.release));
+}
+
+/**
+ * Whether a live node runs a release earlier than this build: one that does not know a migration this
+ * build knows (`known`: another build's list, for tests). Nodes of releases before the release record
+ * (0049) write no row and cannot be seen: docs/upgrading.md says those are never run beside this one.
+ */
+export async function earlierReleaseAlive(deps: Pick<NodeDeps, 'db' | 'clock' | 'config'>, known: readonly string[] = KNOWN_MIGRATIONS): Promise<boolean> {
+  return (await liveRows(deps)).some((row) => isEarlier(knownOf(row), row.latest_migration, known));
 }
 
 /**

@@ -11,11 +11,12 @@ const clock: Clock = { now: () => new Date('2026-12-01T10:00:00.000Z') };
 const { deps } = useInProcess(clock);
 
 describe('store: migrations of a serving database, one transaction each', () => {
-  it('0046 pending and committed, then 0049 failing: 0046 stays applied, 0049 left nothing, and the next run applies it', async () => {
-    // The database as a release before 0046 and 0049 left it, except that 0049's second table is in the way.
+  it('0046 pending and committed, then 0049 failing: 0046 stays applied, 0049 left nothing, and the next run applies it (and 0050 after it)', async () => {
+    // The database as a release before 0046 and 0049 left it, except that a table has the name of 0049's index.
     await m0046.down(deps.db);
     await deps.db.schema.dropTable('node_releases').execute();
-    await deps.db.deleteFrom('kysely_migration' as never).where('name' as never, 'in', ['0046-event-methods', '0049-node-releases'] as never).execute();
+    await deps.db.schema.createTable('node_releases_seen').addColumn('x', 'integer').execute();
+    await deps.db.deleteFrom('kysely_migration' as never).where('name' as never, 'in', ['0046-event-methods', '0049-node-releases', '0050-known-migrations'] as never).execute();
 
     await expect(migrateToLatest(deps.db)).rejects.toThrow(/^migration 0049-node-releases failed, so it was not applied \(the schema is as it found it\) \(applied before it: 0046-event-methods\): /);
     expect(await appliedMigrations(deps.db)).toContain('0046-event-methods');
@@ -24,8 +25,8 @@ describe('store: migrations of a serving database, one transaction each', () => 
     await deps.db.selectFrom('mfa_challenges').select('method').limit(1).execute();
     await expect(sql`select node_id from node_releases`.execute(deps.db)).rejects.toThrow();
 
-    await deps.db.schema.dropTable('migration_compatibility').execute();
-    expect(await migrateToLatest(deps.db)).toEqual(['0049-node-releases']);
+    await deps.db.schema.dropTable('node_releases_seen').execute();
+    expect(await migrateToLatest(deps.db)).toEqual(['0049-node-releases', '0050-known-migrations']);
     expect(await migrateToLatest(deps.db)).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
 import { RELEASE } from '../../src/release.js';
 import { beat, earlierReleaseAlive, liveNodes, liveReleases, startNodeHeartbeat, thisNode } from '../../src/services/nodes.js';
-import { COMPATIBLE_MIGRATIONS, LATEST_MIGRATION, migrateToLatest, MigrationError, recordedCompatible } from '../../src/store/migrations/index.js';
+import { COMPATIBLE_MIGRATIONS, KNOWN_MIGRATIONS, LATEST_MIGRATION, migrateToLatest, MigrationError, recordedCompatible } from '../../src/store/migrations/index.js';
 import { listLiveNodes, removeNode, removeNodesSeenBefore, upsertNode } from '../../src/store/repos/node-releases.js';
 import { useInProcess } from '../helpers/in-process.js';
 
@@ -20,7 +20,7 @@ describe('store: node releases and heartbeats', () => {
   it('a node is live while seen within three heartbeats; its next beat makes it live again', async () => {
     const a = thisNode(deps, { nodeId: 'node-a' });
     await beat(deps, a);
-    expect(await liveNodes(deps)).toEqual([{ node_id: 'node-a', release: RELEASE.name, latest_migration: LATEST_MIGRATION, started_at: a.startedAt, last_seen_at: iso(now) }]);
+    expect(await liveNodes(deps)).toEqual([{ node_id: 'node-a', release: RELEASE.name, latest_migration: LATEST_MIGRATION, known_migrations: KNOWN_MIGRATIONS.length, started_at: a.startedAt, last_seen_at: iso(now) }]);
     move(30);
     expect((await liveNodes(deps)).map((n) => n.node_id)).toEqual(['node-a']);
     move(1);
@@ -36,15 +36,18 @@ describe('store: node releases and heartbeats', () => {
     await beat(deps, thisNode(deps, { nodeId: 'new-1' }));
     await beat(deps, thisNode(deps, { nodeId: 'new-2' }));
     expect(await earlierReleaseAlive(deps)).toBe(false);
-    const old = thisNode(deps, { nodeId: 'old-1', release: '0.0.9+0123456789ab', latestMigration: '0046-event-methods' });
+    const old = thisNode(deps, { nodeId: 'old-1', release: '0.0.9+0123456789ab', latestMigration: '0049-node-releases', knownMigrations: KNOWN_MIGRATIONS.filter((m) => m !== '0048-event-retention') });
     await beat(deps, old);
     expect(await liveReleases(deps)).toEqual([
-      { release: '0.0.9+0123456789ab', latest_migration: '0046-event-methods', nodes: 1 },
-      { release: RELEASE.name, latest_migration: LATEST_MIGRATION, nodes: 2 },
+      { release: '0.0.9+0123456789ab', latest_migration: '0049-node-releases', known_migrations: KNOWN_MIGRATIONS.length - 1, nodes: 1 },
+      { release: RELEASE.name, latest_migration: LATEST_MIGRATION, known_migrations: KNOWN_MIGRATIONS.length, nodes: 2 },
     ]);
+    // It knows the newest migration but not 0048, which landed after it: earlier all the same.
+    const sameNewest = thisNode(deps, { nodeId: 'old-1', release: '0.0.9+0123456789ab', latestMigration: LATEST_MIGRATION, knownMigrations: KNOWN_MIGRATIONS.filter((m) => m !== '0048-event-retention') });
+    await beat(deps, sameNewest);
     expect(await earlierReleaseAlive(deps)).toBe(true);
     // The later release is not "earlier" for the old node.
-    expect(await earlierReleaseAlive(deps, '0046-event-methods')).toBe(false);
+    expect(await earlierReleaseAlive(deps, sameNewest.knownMigrations)).toBe(false);
     // The old node crashes (no more beats, no removal): three heartbeats later it is not alive.
     move(20);
     await beat(deps, thisNode(deps, { nodeId: 'new-1' }));
@@ -56,8 +59,18 @@ describe('store: node releases and heartbeats', () => {
     await removeNode(deps.db, 'new-2');
   });
 
+  it('a node of a release before 0050 (no list of migrations, as aad39b5 writes) is earlier, and listed first', async () => {
+    await beat(deps, thisNode(deps, { nodeId: 'new-1' }));
+    await upsertNode(deps.db, { node_id: 'aad39b5-1', release: '0.1.0+aad39b54a978', latest_migration: '0049-node-releases', known_migrations: null, started_at: iso(now), last_seen_at: iso(now) });
+    expect((await liveReleases(deps)).map((r) => [r.release, r.known_migrations])).toEqual([['0.1.0+aad39b54a978', null], [RELEASE.name, KNOWN_MIGRATIONS.length]]);
+    expect(await earlierReleaseAlive(deps)).toBe(true);
+    await removeNode(deps.db, 'aad39b5-1');
+    expect(await earlierReleaseAlive(deps)).toBe(false);
+    await removeNode(deps.db, 'new-1');
+  });
+
   it('rows of nodes silent for a day are removed by any node\'s beat; removeNodesSeenBefore counts them', async () => {
-    await upsertNode(deps.db, { node_id: 'ghost', release: 'x', latest_migration: '0001', started_at: iso(now), last_seen_at: iso(now) });
+    await upsertNode(deps.db, { node_id: 'ghost', release: 'x', latest_migration: '0001', known_migrations: null, started_at: iso(now), last_seen_at: iso(now) });
     move(86_401);
     await beat(deps, thisNode(deps, { nodeId: 'survivor' }));
     expect((await listLiveNodes(deps.db, '0000')).map((n) => n.node_id)).toEqual(['survivor']);
@@ -74,8 +87,8 @@ describe('store: node releases and heartbeats', () => {
 });
 
 describe('store: compatible migrations', () => {
-  it('0049 is compatible and the database recorded it when it ran', async () => {
-    expect(COMPATIBLE_MIGRATIONS).toContain('0049-node-releases');
+  it('0048, 0049 and 0050 are compatible and the database recorded them when they ran', async () => {
+    expect(COMPATIBLE_MIGRATIONS).toEqual(['0048-event-retention', '0049-node-releases', '0050-known-migrations']);
     expect(await recordedCompatible(deps.db)).toEqual(expect.arrayContaining(COMPATIBLE_MIGRATIONS));
   });
 

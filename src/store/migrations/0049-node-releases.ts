@@ -8,7 +8,8 @@ import type { Kysely } from 'kysely';
 // - migration_compatibility: the migrations marked compatible that this database has applied. A release that
 //   does not know such a migration still starts on the database (store/migrations/index.ts); any other unknown
 //   migration stops it. Only releases from this one on read the table.
-// Compatible itself: new tables only, which the release before ignores.
+// Compatible itself: new tables only, which the release before ignores. migration_compatibility may exist
+// already: a compatible migration numbered before this one (0048) that ran first made it (index.ts).
 
 export const compatible = true;
 
@@ -24,6 +25,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('node_releases_seen').on('node_releases').column('last_seen_at').execute();
   await db.schema
     .createTable('migration_compatibility')
+    .ifNotExists()
     .addColumn('name', 'text', (c) => c.primaryKey())
     .addColumn('recorded_at', 'text', (c) => c.notNull())
     .execute();

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { Migrator, PostgresAdapter, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Db } from '../db.js';
 import { isUndefinedTable } from '../dialect.js';
 import * as m0001 from './0001-foundation.js';
@@ -44,6 +44,7 @@ import * as m0034 from './0034-management.js';
 import * as m0045 from './0045-tenant-grant-creators.js';
 import * as m0048 from './0048-event-retention.js';
 import * as m0049 from './0049-node-releases.js';
+import * as m0050 from './0050-known-migrations.js';
 
 // A static, ordered list: no file-system discovery, so the built package carries exactly these.
 const MIGRATIONS: Record<string, Migration> = {
@@ -90,6 +91,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0045-tenant-grant-creators': m0045,
   '0048-event-retention': m0048,
   '0049-node-releases': m0049,
+  '0050-known-migrations': m0050,
 };
 
 /**
@@ -99,20 +101,30 @@ const MIGRATIONS: Record<string, Migration> = {
  */
 export const COMPATIBLE_MIGRATIONS = Object.keys(MIGRATIONS).filter((name) => (MIGRATIONS[name] as { compatible?: unknown }).compatible === true).sort();
 
+/** The migrations that run outside a transaction on PostgreSQL (`export const transaction = false`: CREATE INDEX CONCURRENTLY). */
+export const OUTSIDE_TRANSACTION = Object.keys(MIGRATIONS).filter((name) => (MIGRATIONS[name] as { transaction?: unknown }).transaction === false).sort();
+
 function recorded(name: string, migration: Migration): Migration {
   if (!COMPATIBLE_MIGRATIONS.includes(name)) return migration;
   return {
     up: async (db) => {
       await migration.up(db);
+      // A compatible migration numbered before 0049 (0048) runs before the table exists on a database made
+      // now or migrated from before 0049: the first one to record makes it (0049 makes it only if missing).
+      await db.schema.createTable('migration_compatibility').ifNotExists().addColumn('name', 'text', (c) => c.primaryKey()).addColumn('recorded_at', 'text', (c) => c.notNull()).execute();
       await db.insertInto('migration_compatibility').values({ name, recorded_at: new Date().toISOString() }).onConflict((oc) => oc.column('name').doNothing()).execute();
     },
     down: migration.down,
   };
 }
 
-/** This build's migrations, and a no-op for each compatible one a later release applied (Kysely refuses a "missing" one). */
-function provider(foreignCompatible: string[]): MigrationProvider {
-  const own = Object.fromEntries(Object.entries(MIGRATIONS).map(([name, migration]) => [name, recorded(name, migration)]));
+/**
+ * This build's migrations, and a no-op for each compatible one a later release applied (Kysely refuses a
+ * "missing" one). `only`: just these of this build's (the applied ones and the one to run next).
+ */
+function provider(foreignCompatible: string[], only?: string[]): MigrationProvider {
+  const names = Object.keys(MIGRATIONS).filter((name) => !only || only.includes(name));
+  const own = Object.fromEntries(names.map((name) => [name, recorded(name, MIGRATIONS[name]!)]));
   return { getMigrations: async () => ({ ...own, ...Object.fromEntries(foreignCompatible.map((name) => [name, { up: async () => {} }])) }) };
 }
 
@@ -126,8 +138,11 @@ export async function recordedCompatible(db: Db): Promise<string[]> {
   }
 }
 
+/** Every migration this build knows, in number order: its row in node_releases says so (0050). */
+export const KNOWN_MIGRATIONS = Object.keys(MIGRATIONS).sort();
+
 /** The newest migration this build knows (names sort in number order). */
-export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1)!;
+export const LATEST_MIGRATION = KNOWN_MIGRATIONS.at(-1)!;
 
 /** A migration failed (the schema is as it was before the run), or the database is newer than this build. */
 export class MigrationError extends Error {}
@@ -147,8 +162,10 @@ export async function appliedMigrations(db: Db): Promise<string[] | undefined> {
  * Applies pending migrations in number order, each in a transaction of its own on both databases (store/db.ts
  * tells Kysely that SQLite runs DDL in transactions): on a database that serves, a migration holds its locks
  * only while it runs, and one that fails leaves the schema as that migration found it (those before it stay
- * applied), and the error names it. A new database (no migration yet) is made in one transaction. On PostgreSQL Kysely's migrator takes its lock for each step, so several nodes starting
- * at once apply each migration exactly once; on SQLite each transaction's BEGIN IMMEDIATE does.
+ * applied), and the error names it. A new database (no migration yet) is made in one transaction. On
+ * PostgreSQL a run takes an advisory lock of its own and Kysely's migrator its lock for each step, so several
+ * nodes starting at once apply each migration exactly once; on SQLite each transaction's BEGIN IMMEDIATE does.
+ * A migration marked `transaction = false` runs outside a transaction on PostgreSQL (steps.ts).
  * A database that a newer release migrated is refused before anything runs, unless each migration this
  * build does not know is one the database recorded as compatible: then the build starts and ignores them.
  */
@@ -158,15 +175,60 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const compatible = foreign.length ? await recordedCompatible(db) : [];
   const unknown = foreign.filter((name) => !compatible.includes(name));
   if (unknown.length) throw new MigrationError(`database is at migration ${unknown.at(-1)}, newer than this release (${LATEST_MIGRATION})`);
+  if (applied?.length) await recordCompatibleApplied(db, applied);
   if (applied && Object.keys(MIGRATIONS).every((name) => applied.includes(name))) return [];
-  // Migrations of parallel features land out of number order; each still runs exactly once.
-  const migrator = new Migrator({ db, provider: provider(foreign), allowUnorderedMigrations: true });
-  // A new database serves nobody yet: made in one transaction, all or nothing.
-  if (!applied?.length) return settled(await migrator.migrateToLatest(), 'none was applied (the schema is as it was)');
+  // A new database serves nobody yet: made in one transaction, all or nothing (a migration marked
+  // `transaction = false` builds its indexes the plain way there: steps.ts).
+  if (!applied?.length) {
+    const migrator = new Migrator({ db, provider: provider(foreign), allowUnorderedMigrations: true });
+    return settled(await migrator.migrateToLatest(), 'none was applied (the schema is as it was)');
+  }
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return stepByStep(db, foreign, false);
+  // PostgreSQL: one run at a time across nodes (a lock of the whole run, beside Kysely's lock of each step),
+  // so the migration this run picks next is still the next when its step takes Kysely's lock.
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${RUN_LOCK})`.execute(conn);
+    try {
+      return await stepByStep(db, foreign, true);
+    } finally {
+      await sql`select pg_advisory_unlock(${RUN_LOCK})`.execute(conn);
+    }
+  });
+}
+
+/**
+ * Records the compatible migrations the database applied before they were marked so (0048 ran on databases of
+ * 0.1.0's main before it was), so an earlier release from 0049 on starts beside them.
+ */
+async function recordCompatibleApplied(db: Db, applied: string[]): Promise<void> {
+  if (!applied.includes('0049-node-releases')) return;
+  const recorded = await recordedCompatible(db);
+  const missing = COMPATIBLE_MIGRATIONS.filter((name) => applied.includes(name) && !recorded.includes(name));
+  if (!missing.length) return;
+  const at = new Date().toISOString();
+  await db.insertInto('migration_compatibility').values(missing.map((name) => ({ name, recorded_at: at }))).onConflict((oc) => oc.column('name').doNothing()).execute();
+}
+
+/** The advisory lock of a migration run on PostgreSQL (Kysely's own lock of a step is another number). */
+const RUN_LOCK = 5_504_901;
+
+/**
+ * Pending migrations one at a time, in number order (those of parallel features land out of order; each
+ * still runs exactly once). Each commits in a transaction of its own; on PostgreSQL one marked
+ * `transaction = false` runs outside any (it is written to be run again from its start if cut halfway).
+ */
+async function stepByStep(db: Db, foreign: string[], postgres: boolean): Promise<string[]> {
   const done: string[] = [];
   for (;;) {
+    const applied = (await appliedMigrations(db)) ?? [];
+    const next = Object.keys(MIGRATIONS).sort().find((name) => !applied.includes(name));
+    if (!next) return done;
+    const outside = postgres && OUTSIDE_TRANSACTION.includes(next);
+    const only = postgres ? [...applied.filter((name) => Object.hasOwn(MIGRATIONS, name)), next] : undefined;
+    const migrator = new Migrator({ db, provider: provider(foreign, only), allowUnorderedMigrations: true, disableTransactions: outside });
     const before = done.length ? ` (applied before it: ${done.join(', ')})` : '';
-    const ran = settled(await migrator.migrateUp(), `it was not applied (the schema is as it found it)${before}`);
+    const left = outside ? 'it was not recorded as applied (it runs outside a transaction and is run again from its start)' : 'it was not applied (the schema is as it found it)';
+    const ran = settled(await migrator.migrateUp(), `${left}${before}`);
     if (!ran.length) return done;
     done.push(...ran);
   }

@@ -11,7 +11,7 @@ export async function upsertNode(db: Db, node: NodeRelease): Promise<void> {
   await db
     .insertInto('node_releases')
     .values(node)
-    .onConflict((oc) => oc.column('node_id').doUpdateSet({ release: node.release, latest_migration: node.latest_migration, last_seen_at: node.last_seen_at }))
+    .onConflict((oc) => oc.column('node_id').doUpdateSet({ release: node.release, latest_migration: node.latest_migration, known_migrations: node.known_migrations, last_seen_at: node.last_seen_at }))
     .execute();
 }
 

@@ -89,8 +89,10 @@ export interface NodeReleasesTable {
   node_id: string;
   /** RELEASE.name: `version+commit`. */
   release: string;
-  /** The newest migration the node's build knows: orders releases (a later release knows a later one). */
+  /** The newest migration the node's build knows (by number; migrations land out of order, so known_migrations orders releases). */
   latest_migration: string;
+  /** Every migration the build knows, a JSON array of names (migration 0050); null: a release before 0050. */
+  known_migrations: string | null;
   started_at: string;
   last_seen_at: string;
 }
