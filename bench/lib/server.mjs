@@ -131,9 +131,10 @@ export function runCli(database, args, { timeout = 600_000 } = {}) {
  *   `jobs`: the server runs from bench/lib/job-server.mjs, whose background jobs run in its process on call: runJob('prune')
  *   or runJob('billing', 'YYYY-MM') answers { seconds, result } once the job is done.
  *   `env`: more variables for the server, set last (e.g. RATE_LIMITS in place of the bench's `off`).
+ *   `bin`: another build's bin/gatehouse.js to serve (an earlier release: bench/migration-load.mjs); cli() stays this build's.
  * @returns {Promise<{ url: string, databaseUrl: string, startMs: number, cli(args: string[]): Promise<any>, stop(): Promise<void>, rss(): { rss: number, peak: number } | undefined, resetPeak(): void }>}
  */
-export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [], database, jobs = false, env: extraEnv = {} }) {
+export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLevel = 'warn', cpuProfDir, nodeFlags = [], database, jobs = false, env: extraEnv = {}, bin = BIN }) {
   const dir = database?.dir ?? mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
   const port = await freePort();
   const env = { ...cleanEnv(), RATE_LIMITS: 'off', LOG_LEVEL: logLevel, PORT: String(port), HOST: '127.0.0.1' };
@@ -164,7 +165,7 @@ export async function startServer({ db, pgAdminUrl, workers = 1, redisUrl, logLe
   // Node's flags as `npm start` gives them (the young-generation bound) unless the caller sizes it.
   const spawnedAt = performance.now();
   // bin/gatehouse.js sizes libuv's pool before anything loads; job-server.mjs is an ES module, so the pool is sized here.
-  const entry = jobs ? [join(ROOT, 'bench/lib/job-server.mjs')] : [BIN, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])];
+  const entry = jobs ? [join(ROOT, 'bench/lib/job-server.mjs')] : [bin, 'serve', ...(workers > 1 ? ['--workers', String(workers)] : [])];
   if (jobs) env.UV_THREADPOOL_SIZE ??= String(Math.min(4, Math.max(2, availableParallelism())));
   const child = spawn(process.execPath, [...workerExecArgv(nodeFlags), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : []), ...entry], { cwd: dir, env, stdio: ['ignore', logFd, logFd, ...(jobs ? ['ipc'] : [])] });
   closeSync(logFd);
