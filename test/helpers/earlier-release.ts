@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -21,7 +21,7 @@ export function earlierRelease(commit: string): string {
   const full = execFileSync('git', ['rev-parse', `${commit}^{commit}`], { cwd: ROOT }).toString().trim();
   const dir = join(CACHE, full);
   const bin = join(dir, 'bin/gatehouse.js');
-  if (existsSync(join(dir, '.built'))) return bin;
+  if (existsSync(join(dir, '.built'))) return linked(dir);
   const building = `${dir}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   mkdirSync(building, { recursive: true });
@@ -40,8 +40,31 @@ export function earlierRelease(commit: string): string {
   } catch (error) {
     rmSync(building, { recursive: true, force: true });
     // Another process finished the same build meanwhile.
-    if (existsSync(join(dir, '.built'))) return bin;
+    if (existsSync(join(dir, '.built'))) return linked(dir);
     throw error;
   }
   return bin;
+}
+
+/**
+ * The cached build's bin, its node_modules link pointing at this checkout's: the checkout that built it
+ * (another worktree, a CI run's temporary directory) may be gone, and the link with it.
+ */
+function linked(dir: string): string {
+  const link = join(dir, 'node_modules');
+  const ours = join(ROOT, 'node_modules');
+  let target: string | undefined;
+  try {
+    target = readlinkSync(link);
+  } catch {
+    target = undefined;
+  }
+  if (target !== ours && !existsSync(join(link, 'kysely'))) {
+    // Renamed into place, so a test reading the link meanwhile sees the old one or the new, never none.
+    const next = `${link}.${process.pid}`;
+    rmSync(next, { force: true });
+    symlinkSync(ours, next);
+    renameSync(next, link);
+  }
+  return join(dir, 'bin/gatehouse.js');
 }
