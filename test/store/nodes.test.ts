@@ -92,6 +92,13 @@ describe('store: compatible migrations', () => {
     expect(await recordedCompatible(deps.db)).toEqual(expect.arrayContaining(COMPATIBLE_MIGRATIONS));
   });
 
+  it('a database that applied 0048 before 0048 was marked compatible has it recorded at the next run', async () => {
+    await deps.db.deleteFrom('migration_compatibility').where('name', '=', '0048-event-retention').execute();
+    expect(await recordedCompatible(deps.db)).not.toContain('0048-event-retention');
+    expect(await migrateToLatest(deps.db)).toEqual([]);
+    expect(await recordedCompatible(deps.db)).toContain('0048-event-retention');
+  });
+
   it('a later migration recorded compatible lets this build start; an unrecorded one stops it by name', async () => {
     const applied = (name: string) => deps.db.insertInto('kysely_migration' as never).values({ name, timestamp: iso(now) } as never).execute();
     try {
