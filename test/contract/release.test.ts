@@ -76,7 +76,7 @@ describe('health: liveness beside readiness, and JSON-only output off a terminal
     expect(listed.code, listed.stderr).toBe(0);
     const report = JSON.parse(listed.stdout) as { releases: unknown[]; nodes: { node_id: string; release: string }[] };
     const name = `${recorded.version}+${recorded.commit.slice(0, 12)}`;
-    expect(report.releases).toEqual([{ release: name, latest_migration: expect.stringMatching(/^\d{4}-/), nodes: 1 }]);
+    expect(report.releases).toEqual([{ release: name, latest_migration: expect.stringMatching(/^\d{4}-/), known_migrations: expect.any(Number), nodes: 1 }]);
     expect(report.nodes).toEqual([expect.objectContaining({ node_id: expect.stringContaining(`:${server.pid}:`), release: name })]);
   });
 
