@@ -3,7 +3,12 @@
 // whose speed wanders from second to second, a sequential A/B moves more between rounds than the
 // difference it looks for; two servers measured side by side see the same machine.
 //
-//   node bench/paired.mjs [--a DIR|hello] [--b DIR|hello] [--path /v1/health] [--auth none|me|secret] [--rounds 10] [--seconds 3] [--connections 16] [--db sqlite|postgres] [--a-idle 0]
+//   node bench/paired.mjs [--a DIR|hello] [--b DIR|hello] [--path /v1/health] [--auth none|me|secret|signin|refresh] [--rounds 10] [--seconds 3] [--connections 16] [--db sqlite|postgres] [--a-idle 0] [--webhooks 0]
+//
+// --auth signin: POST /v1/signins with the fixture's password; --auth refresh: POST /v1/tokens/session, each
+// connection refreshing the token its last answer gave (a chain per connection, started before each round from
+// POST /v1/sign_in_tokens, unmeasured). --webhooks N: server B gets N webhook endpoints subscribed to every
+// type (event_types ["*"]) at a receiver in this process answering 204; A none (both run WEBHOOK_ALLOW_PRIVATE).
 //
 // --a-idle N: A idles N seconds after its start before B starts and the load begins (a server that has
 // idled long enough for V8's memory reducer against one loaded straight after its start).
@@ -12,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createServer } from 'node:http';
 import autocannon from 'autocannon';
 import { cpuOf, freePort, ROOT } from './lib/server.mjs';
 
@@ -26,11 +32,31 @@ const { values } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     'a-idle': { type: 'string', default: '0' },
     auth: { type: 'string', default: 'none' },
+    webhooks: { type: 'string', default: '0' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 
-async function start(which) {
+// The receiver of --webhooks: 204 to every POST, counting them.
+const receipts = { count: 0 };
+const receiver = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    receipts.count++;
+    response.writeHead(204).end();
+  });
+});
+const receiverPort = Number(values.webhooks) > 0 ? await new Promise((ready) => receiver.listen(0, '127.0.0.1', () => ready(receiver.address().port))) : 0;
+const json = { 'content-type': 'application/json' };
+/** Until the receiver has had nothing for 300 ms (at most 5 s). */
+async function settled() {
+  for (let seen = -1, waited = 0; seen !== receipts.count && waited < 5000; waited += 300) {
+    seen = receipts.count;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+async function start(which, endpoints = 0) {
   if (which === 'hello') {
     const port = await freePort();
     const child = spawn(process.execPath, [resolve(ROOT, 'bench/lib/ceiling-server.mjs'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -38,29 +64,58 @@ async function start(which) {
     return { label: 'bare Fastify', url: `http://127.0.0.1:${port}/hello`, headers: {}, pid: child.pid, stop: async () => void child.kill() };
   }
   const { startServer } = await import(resolve(which, 'bench/lib/server.mjs'));
-  const server = await startServer({ db: values.db, pgAdminUrl: values['pg-url'], logLevel: 'info' });
+  const env = receiverPort ? { WEBHOOK_ALLOW_PRIVATE: 'true' } : {};
+  const server = await startServer({ db: values.db, pgAdminUrl: values['pg-url'], logLevel: 'info', env });
   // --auth me: GET /v1/me with a publishable key and a session; --auth secret: the path with the secret key.
   const headers = {};
+  const target = { label: endpoints ? `${which} with ${endpoints} webhook endpoints` : which, url: server.url + values.path, headers, pid: server.pid, stop: server.stop };
   if (values.auth !== 'none') {
-    const { prepareFixtures } = await import(resolve(which, 'bench/lib/fixtures.mjs'));
+    const { prepareFixtures, call } = await import(resolve(which, 'bench/lib/fixtures.mjs'));
     const fx = await prepareFixtures(server);
+    for (let i = 0; i < endpoints; i++) {
+      await call(server, 'POST', '/v1/webhooks', { body: { url: `http://127.0.0.1:${receiverPort}/hook/${i}` }, headers: { authorization: `Bearer ${fx.secretKey}` }, expect: 201 });
+    }
     if (values.auth === 'me') Object.assign(headers, { 'x-publishable-key': fx.publishableKey, authorization: `Bearer ${fx.accessToken}` });
-    else headers.authorization = `Bearer ${fx.secretKey}`;
-  }
-  return { label: which, url: server.url + values.path, headers, pid: server.pid, stop: server.stop };
+    else if (values.auth === 'signin') {
+      Object.assign(target, { url: `${server.url}/v1/signins`, method: 'POST', body: JSON.stringify({ email: fx.email, password: fx.password }) });
+      Object.assign(headers, json, { 'x-publishable-key': fx.publishableKey });
+    } else if (values.auth === 'refresh') {
+      Object.assign(headers, json, { 'x-publishable-key': fx.publishableKey });
+      target.url = `${server.url}/v1/tokens/session`;
+      // One fresh token per connection before each load (not measured: the CPU reading starts after).
+      target.prepare = async () => {
+        const mint = () => call(server, 'POST', '/v1/sign_in_tokens', { body: { user_id: fx.userId }, headers: { authorization: `Bearer ${fx.secretKey}` } });
+        const tokens = (await Promise.all(Array.from({ length: connections }, mint))).map((t) => t.refresh_token);
+        await settled(); // B's deliveries of those sign-ins' session.created, before its CPU is read
+        return [
+          {
+            method: 'POST',
+            // A pool, not autocannon's context (reset each time the one-request sequence starts again): each request
+            // takes a token, each answer gives its successor back; at most `connections` requests are out at once.
+            setupRequest: (request) => ({ ...request, body: JSON.stringify({ refresh_token: tokens.pop() ?? 'none-left' }) }),
+            onResponse: (status, body) => {
+              if (status === 200) tokens.push(JSON.parse(body).refresh_token);
+            },
+          },
+        ];
+      };
+    } else headers.authorization = `Bearer ${fx.secretKey}`;
+  } else if (endpoints) throw new Error('--webhooks needs --auth (the endpoints are made with the fixtures\' secret key)');
+  return target;
 }
 
-const connections = Number(values.connections);
 async function load(target, seconds) {
+  const requests = await target.prepare?.();
   const before = cpuOf(target.pid);
-  const result = await autocannon({ url: target.url, headers: target.headers, connections, duration: seconds });
+  const result = await autocannon({ url: target.url, headers: target.headers, method: target.method, body: target.body, requests, connections, duration: seconds });
   if (result.non2xx) throw new Error(`${target.label}: ${result.non2xx} answers were not 2xx`);
   return ((cpuOf(target.pid) - before) * 1e6) / result.requests.total;
 }
 
+const connections = Number(values.connections);
 const a = await start(values.a);
 await new Promise((idled) => setTimeout(idled, Number(values['a-idle']) * 1000));
-const b = await start(values.b);
+const b = await start(values.b, Number(values.webhooks));
 try {
   await Promise.all([load(a, 2), load(b, 2)]); // warm-up
   const ratios = [];
@@ -71,7 +126,9 @@ try {
   }
   ratios.sort((x, y) => x - y);
   console.log(`A = ${a.label}, B = ${b.label}: server CPU per request B / A: median ${ratios[ratios.length >> 1].toFixed(3)} (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)})`);
+  if (receiverPort) console.log(`webhook receipts (B's deliveries, their cost included in B's CPU): ${receipts.count}`);
 } finally {
   await a.stop();
   await b.stop();
+  receiver.close();
 }

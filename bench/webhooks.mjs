@@ -27,6 +27,7 @@ const { values: opts } = parseArgs({
     'retry-seconds': { type: 'string', default: '30' },
     quick: { type: 'boolean', default: false },
     'timeout-seconds': { type: 'string', default: '900' },
+    'cpu-prof': { type: 'string' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -41,7 +42,7 @@ const log = (line) => console.log(`[${new Date().toISOString().slice(11, 19)} lo
 /** The receiver: 204 to every POST, counting webhook-id values; `up(port)` starts listening, until then the port refuses. */
 function receiver() {
   const seen = new Set();
-  const state = { received: 0, duplicates: 0, first: 0, last: 0, seen };
+  const state = { received: 0, duplicates: 0, first: 0, last: 0, seen, since: 0, perSecond: [] };
   const http = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
@@ -49,14 +50,24 @@ function receiver() {
       const id = request.headers['webhook-id'];
       state.received++;
       if (seen.has(id)) state.duplicates++;
-      else seen.add(id);
+      else {
+        seen.add(id);
+        const second = Math.floor((now - state.since) / 1000);
+        state.perSecond[second] = (state.perSecond[second] ?? 0) + 1;
+      }
       if (!state.first) state.first = now;
       state.last = now;
       response.writeHead(204).end();
     });
   });
   http.keepAliveTimeout = 60_000;
-  state.up = (port) => new Promise((ready) => http.listen(port, '127.0.0.1', ready));
+  state.up = (port) => new Promise((ready) => http.listen(port, '127.0.0.1', ready)).then(() => void (state.since = performance.now()));
+  /** Distinct webhook-ids a second, in `width`-second buckets from the receiver's start. */
+  state.buckets = (width) => {
+    const out = [];
+    for (let i = 0; i < state.perSecond.length; i += width) out.push(Math.round(Array.from({ length: width }, (_, j) => state.perSecond[i + j] ?? 0).reduce((a, b) => a + b) / width));
+    return out;
+  };
   state.close = () => new Promise((done) => http.close(done) && http.closeAllConnections());
   return state;
 }
@@ -99,7 +110,7 @@ if (scenario === 'drain') env.WEBHOOK_RETRY_SCHEDULE = Array(20).fill(opts['retr
 const servers = [];
 const rx = receiver();
 try {
-  for (let i = 0; i < nodes; i++) servers.push(await startServer({ db: opts.db, pgAdminUrl: opts['pg-url'], database, env }));
+  for (let i = 0; i < nodes; i++) servers.push(await startServer({ db: opts.db, pgAdminUrl: opts['pg-url'], database, env, cpuProfDir: opts['cpu-prof'] }));
   const [first] = servers;
   const { tenant_id } = await first.cli(['tenant', 'create', '--name', 'Webhooks']);
   const app = await first.cli(['app', 'create', '--tenant', tenant_id, '--name', 'Webhooks']);
@@ -134,6 +145,7 @@ try {
       log(`  node ${i + 1}: ${ok} attempts succeeded (${((100 * ok) / queued).toFixed(1)} %), CPU ${cpu[i].toFixed(2)} s: ${ok ? Math.round((cpu[i] * 1e6) / ok) : '-'} µs a delivery (the replay's queueing included on node 1)`);
     });
     log(`  receiver: ${rx.received} requests, ${rx.seen.size} distinct webhook-ids, ${rx.duplicates} duplicates`);
+    log(`  distinct deliveries a second, 2-s buckets from the receiver's start: ${rx.buckets(2).join(' ')}`);
   } else {
     await endpoint(); // the receiver's port is free and nobody listens: every attempt is refused
     const cpu0 = servers.map((s) => s.cpu());
@@ -156,6 +168,8 @@ try {
       log(`  node ${i + 1}: ${ok} succeeded, ${(after[i].retrying ?? 0) - (during[i].retrying ?? 0)} more refused while draining, CPU ${cpu[i].toFixed(1)} s: ${ok ? Math.round((cpu[i] * 1e6) / ok) : '-'} µs a delivery`);
     });
     log(`  receiver: ${rx.received} requests, ${rx.seen.size} distinct webhook-ids, ${rx.duplicates} duplicates`);
+    const buckets = rx.buckets(5);
+    log(`  distinct deliveries a second, 5-s buckets from the receiver's start: ${buckets.join(' ')} (peak ${Math.max(...buckets)}/s)`);
   }
 } finally {
   await rx.close().catch(() => {});
