@@ -9,6 +9,9 @@
 // connection refreshing the token its last answer gave (a chain per connection, started before each round from
 // POST /v1/sign_in_tokens, unmeasured). --webhooks N: server B gets N webhook endpoints subscribed to every
 // type (event_types ["*"]) at a receiver in this process answering 204; A none (both run WEBHOOK_ALLOW_PRIVATE).
+// --deliveries held: B's database gets a trigger that leases each new delivery row to nobody until 9999, so B's
+// worker never sends it: B's CPU is the request path alone (the event and its delivery rows written), not the
+// sending (default `sent`: B's CPU includes delivering them, as a deployment pays).
 //
 // --a-idle N: A idles N seconds after its start before B starts and the load begins (a server that has
 // idled long enough for V8's memory reducer against one loaded straight after its start).
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     'a-idle': { type: 'string', default: '0' },
     auth: { type: 'string', default: 'none' },
     webhooks: { type: 'string', default: '0' },
+    deliveries: { type: 'string', default: 'sent' },
     'pg-url': { type: 'string', default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -56,6 +60,24 @@ async function settled() {
   }
 }
 
+/** --deliveries held: a trigger leases every new delivery row until 9999 (to no node), so none is sent. */
+async function holdDeliveries(databaseUrl) {
+  const until = '9999-12-31T00:00:00.000Z';
+  if (databaseUrl.startsWith('sqlite:')) {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(databaseUrl.slice('sqlite:'.length));
+    db.exec(`CREATE TRIGGER bench_hold AFTER INSERT ON webhook_deliveries BEGIN UPDATE webhook_deliveries SET lease_holder = 'bench-hold', lease_until = '${until}' WHERE id = NEW.id; END`);
+    db.close();
+    return;
+  }
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`CREATE FUNCTION bench_hold() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.lease_holder := 'bench-hold'; NEW.lease_until := '${until}'; RETURN NEW; END $$`);
+  await client.query('CREATE TRIGGER bench_hold BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION bench_hold()');
+  await client.end();
+}
+
 async function start(which, endpoints = 0) {
   if (which === 'hello') {
     const port = await freePort();
@@ -75,6 +97,7 @@ async function start(which, endpoints = 0) {
     for (let i = 0; i < endpoints; i++) {
       await call(server, 'POST', '/v1/webhooks', { body: { url: `http://127.0.0.1:${receiverPort}/hook/${i}` }, headers: { authorization: `Bearer ${fx.secretKey}` }, expect: 201 });
     }
+    if (endpoints && values.deliveries === 'held') await holdDeliveries(server.databaseUrl);
     if (values.auth === 'me') Object.assign(headers, { 'x-publishable-key': fx.publishableKey, authorization: `Bearer ${fx.accessToken}` });
     else if (values.auth === 'signin') {
       Object.assign(target, { url: `${server.url}/v1/signins`, method: 'POST', body: JSON.stringify({ email: fx.email, password: fx.password }) });
@@ -109,6 +132,7 @@ async function load(target, seconds) {
   const before = cpuOf(target.pid);
   const result = await autocannon({ url: target.url, headers: target.headers, method: target.method, body: target.body, requests, connections, duration: seconds });
   if (result.non2xx) throw new Error(`${target.label}: ${result.non2xx} answers were not 2xx`);
+  target.requests = (target.requests ?? 0) + result.requests.total;
   return ((cpuOf(target.pid) - before) * 1e6) / result.requests.total;
 }
 
@@ -126,7 +150,8 @@ try {
   }
   ratios.sort((x, y) => x - y);
   console.log(`A = ${a.label}, B = ${b.label}: server CPU per request B / A: median ${ratios[ratios.length >> 1].toFixed(3)} (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)})`);
-  if (receiverPort) console.log(`webhook receipts (B's deliveries, their cost included in B's CPU): ${receipts.count}`);
+  console.log(`requests (warm-up included): A ${a.requests}, B ${b.requests}`);
+  if (receiverPort) console.log(`webhook receipts: ${receipts.count}${values.deliveries === 'held' ? ' (deliveries held: only the endpoints\' own webhook.created events, sent before the trigger)' : " (B's deliveries, their sending included in B's CPU)"}`);
 } finally {
   await a.stop();
   await b.stop();
