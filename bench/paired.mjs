@@ -133,6 +133,8 @@ async function load(target, seconds) {
   const result = await autocannon({ url: target.url, headers: target.headers, method: target.method, body: target.body, requests, connections, duration: seconds });
   if (result.non2xx) throw new Error(`${target.label}: ${result.non2xx} answers were not 2xx`);
   target.requests = (target.requests ?? 0) + result.requests.total;
+  // A round where a server answered almost nothing (sign-in on a loaded machine) says nothing: NaN, left out.
+  if (result.requests.total < 10) return NaN;
   return ((cpuOf(target.pid) - before) * 1e6) / result.requests.total;
 }
 
@@ -145,11 +147,12 @@ try {
   const ratios = [];
   for (let round = 0; round < Number(values.rounds); round++) {
     const [costA, costB] = await Promise.all([load(a, Number(values.seconds)), load(b, Number(values.seconds))]);
-    ratios.push(costB / costA);
+    if (Number.isFinite(costB / costA)) ratios.push(costB / costA);
     console.log(`round ${round + 1}: A ${costA.toFixed(1)} µs, B ${costB.toFixed(1)} µs a request, B / A ${(costB / costA).toFixed(3)}`);
   }
+  if (ratios.length === 0) throw new Error('no round had 10 requests on both servers: more --seconds');
   ratios.sort((x, y) => x - y);
-  console.log(`A = ${a.label}, B = ${b.label}: server CPU per request B / A: median ${ratios[ratios.length >> 1].toFixed(3)} (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)})`);
+  console.log(`A = ${a.label}, B = ${b.label}: server CPU per request B / A: median of ${ratios.length} rounds ${ratios[ratios.length >> 1].toFixed(3)} (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)})`);
   console.log(`requests (warm-up included): A ${a.requests}, B ${b.requests}`);
   if (receiverPort) console.log(`webhook receipts: ${receipts.count}${values.deliveries === 'held' ? ' (deliveries held: only the endpoints\' own webhook.created events, sent before the trigger)' : " (B's deliveries, their sending included in B's CPU)"}`);
 } finally {

@@ -15,6 +15,7 @@
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { call } from './lib/fixtures.mjs';
 import { createDatabase, freePort, startServer } from './lib/server.mjs';
 
@@ -92,8 +93,23 @@ async function importUsers(server, secretKey, count, run) {
     const users = Array.from({ length: Math.min(1000, count - from) }, (_, i) => ({ email: `w${from + i}.${run}@example.com` }));
     const body = await call(server, 'POST', '/v1/users/import', { body: { users }, headers: { authorization: `Bearer ${secretKey}` } });
     if (body.created !== users.length) throw new Error(`import at ${from}: ${JSON.stringify(body).slice(0, 300)}`);
+    if ((from / 1000) % 10 === 9) log(`${from + users.length} of ${count} users imported`);
   }
   return (performance.now() - started) / 1000;
+}
+
+/** PostgreSQL: the database's committed transactions and rows read/updated so far (pg_stat_database); undefined on SQLite. */
+async function pgStats(databaseUrl) {
+  if (!databaseUrl.startsWith('postgres')) return undefined;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query('SELECT xact_commit, tup_returned, tup_fetched, tup_updated FROM pg_stat_database WHERE datname = current_database()');
+    return Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
+  } finally {
+    await client.end();
+  }
 }
 
 /** Attempts each node counted (gatehouse_webhook_attempts_total by outcome), from its /metrics. */
@@ -127,6 +143,7 @@ try {
     await rx.up(port);
     const hook = await endpoint();
     const cpu0 = servers.map((s) => s.cpu());
+    const stats0 = await pgStats(first.databaseUrl);
     const t0 = performance.now();
     const { queued } = await call(first, 'POST', `/v1/webhooks/${hook.webhook_id}/replay`, { body: { since }, headers: secret, expect: 202 });
     log(`replay queued ${queued} deliveries in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
@@ -145,6 +162,13 @@ try {
       log(`  node ${i + 1}: ${ok} attempts succeeded (${((100 * ok) / queued).toFixed(1)} %), CPU ${cpu[i].toFixed(2)} s: ${ok ? Math.round((cpu[i] * 1e6) / ok) : '-'} µs a delivery (the replay's queueing included on node 1)`);
     });
     log(`  receiver: ${rx.received} requests, ${rx.seen.size} distinct webhook-ids, ${rx.duplicates} duplicates`);
+    // pg_stat_database is sent by each backend when it goes idle, within about a second: a moment's wait first.
+    if (stats0) {
+      await new Promise((r) => setTimeout(r, 1500));
+      const s1 = await pgStats(first.databaseUrl);
+      const per = (k) => ((s1[k] - stats0[k]) / queued).toFixed(2);
+      log(`  PostgreSQL per delivery (the replay included): ${per('xact_commit')} transactions, ${per('tup_updated')} rows updated, ${per('tup_fetched')} rows fetched`);
+    }
     log(`  distinct deliveries a second, 2-s buckets from the receiver's start: ${rx.buckets(2).join(' ')}`);
   } else {
     await endpoint(); // the receiver's port is free and nobody listens: every attempt is refused
