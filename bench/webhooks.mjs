@@ -174,7 +174,7 @@ try {
     await endpoint(); // the receiver's port is free and nobody listens: every attempt is refused
     const cpu0 = servers.map((s) => s.cpu());
     const importSeconds = await importUsers(first, app.secret_key, events, run);
-    log(`outage: ${events} users imported in ${importSeconds.toFixed(1)} s (${Math.round(events / importSeconds)}/s, faster than the 100/s of the story) with the receiver down; retries every ${opts['retry-seconds']} s`);
+    log(`outage: ${events} users imported in ${importSeconds.toFixed(1)} s (${Math.round(events / importSeconds)}/s; the story's traffic is 100/s) with the receiver down; retries every ${opts['retry-seconds']} s`);
     const during = await Promise.all(servers.map(attemptsOf));
     log(`  attempts refused during the outage: ${during.map((c) => c.retrying ?? 0).join(' + ')}; server CPU ${servers.map((s, i) => (s.cpu() - cpu0[i]).toFixed(1)).join(' + ')} s`);
     const cpu1 = servers.map((s) => s.cpu());
