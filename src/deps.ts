@@ -86,7 +86,8 @@ export function createDeps(config: Config, log: Logger, options: { clock?: Clock
         failed: (error: Error) => log.error({ err: error }, 'SQLite checkpoint thread failed; commits checkpoint again'),
       }
     : undefined;
-  const store = openStore(config.database, { queryTimeoutMs: config.dbQueryTimeoutMs, poolTimeoutMs: config.dbPoolTimeoutMs, sqliteCacheMb: config.sqliteCacheMb, sqliteWalLimitMb: config.sqliteWalLimitMb, backgroundCheckpoints });
+  const transactionRetries = { retries: config.dbTransactionRetries, contended: (cause: string, outcome: string) => metrics.databaseContended.inc({ cause, outcome }) };
+  const store = openStore(config.database, { queryTimeoutMs: config.dbQueryTimeoutMs, poolTimeoutMs: config.dbPoolTimeoutMs, sqliteCacheMb: config.sqliteCacheMb, sqliteWalLimitMb: config.sqliteWalLimitMb, backgroundCheckpoints, transactionRetries });
   const masterKey = resolveMasterKey(config, log);
   // A retired signing key stays published as long as the longest token it may have signed.
   const retiredKeyLifetime = Math.max(ACCESS_TOKEN_SECONDS, config.maxSigninTokenLifetimeSeconds);

@@ -57,6 +57,8 @@ export interface Config extends WebhookConfig {
   /** Resilience (docs/operations.md): query and pool timeouts, the mail outbox, shutdown. */
   dbQueryTimeoutMs: number;
   dbPoolTimeoutMs: number;
+  /** Re-runs of a transaction PostgreSQL ended for a deadlock or serialization failure (DB_TRANSACTION_RETRIES, default 3, 0-10). */
+  dbTransactionRetries: number;
   /** SQLite's page cache (SQLITE_CACHE_MB, default 32): the most of RSS it may take; see store/db.ts. */
   sqliteCacheMb: number;
   sqliteWalLimitMb: number;

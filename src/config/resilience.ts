@@ -11,6 +11,7 @@ export function parseResilience(env: Env) {
   return {
     dbQueryTimeoutMs: integer(env, 'DB_QUERY_TIMEOUT_MS', 5_000, 100, 600_000),
     dbPoolTimeoutMs: integer(env, 'DB_POOL_TIMEOUT_MS', 5_000, 100, 600_000),
+    dbTransactionRetries: integer(env, 'DB_TRANSACTION_RETRIES', 3, 0, 10),
     sqliteCacheMb: integer(env, 'SQLITE_CACHE_MB', 32, 1, 4_096),
     sqliteWalLimitMb: integer(env, 'SQLITE_WAL_LIMIT_MB', 64, 4, 65_536),
     mailSendTimeoutMs: integer(env, 'MAIL_SEND_TIMEOUT_MS', 30_000, 500, 600_000),

@@ -10,6 +10,8 @@ import { createWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js'
 export interface ServiceMetrics {
   /** Requests answered 503 because the database could not serve them, by cause (store/dialect.ts). */
   databaseUnavailable: Counter<'cause'>;
+  /** PostgreSQL transactions ended for a deadlock or serialization failure, by cause and how they ended (store/transaction.ts). */
+  databaseContended: Counter<'cause' | 'outcome'>;
   /** Outbox emails handed to the relay (or the dev outbox). */
   mailSent: Counter;
   /** Send attempts that failed and will be retried. */
@@ -41,6 +43,12 @@ export function createServiceMetrics(): ServiceMetrics {
     labelNames: ['cause'] as const,
     registers: [],
   });
+  const databaseContended = new Counter({
+    name: 'gatehouse_db_transactions_contended_total',
+    help: 'Transactions PostgreSQL ended for a deadlock or serialization failure, by cause; outcome: retried (a re-run committed), gave_up (retries spent: 503), failed (a re-run failed otherwise)',
+    labelNames: ['cause', 'outcome'] as const,
+    registers: [],
+  });
   const mailSent = new Counter({ name: 'gatehouse_mail_sent_total', help: 'Outbox emails sent', registers: [] });
   const mailFailedAttempts = new Counter({
     name: 'gatehouse_mail_failed_attempts_total',
@@ -68,11 +76,12 @@ export function createServiceMetrics(): ServiceMetrics {
     ops,
     webhooks,
     databaseUnavailable,
+    databaseContended,
     mailSent,
     mailFailedAttempts,
     mailGivenUp,
     mailOutboxPending,
     sqliteCheckpointedFrames,
-    all: [databaseUnavailable, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending, sqliteCheckpointedFrames, buildInfo(), ...ops.all, ...webhooks.all],
+    all: [databaseUnavailable, databaseContended, mailSent, mailFailedAttempts, mailGivenUp, mailOutboxPending, sqliteCheckpointedFrames, buildInfo(), ...ops.all, ...webhooks.all],
   };
 }

@@ -9,6 +9,7 @@ import type { PoolStats } from '../observability/ops-metrics.js';
 import { cachingStatements } from './statement-cache.js';
 import { checkpointInBackground, logGuard, WAL_LIMIT_MB, walKeepBytes, type CheckpointEvents } from './sqlite-checkpoints.js';
 import type { StoreTimeouts } from './timeouts.js';
+import { setRetryPolicy } from './transaction.js';
 import type { Database } from './types.js';
 
 export type Db = Kysely<Database>;
@@ -189,6 +190,7 @@ export function openStore(config: DatabaseConfig, timeouts: StoreTimeouts = DEFA
   }
   const pool = openPostgresPool(config.url, timeouts);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  if (timeouts.transactionRetries) setRetryPolicy(db, timeouts.transactionRetries);
   prepareOnPostgres('select 1');
   // Health checks arriving while a probe is in flight share its answer: one round trip per burst, not
   // one per request (each costs node-postgres and a backend on the machine's cores).

@@ -1,4 +1,5 @@
 import type { CheckpointEvents } from './sqlite-checkpoints.js';
+import type { RetryPolicy } from './transaction.js';
 
 // What bounds the store's waits, read by db.ts and by pg-pool.ts (which db.ts imports): its own module, so no cycle.
 export interface StoreTimeouts {
@@ -15,4 +16,6 @@ export interface StoreTimeouts {
    * For the server; a CLI command's short life checkpoints on close.
    */
   backgroundCheckpoints?: CheckpointEvents;
+  /** Re-runs of a transaction PostgreSQL ended for contention, and who counts them (store/transaction.ts); 3 and no one unless given. */
+  transactionRetries?: RetryPolicy;
 }

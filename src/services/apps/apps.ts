@@ -104,7 +104,7 @@ export async function createApp(deps: AppsDeps, tenantId: string, name: string, 
   const publishableKey = newPublishableKey();
   const secretKey = newSecretKey();
   await withUniqueDomain(() =>
-    deps.db.transaction().execute(async (trx) => {
+    inTransaction(deps.db, async (trx) => {
       await checkDomainScope(trx, deps.config?.publicBaseUrl, { id: appId, domain: columns.domain ?? null, cookieDomain: (columns.cookie_domain as string | null | undefined) ?? null });
       await insertApp(trx, deps, { tenantId, appId, name: name.trim(), columns, now, publishableKey, secretKey });
       await recordTenantEvent(trx, context, tenantId, 'app.created', { app_id: appId, name: name.trim() }, at);
@@ -218,7 +218,7 @@ export async function rotateSecretKey(deps: AppsDeps, appId: string, keepOldForS
   const now = deps.clock.now();
   const endsAt = iso(addSeconds(now, keepOldForSeconds));
   const secretKey = newSecretKey();
-  const ended = await deps.db.transaction().execute(async (trx) => {
+  const ended = await inTransaction(deps.db, async (trx) => {
     const old = await apiKeys.expireSecretKeys(trx, appId, endsAt);
     await apiKeys.insertApiKey(trx, {
       id: newUuid(),

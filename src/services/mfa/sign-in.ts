@@ -122,6 +122,9 @@ async function wrongCode(deps: MfaDeps, app: Application, user: User, challenge:
   let counted = 0;
   let noticed = false;
   await inTransaction(deps.db, async (trx) => {
+    // Afresh on each run: a transaction PostgreSQL ended for contention runs again (store/transaction.ts).
+    counted = 0;
+    noticed = false;
     for (const factor of tried) {
       const failed = await factors.countFailedCode(trx, app.id, factor.id, iso(now), schedule);
       if (failed === undefined) continue;
