@@ -54,6 +54,7 @@ export const POSTGRES_ONLY = {
   'test/contract/webhooks-two-nodes.test.ts': 'two nodes need one shared PostgreSQL',
   'src/store/pg-pool.test.ts': "PostgreSQL's pool and named statements",
   'test/store/contention.test.ts': "PostgreSQL's own deadlock, serialization failure and lock timeout",
+  'test/contract/transaction-retries.test.ts': "a real deadlock between a request and another PostgreSQL transaction, answered 503 or retried",
   'test/store/transaction-retries.test.ts': "PostgreSQL's own deadlocks and serialization failures, retried by inTransaction",
 };
 

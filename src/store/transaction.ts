@@ -1,5 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db } from './db.js';
+import type { Kysely } from 'kysely';
+import type { Database } from './types.js';
+
+// db.ts (openStore) sets the policy, so this names the store's type itself rather than import db.ts.
+type Db = Kysely<Database>;
 
 /** The contention PostgreSQL ends a transaction for, after which the same transaction may simply run again. */
 export type Contention = 'deadlock' | 'serialization';

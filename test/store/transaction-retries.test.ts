@@ -8,7 +8,7 @@ import { createPostgresDatabase } from '../helpers/db.js';
 
 // A deadlock or a serialization failure PostgreSQL ended a transaction for is no bug: inTransaction runs the
 // whole transaction again (store/transaction.ts), up to DB_TRANSACTION_RETRIES times. Real transactions on
-// real connections, meeting in opposite orders behind a barrier; the HTTP side is transaction-retries-http.test.ts.
+// real connections, meeting in opposite orders behind a barrier; the HTTP side is test/contract/transaction-retries.test.ts.
 
 let database: { url: string; drop(): Promise<void> };
 let store: Store;
