@@ -46,6 +46,9 @@ function deadlockingPair() {
   const bump = (name: 'a' | 'b', first: number, second: number) =>
     inTransaction(store.db, async (trx) => {
       runs[name]++;
+      // Only a's backend looks for the deadlock in time, so a is the one PostgreSQL ends: two backends that
+      // begin to wait at once may otherwise both find the cycle before either lets go, and both be ended.
+      if (name === 'b') await sql`SET LOCAL deadlock_timeout = '20s'`.execute(trx);
       await sql`UPDATE t SET n = n + 1 WHERE id = ${first}`.execute(trx);
       await bothHoldOne();
       await sql`UPDATE t SET n = n + 1 WHERE id = ${second}`.execute(trx);
@@ -60,7 +63,7 @@ describe('55 transactions PostgreSQL ended for contention run again', () => {
     seen.length = 0;
     const { runs, results } = deadlockingPair();
     expect((await results).map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
-    expect(runs.a + runs.b).toBe(3); // the victim's first run was rolled back whole, then it ran once more
+    expect(runs).toEqual({ a: 2, b: 1 }); // a's first run was rolled back whole, then it ran once more
     expect(await counts()).toEqual([2, 2]);
     expect(seen).toEqual([['deadlock', 'retried']]);
   });
@@ -80,9 +83,11 @@ describe('55 transactions PostgreSQL ended for contention run again', () => {
         await sql`UPDATE t SET n = ${rows[0]!.total + 1} WHERE id = ${id}`.execute(trx);
       });
     expect((await Promise.allSettled([write(1), write(2)])).map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
-    expect(runs).toBe(3);
-    expect((await counts()).sort()).toEqual([1, 2]); // the re-run read the winner's write
-    expect(seen).toEqual([['serialization', 'retried']]);
+    // At least the loser ran again (a re-run that began before the winner committed may lose once more).
+    expect(runs).toBeGreaterThanOrEqual(3);
+    expect((await counts()).sort()).toEqual([1, 2]); // the last run read the winner's write
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(seen.map((s) => s.join(' ')))).toEqual(new Set(['serialization retried']));
   });
 
   it('with retries set to 0 the victim fails with the deadlock, which the error plugin answers 503 (database_unavailable); its writes are rolled back', async () => {
@@ -96,7 +101,8 @@ describe('55 transactions PostgreSQL ended for contention run again', () => {
       expect(failed).toHaveLength(1);
       expect((failed[0]!.reason as { code?: string }).code).toBe('40P01');
       expect(connectionFailure(failed[0]!.reason)).toBe('deadlock');
-      expect(runs.a + runs.b).toBe(2);
+      expect(runs).toEqual({ a: 1, b: 1 });
+      expect(settled[1]!.status).toBe('fulfilled');
       expect(await counts()).toEqual([1, 1]); // the winner's two writes, none of the victim's
       expect(seen).toEqual([['deadlock', 'gave_up']]);
     } finally {
