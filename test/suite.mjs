@@ -1,4 +1,5 @@
 // Which test files run where (docs/testing.md). vitest.config.ts and test/run.mjs read these lists.
+import { readdirSync } from 'node:fs';
 //
 // A file not listed here runs on SQLite and on PostgreSQL: a new file keeps running on both databases
 // until someone lists it, with the reason. The rule that makes SQLITE_ONLY safe is checked on every
@@ -44,6 +45,26 @@ export const SQLITE_ONLY = {
   'test/contract/unknown-fields.test.ts': 'an unknown JSON body field is a 400 naming it: route validation (it skipped itself on PostgreSQL)',
   'test/contract/sqlite-wal.test.ts': "SQLite's write-ahead log cap (it skipped itself on PostgreSQL)",
 };
+
+/**
+ * Exceptions to a SQLITE_ONLY glob: files under it that run on both databases all the same (each passes
+ * `bothDatabases` to harness.ts skipReason). The glob is then spelled out as the other test files under it.
+ */
+export const BOTH_DATABASES = {
+  'test/browser/console-journey.test.ts': "the console's whole journey writes through every page: on each database's server (issue 54)",
+};
+
+/** SQLITE_ONLY's patterns, a glob holding a BOTH_DATABASES file replaced by the other test files under it. */
+function sqliteOnlyPatterns() {
+  const both = Object.keys(BOTH_DATABASES);
+  return Object.keys(SQLITE_ONLY).flatMap((pattern) => {
+    if (!pattern.endsWith('/**')) return [pattern];
+    const dir = pattern.slice(0, -3);
+    if (!both.some((file) => file.startsWith(`${dir}/`))) return [pattern];
+    const files = readdirSync(new URL(`../${dir}`, import.meta.url), { recursive: true }).map((name) => `${dir}/${String(name).replaceAll('\\', '/')}`);
+    return files.filter((file) => file.endsWith('.test.ts') && !both.includes(file));
+  });
+}
 
 /** Files that skip themselves everywhere but on PostgreSQL (skipIf): the SQLite pass does not start them. */
 export const POSTGRES_ONLY = {
@@ -153,7 +174,7 @@ export const SHARED = [
  * their worker (SHARED).
  */
 export function filesFor(set, db) {
-  const notHere = Object.keys(db === 'postgres' ? SQLITE_ONLY : POSTGRES_ONLY);
+  const notHere = db === 'postgres' ? sqliteOnlyPatterns() : Object.keys(POSTGRES_ONLY);
   if (set === 'fault') return { include: FAULT, exclude: notHere, shared: [] };
   if (set === 'smoke') return { include: SMOKE, exclude: [...notHere, ...FAULT], shared: SHARED.filter((file) => SMOKE.includes(file)) };
   if (set === 'main') return { include: ALL, exclude: [...notHere, ...FAULT], shared: SHARED };

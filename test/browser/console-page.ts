@@ -110,9 +110,10 @@ async function expectKeyboardReachesAll(page: Page): Promise<void> {
 
 /**
  * The checks of every view: axe finds nothing (any severity), Tab reaches every control with a visible focus,
- * nothing overflows 320 px; then the screenshot `console-NAME.png`.
+ * nothing overflows 320 px; then the screenshot `console-NAME.png` (into docs/ too with UPDATE_SCREENSHOTS=1,
+ * unless `docs: false`: a view another file already pictures there).
  */
-export async function checkView(page: Page, name: string): Promise<void> {
+export async function checkView(page: Page, name: string, { docs = true }: { docs?: boolean } = {}): Promise<void> {
   expect(await axeViolations(page), `axe on ${name}`).toEqual([]);
   await expectKeyboardReachesAll(page);
   const size = page.viewportSize()!;
@@ -124,7 +125,7 @@ export async function checkView(page: Page, name: string): Promise<void> {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const file = `console-${name}.png`;
   await page.screenshot({ path: join(RESULTS_DIR, file), fullPage: true });
-  if (process.env.UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: join(resolve(import.meta.dirname, '../../docs'), file), fullPage: true });
+  if (docs && process.env.UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: join(resolve(import.meta.dirname, '../../docs'), file), fullPage: true });
 }
 
 /** Fills the labelled field. */

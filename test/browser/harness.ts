@@ -31,10 +31,10 @@ export function findChromium(): string | undefined {
 /**
  * Why the suite does not run here, or undefined when it does. It runs only in the SQLite pass of
  * `npm test` (the pages exercise the HTTP surface, which the PostgreSQL pass would only repeat: that
- * saves CI time). No browser: skipped with a warning locally; under CI=true a failure (.ci/run installs it).
+ * saves CI time), unless `bothDatabases` (a file test/suite.mjs BOTH_DATABASES names). No browser: skipped with a warning locally; under CI=true a failure (.ci/run installs it).
  */
-export function skipReason(): string | undefined {
-  if (TEST_DB !== 'sqlite') return 'the browser suite runs only when TEST_DB=sqlite (it checks pages and HTTP, not the database; saves CI time)';
+export function skipReason({ bothDatabases = false }: { bothDatabases?: boolean } = {}): string | undefined {
+  if (TEST_DB !== 'sqlite' && !bothDatabases) return 'the browser suite runs only when TEST_DB=sqlite (it checks pages and HTTP, not the database; saves CI time)';
   if (findChromium()) return undefined;
   if (CI) throw new Error('no chromium found: CI requires it (apt-get install -y chromium; .ci/run does)');
   console.warn('WARNING: no chromium found (apt-get install -y chromium, or set CHROMIUM_PATH): the browser suite is skipped');
