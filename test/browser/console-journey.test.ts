@@ -230,6 +230,14 @@ describe.skipIf(skip)(`the console's whole journey, on a ${TEST_DB} server`, () 
       );
       expect(controls.filter((c) => !/^(Search by email|Search|Add a condition|Apply filters|Download \S+)$/.test(c)), `write controls on ${name}`).toEqual([]);
     };
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Members', exact: true }).click();
+    await view(page, 'Members and invitations');
+    await page.getByRole('cell', { name: operator, exact: true }).waitFor();
+    await noWriteControl('members');
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Apps', exact: true }).click();
+    await view(page, 'Apps');
+    await page.getByRole('link', { name: 'Shop', exact: true }).waitFor();
+    await noWriteControl('apps');
     await page.getByRole('link', { name: 'Shop', exact: true }).click();
     await view(page, 'App settings');
     await page.getByText('Proof-of-work difficulty').waitFor();
