@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stepAt, totpCode } from '../../src/crypto/totp.js';
 import { consoleUser, type ConsoleUser } from '../helpers/console.js';
 import { api } from '../helpers/fixtures.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, startConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Your account": the signed-in console user's own account, driven in the page and read back
@@ -16,7 +16,7 @@ let member: ConsoleUser;
 
 beforeAll(async () => {
   if (skip) return;
-  site = await startConsole();
+  site = await sharedConsole();
   member = await consoleUser(site.env, site.app, 'member');
 }, 240_000);
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, startConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Buckets": an app's buckets and objects in the console, driven as a person does, each write
@@ -26,7 +26,7 @@ async function objectBytes(bucketId: string, key: string): Promise<{ status: num
 
 beforeAll(async () => {
   if (skip) return;
-  site = await startConsole();
+  site = await sharedConsole();
   owner = await consoleUser(site.env, site.app, 'owner');
   viewer = await consoleUser(site.env, site.app, 'viewer');
   tenantId = await tenantOwnedBy(site.env, owner, 'Acme');

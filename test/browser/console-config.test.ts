@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, startConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Sign-in providers", "Email templates", "Billing" and what the caller may do: an owner
@@ -29,7 +29,7 @@ async function credit(cents: number, note: string): Promise<void> {
 
 beforeAll(async () => {
   if (skip) return;
-  site = await startConsole();
+  site = await sharedConsole();
   owner = await consoleUser(site.env, site.app, 'owner');
   viewer = await consoleUser(site.env, site.app, 'viewer');
   operator = await consoleUser(site.env, site.app, 'operator');

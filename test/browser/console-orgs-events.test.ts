@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
 import { api } from '../helpers/fixtures.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, startConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Organisations", "Events" and "Activity": an owner makes an organisation, adds a member and
@@ -22,7 +22,7 @@ const password = 'correct horse battery';
 
 beforeAll(async () => {
   if (skip) return;
-  site = await startConsole();
+  site = await sharedConsole();
   owner = await consoleUser(site.env, site.app, 'owner');
   viewer = await consoleUser(site.env, site.app, 'viewer');
   tenantId = await tenantOwnedBy(site.env, owner, 'Acme');
@@ -179,7 +179,12 @@ describe.skipIf(skip)('the console, organisations, events and activity', () => {
     expect(stats).toHaveLength(30);
     const today = stats[stats.length - 1]!;
     expect(today.counts).toMatchObject({ 'user.created': 1, 'session.created': 2, 'signin.failed': 1 });
-    const row = async (table: string, date: string) => (await page.getByRole('table', { name: table }).getByRole('row').filter({ has: page.getByRole('rowheader', { name: date }) }).locator('td').allTextContents()).map(Number);
+    // The tables render once the page has the stats (after its heading): each row is waited for, then read.
+    const row = async (table: string, date: string) => {
+      const found = page.getByRole('table', { name: table }).getByRole('row').filter({ has: page.getByRole('rowheader', { name: date }) });
+      await found.waitFor();
+      return (await found.locator('td').allTextContents()).map(Number);
+    };
     for (const day of [today, stats[0]!]) {
       expect(await row('Sign-ups (user.created) and sign-ins (session.created) per day', day.date)).toEqual([day.counts['user.created'] ?? 0, day.counts['session.created'] ?? 0]);
       expect(await row('Failed sign-ins (signin.failed) per day', day.date)).toEqual([day.counts['signin.failed'] ?? 0]);

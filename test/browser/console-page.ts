@@ -1,16 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { codeFor, startAuthServer, type AuthEnv } from '../helpers/accounts.js';
+import { codeFor, sharedAuthServer, startAuthServer, type AuthEnv } from '../helpers/accounts.js';
 import { axeViolations } from '../helpers/axe.js';
 import { ADMIN_TOKEN, consoleApp } from '../helpers/console.js';
 import type { TestApp } from '../helpers/fixtures.js';
-import { findChromium, RESULTS_DIR } from './harness.js';
+import { RESULTS_DIR } from './harness.js';
+import { contextsOf, workerBrowser } from './worker-browser.js';
 
-// The console (docs/console.md) in Chromium, as a person drives it: a Gatehouse started on an empty database
-// (so `serve` prints the setup link), pages reached by their labels and headings, and on every view the
-// checks the issue asks for: axe, the keyboard, 320 px, a screenshot (docs/console-*.png with UPDATE_SCREENSHOTS=1).
+// The console (docs/console.md) in Chromium, as a person drives it: pages reached by their labels and headings,
+// and on every view the checks the issue asks for: axe, the keyboard, 320 px, a screenshot (docs/console-*.png
+// with UPDATE_SCREENSHOTS=1). startConsole starts a Gatehouse of its own on an empty database (so `serve`
+// prints the setup link: the first run's file); sharedConsole takes the worker's server of that environment
+// (sharedAuthServer, test/suite.mjs SHARED), where each file makes its own tenant, apps and console users.
+// Either way the worker's Chromium (workerBrowser), in contexts of the file's own.
 
 export interface ConsoleSite {
   env: AuthEnv;
@@ -27,14 +31,36 @@ export interface ConsoleSite {
 
 /** `extra`: more of the server's environment (WEBHOOK_ALLOW_PRIVATE for a local webhook receiver). */
 export async function startConsole(extra: Record<string, string> = {}): Promise<ConsoleSite> {
-  const env = await startAuthServer({ ADMIN_TOKEN, RATE_LIMITS: 'off', ...extra });
+  return consoleSite(await startAuthServer({ ADMIN_TOKEN, RATE_LIMITS: 'off', ...extra }));
+}
+
+/** As startConsole, on the worker's server of this environment: for a file that needs no empty database. */
+export async function sharedConsole(extra: Record<string, string> = {}): Promise<ConsoleSite> {
+  return consoleSite(await sharedAuthServer({ ADMIN_TOKEN, RATE_LIMITS: 'off', ...extra }));
+}
+
+/** The console app of each server this worker used, its proof-of-work made small once. */
+const consoleApps = new Map<string, Promise<TestApp>>();
+
+async function consoleSite(env: AuthEnv): Promise<ConsoleSite> {
   const line = env.server.output().split('\n').find((l) => l.includes('/console/setup?token='));
   if (!line) throw new Error(`serve printed no setup link:\n${env.server.output()}`);
   const setupUrl = /https?:\/\/\S+/.exec(line)![0];
-  const app = await consoleApp(env.server);
-  // A small proof-of-work keeps the sign-ups quick on a loaded machine; the path is the same.
-  expect((await env.server.cli(['app', 'update', app.app_id, '--hashcash-difficulty', '4'])).code).toBe(0);
-  const browser = await chromium.launch({ executablePath: findChromium(), args: ['--disable-dev-shm-usage'] });
+  const key = `${env.server.url} ${env.server.pid}`;
+  let made = consoleApps.get(key);
+  if (!made) {
+    made = (async () => {
+      const app = await consoleApp(env.server);
+      // A small proof-of-work keeps the sign-ups quick on a loaded machine; the path is the same.
+      expect((await env.server.cli(['app', 'update', app.app_id, '--hashcash-difficulty', '4'])).code).toBe(0);
+      return app;
+    })();
+    consoleApps.set(key, made);
+    made.catch(() => consoleApps.delete(key));
+  }
+  const app = await made;
+  const browser = await workerBrowser();
+  const contexts = contextsOf(browser);
   const requests: string[] = [];
   const cspViolations: string[] = [];
   return {
@@ -45,7 +71,7 @@ export async function startConsole(extra: Record<string, string> = {}): Promise<
     requests,
     cspViolations,
     async context() {
-      const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+      const context = await contexts.open({ viewport: { width: 1024, height: 768 } });
       await context.addInitScript(() =>
         document.addEventListener('securitypolicyviolation', (event) => console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`)),
       );
@@ -58,7 +84,7 @@ export async function startConsole(extra: Record<string, string> = {}): Promise<
       return context;
     },
     async stop() {
-      await browser.close().catch(() => {});
+      await contexts.close();
       await env.stop();
     },
   };

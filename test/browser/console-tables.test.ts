@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, startConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Tables": an app's custom tables in the console, driven as a person does, each write read
@@ -18,7 +18,7 @@ let ordersId: string;
 
 beforeAll(async () => {
   if (skip) return;
-  site = await startConsole();
+  site = await sharedConsole();
   owner = await consoleUser(site.env, site.app, 'owner');
   viewer = await consoleUser(site.env, site.app, 'viewer');
   tenantId = await tenantOwnedBy(site.env, owner, 'Acme');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
 import { api } from '../helpers/fixtures.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, startConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "A user": one user of an app in the console. The owner opens them from the list, sees a
@@ -34,7 +34,7 @@ const userUrl = (id?: string) => new URL(`/console/t/${tenantId}/apps/${appId}/u
 
 beforeAll(async () => {
   if (skip) return;
-  site = await startConsole();
+  site = await sharedConsole();
   owner = await consoleUser(site.env, site.app, 'owner');
   viewer = await consoleUser(site.env, site.app, 'viewer');
   tenantId = await tenantOwnedBy(site.env, owner, 'Acme');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, startConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
 import { api } from '../helpers/fixtures.js';
 import { skipReason } from './harness.js';
 
@@ -19,7 +19,7 @@ let publishableKey: string;
 
 beforeAll(async () => {
   if (skip) return;
-  site = await startConsole();
+  site = await sharedConsole();
   owner = await consoleUser(site.env, site.app, 'owner');
   viewer = await consoleUser(site.env, site.app, 'viewer');
   tenantId = await tenantOwnedBy(site.env, owner, 'Acme');

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
 import { startReceiver, type ReceivedWebhook, type Receiver } from '../helpers/webhook-receiver.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, startConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Webhooks": an app's webhook endpoints in the console, driven as a person does, against a
@@ -34,7 +34,7 @@ beforeAll(async () => {
   if (skip) return;
   receiver = await startReceiver();
   receiver.answer = (path) => ({ status: failing.has(path) ? 500 : 200, body: failing.has(path) ? 'receiver down' : 'ok' });
-  site = await startConsole({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1' });
+  site = await sharedConsole({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1' });
   owner = await consoleUser(site.env, site.app, 'owner');
   viewer = await consoleUser(site.env, site.app, 'viewer');
   tenantId = await tenantOwnedBy(site.env, owner, 'Acme');

@@ -3,12 +3,13 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { sharedAuthServer, type AuthEnv } from '../helpers/accounts.js';
 import { TEST_DB } from '../helpers/db.js';
 import { api, createApp, createTenant, type TestApp } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/server.js';
+import { contextsOf, workerBrowser } from './worker-browser.js';
 
 // The real-browser suite's harness: Debian's chromium driven by playwright-core, the example web app
 // (examples/web) served as two sites against a spawned Gatehouse, and a third, hostile site.
@@ -40,6 +41,9 @@ export function skipReason({ bothDatabases = false }: { bothDatabases?: boolean 
   console.warn('WARNING: no chromium found (apt-get install -y chromium, or set CHROMIUM_PATH): the browser suite is skipped');
   return 'no chromium on this machine';
 }
+
+/** Chromium's flags for the sites: localhost and evil.test resolve to 127.0.0.1. */
+export const SITE_FLAGS = ['--host-resolver-rules=MAP localhost 127.0.0.1, MAP evil.test 127.0.0.1'];
 
 export interface Sites {
   env: AuthEnv;
@@ -123,11 +127,9 @@ export async function startSites(serverEnv: Record<string, string> = {}): Promis
   await new Promise<void>((done) => evil.listen(0, '127.0.0.1', done));
   const evilPort = (evil.address() as AddressInfo).port;
 
-  const browser = await chromium.launch({
-    executablePath: findChromium(),
-    args: ['--host-resolver-rules=MAP localhost 127.0.0.1, MAP evil.test 127.0.0.1', '--disable-dev-shm-usage'],
-  });
-  const contexts: BrowserContext[] = [];
+  // The worker's Chromium for these flags (worker-browser.ts): each file's pages in contexts of its own.
+  const browser = await workerBrowser(SITE_FLAGS);
+  const contexts = contextsOf(browser);
   const cspViolations: string[] = [];
   const onExampleSite = (url: string | undefined) => url === undefined || new URL(url).port === String(webPort);
   return {
@@ -145,8 +147,7 @@ export async function startSites(serverEnv: Record<string, string> = {}): Promis
     browser,
     cspViolations,
     async context() {
-      const context = await browser.newContext();
-      contexts.push(context);
+      const context = await contexts.open();
       // Chromium logs a refused script, style, image, request or WebAssembly compile as a console error
       // naming the policy; the event adds what was blocked. Both count, on the example's sites only.
       await context.addInitScript(() =>
@@ -164,7 +165,7 @@ export async function startSites(serverEnv: Record<string, string> = {}): Promis
       evilPages.set(path, html);
     },
     async stop() {
-      await browser.close().catch(() => {});
+      await contexts.close();
       web.kill('SIGTERM');
       await new Promise<void>((done) => evil.close(() => done()));
       await env.stop();

@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedAuthServer, verifiedUser, type AuthEnv } from '../helpers/accounts.js';
 import { api, createApp, type TestApp } from '../helpers/fixtures.js';
 import { claimsOf, passwordChallenge } from '../helpers/mfa.js';
-import { findChromium, skipReason } from './harness.js';
+import { SITE_FLAGS, skipReason } from './harness.js';
+import { contextsOf, workerBrowser } from './worker-browser.js';
 
 // Passkeys in a real Chromium (docs/mfa.md): its virtual authenticator (CDP WebAuthn.addVirtualAuthenticator:
 // CTAP2, internal, resident keys, user verification) stands in for the device. The app's page at
@@ -17,7 +18,7 @@ const PAGE = '<!doctype html><title>app</title><body>app</body>';
 
 let env: AuthEnv;
 let app: TestApp;
-let browser: Browser;
+let contexts: ReturnType<typeof contextsOf>;
 let pages: Server;
 let SITE: string;
 
@@ -28,17 +29,18 @@ beforeAll(async () => {
   SITE = `http://localhost:${(pages.address() as AddressInfo).port}`;
   env = await sharedAuthServer();
   app = await createApp(env.server, { name: 'Passkeys in Chromium', args: ['--allowed-origin', SITE] });
-  browser = await chromium.launch({ executablePath: findChromium(), args: ['--host-resolver-rules=MAP localhost 127.0.0.1', '--disable-dev-shm-usage'] });
+  // The worker's Chromium (worker-browser.ts), in contexts of this file's own.
+  contexts = contextsOf(await workerBrowser(SITE_FLAGS));
 });
 afterAll(async () => {
-  await browser?.close().catch(() => {});
+  await contexts?.close();
   await env?.stop();
   await new Promise<void>((done) => (pages ? pages.close(() => done()) : done()));
 });
 
 /** A browser profile on the app's page with a virtual platform authenticator (a phone or laptop with a passkey store). */
 async function deviceWithAuthenticator(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext();
+  const context = await contexts.open();
   const page = await context.newPage();
   await page.goto(SITE);
   const cdp = await context.newCDPSession(page);

@@ -19,7 +19,7 @@ function stat(pid: number | 'self'): string[] {
 
 /**
  * Seconds of CPU (user + system) of this process and of its reaped children, or undefined off Linux; `kept`
- * by process id: the servers the worker keeps across files (worker-processes.ts), which no file reaps.
+ * by process id: the servers and browsers the worker keeps across files (worker-processes.ts), which no file reaps.
  */
 function cpuSeconds(): { self: number; children: number; kept: Map<number, number> } | undefined {
   try {
@@ -28,7 +28,8 @@ function cpuSeconds(): { self: number; children: number; kept: Map<number, numbe
     for (const pid of workerProcesses) {
       try {
         const f = stat(pid);
-        kept.set(pid, (Number(f[11]) + Number(f[12])) / TICKS);
+        // Its own CPU and its reaped children's (a kept Chromium's renderers of closed pages).
+        kept.set(pid, (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS);
       } catch {
         // ended
       }

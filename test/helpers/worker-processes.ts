@@ -1,8 +1,9 @@
 // What a vitest worker keeps across the files it runs (test/suite.mjs SHARED: isolate: false): the servers
-// sharedServer (server.ts) keeps, and the clean-up that ends them with the worker. No file reaps a kept
-// server, so test/helpers/file-times.ts counts the CPU one spends during each file as that file's.
+// sharedServer (server.ts) keeps, the Chromium workerBrowser (test/browser/worker-browser.ts) keeps, and the
+// clean-up that ends them with the worker. No file reaps a kept process, so test/helpers/file-times.ts
+// counts the CPU one spends during each file as that file's.
 
-/** Process ids of the servers this worker keeps running between files. */
+/** Process ids of the servers and browsers this worker keeps running between files. */
 export const workerProcesses = new Set<number>();
 
 type WorkerState = { onCleanup?: (listener: () => Promise<void>) => void };
