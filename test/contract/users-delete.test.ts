@@ -50,17 +50,27 @@ async function bucketFigures(env: ObjectEnv, app: TestApp) {
   return res.body as { used_bytes: number; buckets: { bucket_id: string; used_bytes: number; object_count: number }[] };
 }
 
+/**
+ * The file store's server, which is a server of the default environment: the file-store deletions and the
+ * self-deletion, CLI and racing tests share it (each makes its own apps), one server start fewer.
+ */
+let fileStoreServer: Promise<ObjectEnv> | undefined;
+const fileStore = () => (fileStoreServer ??= startObjectServer('file'));
+afterAll(async () => (await fileStoreServer?.catch(() => undefined))?.stop());
+
 describe.each(STORES)('14 deleting a user (%s blob store)', (kind) => {
   let env: ObjectEnv;
   let app: TestApp;
   let other: TestApp;
 
   beforeAll(async () => {
-    env = await startObjectServer(kind);
+    env = kind === 'file' ? await fileStore() : await startObjectServer(kind);
     app = await createApp(env.server);
     other = await createApp(env.server);
   });
-  afterAll(async () => env?.stop());
+  afterAll(async () => {
+    if (kind !== 'file') await env?.stop();
+  });
 
   it('14 delete: every row, object and blob, session, identity and code of the user is gone; the others untouched; figures exact; the email free again', async () => {
     const { server } = env;
@@ -144,12 +154,11 @@ describe('14 deleting one’s own account, the CLI, and writes racing a deletion
   const origin = 'https://shop.example.test';
 
   beforeAll(async () => {
-    server = await startServer();
+    server = (await fileStore()).server;
     app = await createApp(server, { args: ['--allowed-origin', origin] });
     closed = await createApp(server, { args: ['--self-delete', 'off'] });
     otherApp = await createApp(server);
   });
-  afterAll(async () => server?.stop());
 
   it('14 DELETE /v1/me: a fresh token deletes the account and clears the cookies; a cookie needs an allowed Origin', async () => {
     const dana = await person(server, app);
