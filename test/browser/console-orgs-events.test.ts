@@ -50,7 +50,12 @@ const at = (path: string) => new URL(`/console/t/${tenantId}${path}`, site.setup
 const appAt = (path: string) => at(`/apps/${appId}${path}`);
 const eventsOf = async (query: string) => (await manage(site.env.server, owner.token, 'GET', `/v1/events?${query}`, undefined, appId)).body.events as { event_id: string; type: string }[];
 /** The event types of the log's table, top to bottom. */
-const typesShown = async (page: Page) => page.locator('table tbody tr td:nth-child(2)').allTextContents();
+// The event types of the table's rows, once it has any (it is drawn after the page's heading).
+const typesShown = async (page: Page) => {
+  const cells = page.locator('table tbody tr td:nth-child(2)');
+  await cells.first().waitFor();
+  return cells.allTextContents();
+};
 
 describe.skipIf(skip)('the console, organisations, events and activity', () => {
   it('an owner makes an organisation, a member and an invitation, and finds their events', { timeout: 300_000 }, async () => {

@@ -113,12 +113,15 @@ async function expectKeyboardReachesAll(page: Page): Promise<void> {
     all.forEach((el, i) => el.setAttribute('data-control', String(i)));
     // Chromium stops on each part of a date or time input (day, month, year, hours, minutes, AM/PM).
     const parts = all.filter((el) => /^(date|datetime-local|time|month|week)$/.test((el as HTMLInputElement).type ?? '')).length * 6;
+    // Tab goes on from where the last click or focus was, not from the top: the walk starts on the first
+    // control (the skip link), so every control after it is met within the count.
+    all[0]?.focus();
     return all.length + parts;
   });
   const reached = new Set<string>();
   const unmarked: string[] = [];
   for (let i = 0; i < count + 3; i++) {
-    await page.keyboard.press('Tab');
+    if (i > 0) await page.keyboard.press('Tab');
     const focus = await page.evaluate(() => {
       const el = document.activeElement as HTMLElement | null;
       if (!el || el === document.body) return undefined;
@@ -127,7 +130,8 @@ async function expectKeyboardReachesAll(page: Page): Promise<void> {
     });
     if (!focus) continue;
     if (focus.id !== null) reached.add(focus.id);
-    if (!focus.outline) unmarked.push(focus.name);
+    // The first control was focused by script, which :focus-visible does not mark: its outline is not judged.
+    if (!focus.outline && i > 0) unmarked.push(focus.name);
   }
   const missed = await page.evaluate((seen) => [...document.querySelectorAll<HTMLElement>('[data-control]')].filter((el) => !seen.includes(el.getAttribute('data-control')!)).map((el) => el.outerHTML.slice(0, 120)), [...reached]);
   expect(missed, 'controls Tab never reached').toEqual([]);
