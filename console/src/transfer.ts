@@ -39,13 +39,18 @@ export async function upload<T = unknown>(path: string, file: Blob, appId: strin
   });
 }
 
-/** GETs `path`'s bytes and saves them as `name`: a blob URL on an <a download>, clicked, then revoked. */
+/** GETs `path`'s bytes and saves them as `name` (saveAs). */
 export async function download(path: string, appId: string, name: string): Promise<void> {
   const answer = await fetch(path, { headers: { authorization: `Bearer ${await token()}`, 'x-app-id': appId }, credentials: 'omit', cache: 'no-store' }).catch(() => {
     throw new ApiFailure(0, 'network_error', 'Gatehouse did not answer: check your connection and try again');
   });
   if (!answer.ok) throw failure(answer.status, await answer.text(), answer.headers.get('x-request-id'));
-  const url = URL.createObjectURL(await answer.blob());
+  saveAs(await answer.blob(), name);
+}
+
+/** Saves `blob` as the file `name`: a blob URL on a hidden <a download>, clicked, then revoked. */
+export function saveAs(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
   link.download = name;

@@ -3,9 +3,9 @@
 // address). Billing is per tenant; the API reaches it through any app of the tenant (X-App-Id).
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
-import { Link } from '../router.js';
 import { canWrite } from '../store.js';
 import { useLoad } from '../ui/load.js';
+import { Pager } from '../ui/pager.js';
 import { Problem } from '../ui/problem.js';
 import { TopUp } from './billing/topup.js';
 
@@ -65,10 +65,7 @@ function LedgerTable({ appId, base, cursor }: { appId: string; base: string; cur
           </table>
         </div>
       )}
-      <p class="actions">
-        {cursor && <Link href={base}>First page</Link>}
-        {ledger.data.next_cursor && <Link href={`${base}?cursor=${encodeURIComponent(ledger.data.next_cursor)}`}>Older transactions</Link>}
-      </p>
+      <Pager base={base} cursor={cursor} next={ledger.data.next_cursor} later="Older transactions" />
     </section>
   );
 }

@@ -7,8 +7,10 @@ import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
 import { Link } from '../router.js';
 import { canWrite } from '../store.js';
+import { AskFirst } from '../ui/confirm.js';
 import { download } from '../transfer.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { Pager } from '../ui/pager.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { bucketHref, bucketsHref, bytes, objectPath, ownerOf, type Bucket, type StoredObject } from './buckets/model.js';
 import { Upload } from './buckets/upload.js';
@@ -18,21 +20,7 @@ const PAGE = 25;
 function DeleteObject({ appId, bucketId, object, onDone, onCancel }: { appId: string; bucketId: string; object: StoredObject; onDone: () => void; onCancel: () => void }) {
   const remove = useAction();
   const destroy = () => remove.run(async () => (await api('DELETE', objectPath(bucketId, object), { appId }), onDone()));
-  return (
-    <section class="danger" aria-labelledby="delete-object">
-      <h2 id="delete-object">{`Delete ${object.key}?`}</h2>
-      <p>{`Its ${bytes(object.size_bytes)} go with it. This cannot be undone.`}</p>
-      <p class="actions">
-        <button type="button" class="destructive" onClick={destroy} disabled={remove.busy}>
-          Delete the object
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Keep it
-        </button>
-      </p>
-      <Problem error={remove.error} />
-    </section>
-  );
+  return <AskFirst id="delete-object" title={`Delete ${object.key}?`} text={`Its ${bytes(object.size_bytes)} go with it. This cannot be undone.`} button="Delete the object" action={remove} onConfirm={destroy} onCancel={onCancel} />;
 }
 
 export function BucketPage({ params, query, tenant }: PageProps) {
@@ -106,10 +94,7 @@ export function BucketPage({ params, query, tenant }: PageProps) {
               </table>
             </div>
             {list.data.objects.length === 0 && <p>No objects on this page.</p>}
-            <p class="actions">
-              {cursor && <Link href={base}>First page</Link>}
-              {list.data.next_cursor && <Link href={`${base}?cursor=${encodeURIComponent(list.data.next_cursor)}`}>Next page</Link>}
-            </p>
+            <Pager base={base} cursor={cursor} next={list.data.next_cursor} />
           </>
         )}
         <Problem error={fetching.error} />

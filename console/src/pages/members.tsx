@@ -6,8 +6,8 @@ import type { PageProps } from '../routes.js';
 import { gatehouse } from '../session.js';
 import { canWrite, ROLES, type Role, type Tenant } from '../store.js';
 import { refreshTenants } from '../tenants.js';
-import { Choice, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { MemberRoleCell } from '../ui/member-role.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { Invitations } from './invitations.js';
 
@@ -20,12 +20,10 @@ interface Member {
 
 
 function MemberRow({ tenant, member, me, onChanged }: { tenant: Tenant; member: Member; me: string | undefined; onChanged: () => void }) {
-  const [role, setRole] = useState<string>(member.role);
   const [done, setDone] = useState<string | undefined>(undefined);
   const action = useAction();
-  useEffect(() => setRole(member.role), [member.role]);
   const who = member.email ?? member.user_id;
-  const save = () =>
+  const save = (role: string) =>
     action.run(async () => {
       await api('PATCH', `/v1/tenants/${tenant.tenant_id}/members/${member.user_id}`, { body: { role } });
       setDone(`${who} is now ${role}.`);
@@ -43,25 +41,7 @@ function MemberRow({ tenant, member, me, onChanged }: { tenant: Tenant; member: 
         {who}
         {member.user_id === me && ' (you)'}
       </td>
-      <td>
-        {canWrite(tenant.role) ? (
-          <Form onSubmit={save} label={`Role of ${who}`}>
-            <Choice label={`Role of ${who}`} value={role} onValue={setRole} options={ROLES} />
-            <div class="actions">
-              <button type="submit" disabled={action.busy || role === member.role}>
-                Save role
-              </button>
-              <button type="button" class="destructive" onClick={remove} disabled={action.busy}>
-                {member.user_id === me ? 'Leave the tenant' : `Remove ${who}`}
-              </button>
-            </div>
-          </Form>
-        ) : (
-          member.role
-        )}
-        <Notice text={done} />
-        <Problem error={action.error} />
-      </td>
+      <MemberRoleCell who={who} current={member.role} options={ROLES} writer={canWrite(tenant.role)} action={action} done={done} removeLabel={member.user_id === me ? 'Leave the tenant' : `Remove ${who}`} onSave={save} onRemove={remove} />
     </tr>
   );
 }

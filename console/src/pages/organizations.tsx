@@ -8,6 +8,7 @@ import { Link, navigate } from '../router.js';
 import { canWrite } from '../store.js';
 import { Field, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { Pager } from '../ui/pager.js';
 import { Problem } from '../ui/problem.js';
 import { Roles } from './orgs/roles.js';
 import { orgHref, orgsHref, type Organization, type OrgRole } from './orgs/types.js';
@@ -83,10 +84,7 @@ export function OrganizationsPage({ params, query, tenant }: PageProps) {
             </table>
           </div>
           {list.data.organizations.length === 0 && <p>No organisation on this page.</p>}
-          <p class="actions">
-            {cursor && <Link href={base}>First page</Link>}
-            {list.data.next_cursor && <Link href={`${base}?cursor=${encodeURIComponent(list.data.next_cursor)}`}>Next page</Link>}
-          </p>
+          <Pager base={base} cursor={cursor} next={list.data.next_cursor} />
         </>
       )}
       {writer && <NewOrganization appId={appId} tenantId={tenantId} />}

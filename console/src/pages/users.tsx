@@ -8,6 +8,7 @@ import { Link, navigate } from '../router.js';
 import { canWrite } from '../store.js';
 import { Field, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { Pager } from '../ui/pager.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { type User, userHref, usersHref } from './users/paths.js';
 
@@ -101,10 +102,7 @@ export function UsersPage({ params, query, tenant }: PageProps) {
             </table>
           </div>
           {list.data.users.length === 0 && <p>{email ? 'No user has this email.' : 'No users on this page.'}</p>}
-          <p class="actions">
-            {cursor && <Link href={base}>First page</Link>}
-            {list.data.next_cursor && <Link href={`${base}?cursor=${encodeURIComponent(list.data.next_cursor)}`}>Next page</Link>}
-          </p>
+          <Pager base={base} cursor={cursor} next={list.data.next_cursor} />
         </>
       )}
       {canWrite(tenant?.role) && (

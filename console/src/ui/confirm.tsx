@@ -26,3 +26,25 @@ export function TypedConfirm({ what, expected, action, onConfirm, button = 'Dele
     </section>
   );
 }
+
+/**
+ * A destructive action asked once more where the thing has no name worth typing (a row, an object): what
+ * goes, the destructive `button` and "Keep it".
+ */
+export function AskFirst({ id, title, text, button, action, onConfirm, onCancel }: { id: string; title: string; text: string; button: string; action: Action; onConfirm: () => void; onCancel: () => void }) {
+  return (
+    <section class="danger" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      <p>{text}</p>
+      <p class="actions">
+        <button type="button" class="destructive" onClick={onConfirm} disabled={action.busy}>
+          {button}
+        </button>
+        <button type="button" class="secondary" onClick={onCancel}>
+          Keep it
+        </button>
+      </p>
+      <Problem error={action.error} />
+    </section>
+  );
+}

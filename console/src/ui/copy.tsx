@@ -1,8 +1,10 @@
 import { useId, useState } from 'preact/hooks';
 
-/** A value to paste elsewhere (a redirect URI, a pay-to address): a read-only field with a Copy button. */
-export function CopyField({ label, value, hint }: { label: string; value: string; hint?: string }) {
-  const id = useId();
+/**
+ * Copies `value` to the clipboard; where the browser refuses, selects the field `id` instead. `copied` is
+ * the line to announce (role="status") either way.
+ */
+export function useCopy(id: string, value: string): { copied: string | undefined; copy: () => Promise<void> } {
   const [copied, setCopied] = useState<string | undefined>(undefined);
   const copy = async () => {
     try {
@@ -13,6 +15,13 @@ export function CopyField({ label, value, hint }: { label: string; value: string
       setCopied('Could not copy: the text is selected, copy it with your keyboard.');
     }
   };
+  return { copied, copy };
+}
+
+/** A value to paste elsewhere (a redirect URI, a pay-to address): a read-only field with a Copy button. */
+export function CopyField({ label, value, hint }: { label: string; value: string; hint?: string }) {
+  const id = useId();
+  const { copied, copy } = useCopy(id, value);
   return (
     <div class="copy-field">
       <label for={id}>{label}</label>

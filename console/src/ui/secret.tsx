@@ -1,4 +1,5 @@
-import { useId, useState } from 'preact/hooks';
+import { useId } from 'preact/hooks';
+import { useCopy } from './copy.js';
 
 /**
  * A secret Gatehouse shows once (a new secret key, an API token): in a read-only field with a copy button,
@@ -6,16 +7,7 @@ import { useId, useState } from 'preact/hooks';
  */
 export function ShownOnce({ label, value, hint = 'Shown once: store it now. Gatehouse keeps only its hash and cannot show it again.' }: { label: string; value: string; hint?: string }) {
   const id = useId();
-  const [copied, setCopied] = useState<string | undefined>(undefined);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(value);
-      setCopied('Copied to the clipboard.');
-    } catch {
-      (document.getElementById(id) as HTMLInputElement | null)?.select();
-      setCopied('Could not copy: the text is selected, copy it with your keyboard.');
-    }
-  };
+  const { copied, copy } = useCopy(id, value);
   return (
     <div class="shown-once">
       <label for={id}>{label}</label>

@@ -1,11 +1,12 @@
 // The members of an organisation: add a user of the app (by id, or by email looked up with GET /v1/users),
 // change a role, remove (the last owner stays: the server's 409). A page of 50 at a time, `?cursor=` in the
 // address. Owners and admins of the tenant write; a viewer reads.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../../api.js';
-import { Link } from '../../router.js';
 import { Choice, Field, Form } from '../../ui/fields.js';
 import { useAction, useLoad } from '../../ui/load.js';
+import { MemberRoleCell } from '../../ui/member-role.js';
+import { Pager } from '../../ui/pager.js';
 import { Notice, Problem } from '../../ui/problem.js';
 import type { OrgMember } from './types.js';
 
@@ -20,37 +21,17 @@ interface Props {
 }
 
 function MemberRow({ appId, orgId, member, writer, roles, onChanged }: Omit<Props, 'base' | 'cursor'> & { member: OrgMember }) {
-  const [role, setRole] = useState(member.role);
   const [done, setDone] = useState<string | undefined>(undefined);
   const action = useAction();
-  useEffect(() => setRole(member.role), [member.role]);
   const who = member.email ?? member.user_id;
   const path = `/v1/organizations/${orgId}/members/${member.user_id}`;
-  const save = () => action.run(async () => (await api('PATCH', path, { appId, body: { role } }), setDone(`${who} is now ${role}.`), onChanged()));
+  const save = (role: string) => action.run(async () => (await api('PATCH', path, { appId, body: { role } }), setDone(`${who} is now ${role}.`), onChanged()));
   const remove = () => action.run(async () => (await api('DELETE', path, { appId }), onChanged()));
   const options = roles.some(([key]) => key === member.role) ? roles : [...roles, [member.role, member.role] as [string, string]];
   return (
     <tr>
       <td>{who}</td>
-      <td>
-        {writer ? (
-          <Form onSubmit={save} label={`Role of ${who}`}>
-            <Choice label={`Role of ${who}`} value={role} onValue={setRole} options={options} />
-            <div class="actions">
-              <button type="submit" disabled={action.busy || role === member.role}>
-                Save role
-              </button>
-              <button type="button" class="destructive" onClick={remove} disabled={action.busy}>
-                {`Remove ${who}`}
-              </button>
-            </div>
-          </Form>
-        ) : (
-          member.role
-        )}
-        <Notice text={done} />
-        <Problem error={action.error} />
-      </td>
+      <MemberRoleCell who={who} current={member.role} options={options} writer={writer} action={action} done={done} removeLabel={`Remove ${who}`} onSave={save} onRemove={remove} />
     </tr>
   );
 }
@@ -111,10 +92,7 @@ export function Members({ appId, orgId, base, cursor, writer, roles, onChanged }
           </table>
         </div>
       )}
-      <p class="actions">
-        {cursor && <Link href={base}>First page of members</Link>}
-        {list.data?.next_cursor && <Link href={`${base}?cursor=${encodeURIComponent(list.data.next_cursor)}`}>Next page of members</Link>}
-      </p>
+      <Pager base={base} cursor={cursor} next={list.data?.next_cursor} first="First page of members" later="Next page of members" />
       {writer && (
         <>
           <h3>Add a member</h3>

@@ -2,8 +2,9 @@
 // address), a column per table column. Owners and admins edit a row (PATCH) and delete one after confirming.
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
-import { Link } from '../../router.js';
+import { AskFirst } from '../../ui/confirm.js';
 import { useAction, useLoad } from '../../ui/load.js';
+import { Pager } from '../../ui/pager.js';
 import { Notice, Problem } from '../../ui/problem.js';
 import { shown, toFilter, type Condition, type Row, type Table } from './model.js';
 import { RowForm } from './row-form.js';
@@ -22,21 +23,7 @@ export function gridHref(base: string, conditions: Condition[], cursor?: string)
 function DeleteRow({ appId, table, row, onDone, onCancel }: { appId: string; table: Table; row: Row; onDone: () => void; onCancel: () => void }) {
   const remove = useAction();
   const destroy = () => remove.run(async () => (await api('DELETE', `/v1/tables/${table.table_id}/rows/${row.row_id}`, { appId }), onDone()));
-  return (
-    <section class="danger" aria-labelledby="delete-row">
-      <h2 id="delete-row">{`Delete row ${row.row_id}?`}</h2>
-      <p>This cannot be undone.</p>
-      <p class="actions">
-        <button type="button" class="destructive" onClick={destroy} disabled={remove.busy}>
-          Delete the row
-        </button>
-        <button type="button" class="secondary" onClick={onCancel}>
-          Keep it
-        </button>
-      </p>
-      <Problem error={remove.error} />
-    </section>
-  );
+  return <AskFirst id="delete-row" title={`Delete row ${row.row_id}?`} text="This cannot be undone." button="Delete the row" action={remove} onConfirm={destroy} onCancel={onCancel} />;
 }
 
 export function Rows({ appId, table, base, conditions, cursor, writer, version }: { appId: string; table: Table; base: string; conditions: Condition[]; cursor: string; writer: boolean; version: number }) {
@@ -101,10 +88,7 @@ export function Rows({ appId, table, base, conditions, cursor, writer, version }
             </table>
           </div>
           {page.data.rows.length === 0 && <p>{conditions.length ? 'No row matches the filters.' : 'No rows on this page.'}</p>}
-          <p class="actions">
-            {cursor && <Link href={gridHref(base, conditions)}>First page</Link>}
-            {page.data.next_cursor && <Link href={gridHref(base, conditions, page.data.next_cursor)}>Next page</Link>}
-          </p>
+          <Pager cursor={cursor} next={page.data.next_cursor} href={(c) => gridHref(base, conditions, c)} />
         </>
       )}
       <Notice text={notice} />

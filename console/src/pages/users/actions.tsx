@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { navigate } from '../../router.js';
+import { saveAs } from '../../transfer.js';
 import { TypedConfirm } from '../../ui/confirm.js';
 import { Field, Form } from '../../ui/fields.js';
 import { useAction } from '../../ui/load.js';
@@ -62,14 +63,7 @@ export function Export({ appId, user, onExported }: { appId: string; user: User;
   const run = () =>
     action.run(async () => {
       const data = await api<unknown>('GET', `/v1/users/${user.id}/export`, { appId });
-      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = file;
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      saveAs(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }), file);
       setDone(`Saved ${file}.`);
       onExported();
     });

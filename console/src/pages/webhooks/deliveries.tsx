@@ -3,9 +3,10 @@
 // A failed delivery has a Retry button (owner, admin): attempted again now, the same webhook-id and body.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.js';
-import { Link, navigate } from '../../router.js';
+import { navigate } from '../../router.js';
 import { Choice, Form } from '../../ui/fields.js';
 import { useAction, useLoad } from '../../ui/load.js';
+import { Pager } from '../../ui/pager.js';
 import { Notice, Problem } from '../../ui/problem.js';
 import { when, type Delivery } from './model.js';
 
@@ -104,10 +105,7 @@ export function Deliveries(props: { appId: string; webhookId: string; base: stri
         </div>
       )}
       {rows && rows.length === 0 && <p>{status ? `No ${status} delivery.` : 'No delivery yet.'}</p>}
-      <p class="actions">
-        {cursor && <Link href={href({})}>First page</Link>}
-        {list.data?.next_cursor && <Link href={href({ cursor: list.data.next_cursor })}>Next page</Link>}
-      </p>
+      <Pager cursor={cursor} next={list.data?.next_cursor} href={(c) => href(c ? { cursor: c } : {})} />
     </section>
   );
 }
