@@ -5,6 +5,7 @@
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
 import { useLoad } from '../ui/load.js';
+import { Pending } from '../ui/pending.js';
 import { Problem } from '../ui/problem.js';
 import { BarChart } from './activity/chart.js';
 
@@ -65,8 +66,7 @@ function ActiveUsers({ appId }: { appId: string }) {
 export function ActivityPage({ params }: PageProps) {
   const appId = params.app!;
   const stats = useLoad(() => api<Stats>('GET', '/v1/events/stats', { appId, query: { type: TYPES } }), [appId]);
-  if (stats.error) return <Problem error={stats.error} />;
-  if (!stats.data) return <p class="loading">Loading the activity…</p>;
+  if (stats.error || !stats.data) return <Pending load={stats} text="Loading the activity…" />;
   const days = stats.data.days;
   const labels = days.map((d) => d.date);
   const count = (type: string) => days.map((d) => d.counts[type] ?? 0);

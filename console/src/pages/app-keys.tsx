@@ -8,6 +8,7 @@ import { Link } from '../router.js';
 import { canWrite } from '../store.js';
 import { Choice, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { Pending } from '../ui/pending.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { ShownOnce } from '../ui/secret.js';
 import type { App } from './app-settings.js';
@@ -65,8 +66,7 @@ function SigningKey({ appId }: { appId: string }) {
 export function AppKeysPage({ tenant, params }: PageProps) {
   const t = tenant!;
   const app = useLoad(() => api<App>('GET', `/v1/apps/${params.app}`), [params.app]);
-  if (app.error) return <Problem error={app.error} />;
-  if (!app.data) return <p class="loading">Loading the app…</p>;
+  if (app.error || !app.data) return <Pending load={app} text="Loading the app…" />;
   return (
     <>
       <p>

@@ -9,6 +9,7 @@ import { canWrite, useStore } from '../store.js';
 import { TypedConfirm } from '../ui/confirm.js';
 import { Check, Choice, Field, Form, TextArea } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { Pending } from '../ui/pending.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { fromField, SETTINGS, toField, type App, type Setting } from './app-settings.js';
 
@@ -79,8 +80,7 @@ export function AppPage({ tenant, params }: PageProps) {
   const remove = useAction();
   const operator = useStore().session?.operator === true;
   const current = app ?? loaded.data;
-  if (loaded.error) return <Problem error={loaded.error} />;
-  if (!current) return <p class="loading">Loading the app…</p>;
+  if (loaded.error || !current) return <Pending load={loaded} text="Loading the app…" />;
   const destroy = () =>
     remove.run(async () => {
       await api('DELETE', `/v1/apps/${current.app_id}`);

@@ -6,6 +6,7 @@ import { Link } from '../router.js';
 import { canWrite } from '../store.js';
 import { Field, Form, TextArea } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { LoadStatus } from '../ui/pending.js';
 import { Problem } from '../ui/problem.js';
 import { ShownOnce } from '../ui/secret.js';
 import type { App } from './app-settings.js';
@@ -52,8 +53,7 @@ export function AppsPage({ tenant }: PageProps) {
   const apps = useLoad(() => api<{ apps: App[] }>('GET', `/v1/tenants/${t.tenant_id}/apps`), [t.tenant_id]);
   return (
     <>
-      <Problem error={apps.error} />
-      {apps.loading && !apps.data && <p class="loading">Loading the apps…</p>}
+      <LoadStatus load={apps} text="Loading the apps…" />
       {apps.data && apps.data.apps.length === 0 && <p>This tenant has no app yet.</p>}
       {apps.data && apps.data.apps.length > 0 && (
         <div class="table-wrap">

@@ -6,7 +6,7 @@ import type { PageProps } from '../routes.js';
 import { canWrite } from '../store.js';
 import { useLoad } from '../ui/load.js';
 import { Pager } from '../ui/pager.js';
-import { Problem } from '../ui/problem.js';
+import { Pending } from '../ui/pending.js';
 import { TopUp } from './billing/topup.js';
 
 const PAGE = 25;
@@ -28,8 +28,7 @@ const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024
 
 function LedgerTable({ appId, base, cursor }: { appId: string; base: string; cursor: string }) {
   const ledger = useLoad(() => api<Ledger>('GET', '/v1/billing/transactions', { appId, query: { limit: PAGE, cursor: cursor || undefined } }), [appId, cursor]);
-  if (ledger.error) return <Problem error={ledger.error} />;
-  if (!ledger.data) return <p class="loading">Loading the ledger…</p>;
+  if (ledger.error || !ledger.data) return <Pending load={ledger} text="Loading the ledger…" />;
   const rows = ledger.data.transactions;
   return (
     <section aria-labelledby="ledger">
@@ -72,8 +71,7 @@ function LedgerTable({ appId, base, cursor }: { appId: string; base: string; cur
 
 function Account({ appId, writer, base, cursor }: { appId: string; writer: boolean; base: string; cursor: string }) {
   const overview = useLoad(() => api<Overview>('GET', '/v1/billing', { appId }), [appId]);
-  if (overview.error) return <Problem error={overview.error} />;
-  if (!overview.data) return <p class="loading">Loading the balance…</p>;
+  if (overview.error || !overview.data) return <Pending load={overview} text="Loading the balance…" />;
   const o = overview.data;
   const u = o.usage;
   return (
@@ -105,8 +103,7 @@ function Account({ appId, writer, base, cursor }: { appId: string; writer: boole
 export function BillingPage({ tenant, query }: PageProps) {
   const t = tenant!;
   const apps = useLoad(() => api<{ apps: { app_id: string }[] }>('GET', `/v1/tenants/${t.tenant_id}/apps`), [t.tenant_id]);
-  if (apps.error) return <Problem error={apps.error} />;
-  if (!apps.data) return <p class="loading">Loading…</p>;
+  if (apps.error || !apps.data) return <Pending load={apps} text="Loading…" />;
   const first = apps.data.apps[0];
   if (!first) return <p>{`Billing is reached through an app of the tenant: ${t.name} has none yet. Create one on the Apps page.`}</p>;
   return <Account appId={first.app_id} writer={canWrite(t.role)} base={`/t/${t.tenant_id}/billing`} cursor={query.get('cursor') ?? ''} />;

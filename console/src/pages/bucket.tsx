@@ -11,6 +11,7 @@ import { AskFirst } from '../ui/confirm.js';
 import { download } from '../transfer.js';
 import { useAction, useLoad } from '../ui/load.js';
 import { Pager } from '../ui/pager.js';
+import { LoadStatus, Pending } from '../ui/pending.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { bucketHref, bucketsHref, bytes, objectPath, ownerOf, type Bucket, type StoredObject } from './buckets/model.js';
 import { Upload } from './buckets/upload.js';
@@ -40,8 +41,7 @@ export function BucketPage({ params, query, tenant }: PageProps) {
     list.reload();
     bucket.reload();
   };
-  if (bucket.error) return <Problem error={bucket.error} />;
-  if (!bucket.data) return <p class="loading">Loading the bucket…</p>;
+  if (bucket.error || !bucket.data) return <Pending load={bucket} text="Loading the bucket…" />;
   const b = bucket.data;
   const base = bucketHref(tenantId, appId, bucketId);
   return (
@@ -51,8 +51,7 @@ export function BucketPage({ params, query, tenant }: PageProps) {
       </p>
       <section aria-labelledby="objects">
         <h2 id="objects">Objects</h2>
-        <Problem error={list.error} />
-        {!list.data && list.loading && <p class="loading">Loading objects…</p>}
+        <LoadStatus load={list} text="Loading objects…" />
         {list.data && (
           <>
             <div class="table-wrap">

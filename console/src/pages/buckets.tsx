@@ -9,6 +9,7 @@ import { canWrite } from '../store.js';
 import { TypedConfirm } from '../ui/confirm.js';
 import { Choice, Field, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { LoadStatus } from '../ui/pending.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { bucketHref, bytes, type Bucket } from './buckets/model.js';
 
@@ -61,8 +62,7 @@ export function BucketsPage({ params, tenant }: PageProps) {
   const list = useLoad(() => api<{ buckets: Bucket[] }>('GET', '/v1/buckets', { appId }), [appId]);
   return (
     <>
-      <Problem error={list.error} />
-      {!list.data && list.loading && <p class="loading">Loading buckets…</p>}
+      <LoadStatus load={list} text="Loading buckets…" />
       {list.data && (
         <>
           <div class="table-wrap">

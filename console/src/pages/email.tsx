@@ -7,7 +7,7 @@ import { Link, navigate } from '../router.js';
 import { canWrite } from '../store.js';
 import { Choice } from '../ui/fields.js';
 import { useLoad } from '../ui/load.js';
-import { Problem } from '../ui/problem.js';
+import { Pending } from '../ui/pending.js';
 import { TemplateEditor } from './email/editor.js';
 
 interface TemplateList {
@@ -22,8 +22,7 @@ export function EmailPage({ params, query, tenant }: PageProps) {
   const kind = query.get('kind') ?? '';
   const locale = query.get('locale') ?? 'en';
   const list = useLoad(() => api<TemplateList>('GET', `/v1/apps/${appId}/email_templates`), [appId]);
-  if (list.error) return <Problem error={list.error} />;
-  if (!list.data) return <p class="loading">Loading the templates…</p>;
+  if (list.error || !list.data) return <Pending load={list} text="Loading the templates…" />;
   const { kinds, templates, shipped_locales } = list.data;
   const own = (k: string) => templates.filter((t) => t.kind === k).map((t) => t.locale);
   const locales = [...new Set([...shipped_locales, ...own(kind)])];

@@ -9,6 +9,7 @@ import { canWrite } from '../store.js';
 import { TypedConfirm } from '../ui/confirm.js';
 import { Field, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { Pending } from '../ui/pending.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { Invitations } from './orgs/invitations.js';
 import { Members } from './orgs/members.js';
@@ -50,8 +51,7 @@ export function OrganizationPage({ params, query, tenant }: PageProps) {
   const org = useLoad(() => api<Organization>('GET', `/v1/organizations/${orgId}`, { appId }), [appId, orgId]);
   const custom = useLoad(() => api<{ roles: OrgRole[] }>('GET', '/v1/organization_roles', { appId }), [appId]);
   const remove = useAction();
-  if (org.error) return <Problem error={org.error} />;
-  if (!org.data) return <p class="loading">Loading the organisation…</p>;
+  if (org.error || !org.data) return <Pending load={org} text="Loading the organisation…" />;
   const o = org.data;
   const roles = roleOptions(custom.data?.roles);
   const destroy = () => remove.run(async () => (await api('DELETE', `/v1/organizations/${orgId}`, { appId }), navigate(orgsHref(tenantId, appId))));

@@ -9,6 +9,7 @@ import { canWrite } from '../store.js';
 import { Field, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
 import { Pager } from '../ui/pager.js';
+import { LoadStatus } from '../ui/pending.js';
 import { Problem } from '../ui/problem.js';
 import { Roles } from './orgs/roles.js';
 import { orgHref, orgsHref, type Organization, type OrgRole } from './orgs/types.js';
@@ -50,8 +51,7 @@ export function OrganizationsPage({ params, query, tenant }: PageProps) {
   const base = orgsHref(tenantId, appId);
   return (
     <>
-      <Problem error={list.error} />
-      {list.loading && <p class="loading">Loading organisations…</p>}
+      <LoadStatus load={list} text="Loading organisations…" reloading />
       {list.data && !list.loading && (
         <>
           <div class="table-wrap">

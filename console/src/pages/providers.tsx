@@ -7,7 +7,8 @@ import type { PageProps } from '../routes.js';
 import { canWrite } from '../store.js';
 import { TypedConfirm } from '../ui/confirm.js';
 import { useAction, useLoad } from '../ui/load.js';
-import { Notice, Problem } from '../ui/problem.js';
+import { LoadStatus } from '../ui/pending.js';
+import { Notice } from '../ui/problem.js';
 import { ProviderForm } from './providers/form.js';
 import { redirectUri, type Provider } from './providers/kinds.js';
 
@@ -37,8 +38,7 @@ export function ProvidersPage({ params, tenant }: PageProps) {
   return (
     <>
       <p>Users sign in with these providers through the app's own sign-in page (docs/oauth.md).</p>
-      <Problem error={list.error} />
-      {list.loading && !list.data && <p class="loading">Loading the providers…</p>}
+      <LoadStatus load={list} text="Loading the providers…" />
       {list.data && providers.length === 0 && <p>No provider is configured for this app.</p>}
       {providers.length > 0 && (
         <div class="table-wrap">

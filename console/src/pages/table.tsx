@@ -7,7 +7,7 @@ import type { PageProps } from '../routes.js';
 import { Link, navigate } from '../router.js';
 import { canWrite } from '../store.js';
 import { useLoad } from '../ui/load.js';
-import { Problem } from '../ui/problem.js';
+import { Pending } from '../ui/pending.js';
 import { Columns, NewColumn } from './tables/columns.js';
 import { Filters } from './tables/filters.js';
 import { conditionsOf, tableHref, tablesHref, type Table } from './tables/model.js';
@@ -24,8 +24,7 @@ export function TablePage({ params, query, tenant }: PageProps) {
   const [changed, setChanged] = useState<Table | undefined>(undefined);
   const table = changed?.table_id === params.table ? changed : loaded.data;
   const writer = canWrite(tenant?.role);
-  if (loaded.error) return <Problem error={loaded.error} />;
-  if (!table) return <p class="loading">Loading the table…</p>;
+  if (loaded.error || !table) return <Pending load={loaded} text="Loading the table…" />;
   const base = tableHref(tenantId, appId, table.table_id);
   return (
     <>

@@ -9,6 +9,7 @@ import { canWrite } from '../store.js';
 import { TypedConfirm } from '../ui/confirm.js';
 import { Check, Choice, Field, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { LoadStatus } from '../ui/pending.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { tableHref, TYPES, type ColumnType, type Table } from './tables/model.js';
 
@@ -96,8 +97,7 @@ export function TablesPage({ params, tenant }: PageProps) {
   const writer = canWrite(tenant?.role);
   return (
     <>
-      <Problem error={list.error} />
-      {!list.data && list.loading && <p class="loading">Loading tables…</p>}
+      <LoadStatus load={list} text="Loading tables…" />
       {list.data && (
         <>
           <div class="table-wrap">

@@ -9,6 +9,7 @@ import { canWrite } from '../store.js';
 import { Field, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
 import { Pager } from '../ui/pager.js';
+import { LoadStatus } from '../ui/pending.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { type User, userHref, usersHref } from './users/paths.js';
 
@@ -70,8 +71,7 @@ export function UsersPage({ params, query, tenant }: PageProps) {
           )}
         </Form>
       </section>
-      <Problem error={list.error} />
-      {list.loading && <p class="loading">Loading users…</p>}
+      <LoadStatus load={list} text="Loading users…" reloading />
       {list.data && !list.loading && (
         <>
           <div class="table-wrap">

@@ -8,6 +8,7 @@ import { Link } from '../router.js';
 import { canWrite } from '../store.js';
 import { Field, Form, TextArea } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
+import { LoadStatus } from '../ui/pending.js';
 import { Problem } from '../ui/problem.js';
 import { ShownOnce } from '../ui/secret.js';
 import { parseTypes, successRate, TYPES_HINT, webhookHref, type Webhook } from './webhooks/model.js';
@@ -58,8 +59,7 @@ export function WebhooksPage({ params, tenant }: PageProps) {
   return (
     <>
       <p>Gatehouse tells these addresses of every change in the app's users' lives and of its management actions, signed so your server can check they came from Gatehouse.</p>
-      <Problem error={list.error} />
-      {list.loading && !hooks && <p class="loading">Loading the endpoints…</p>}
+      <LoadStatus load={list} text="Loading the endpoints…" />
       {hooks && hooks.length === 0 && <p>This app has no webhook endpoint.</p>}
       {hooks && hooks.length > 0 && (
         <div class="table-wrap">

@@ -3,6 +3,7 @@
 import { useState } from 'preact/hooks';
 import { gatehouse } from '../../session.js';
 import { useAction, useLoad } from '../../ui/load.js';
+import { LoadStatus } from '../../ui/pending.js';
 import { Notice, Problem } from '../../ui/problem.js';
 
 const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
@@ -21,8 +22,7 @@ export function SessionsSection({ changes }: { changes: number }) {
   return (
     <section aria-labelledby="sessions-title">
       <h2 id="sessions-title">Sessions</h2>
-      <Problem error={list.error} />
-      {list.loading && !list.data && <p class="loading">Loading your sessions…</p>}
+      <LoadStatus load={list} text="Loading your sessions…" />
       {list.data && (
         <div class="table-wrap">
           <table>

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Field, Form, TextArea } from '../../ui/fields.js';
 import { useAction, useLoad } from '../../ui/load.js';
+import { Pending } from '../../ui/pending.js';
 import { Notice, Problem } from '../../ui/problem.js';
 
 interface Template {
@@ -54,8 +55,7 @@ export function TemplateEditor({ appId, kind, locale, writer, onChanged }: { app
     if (t) setDraft({ subject: t.subject, text: t.text, html: t.html });
     setPreview(undefined);
   }, [t]);
-  if (loaded.error) return <Problem error={loaded.error} />;
-  if (!t) return <p class="loading">Loading the template…</p>;
+  if (loaded.error || !t) return <Pending load={loaded} text="Loading the template…" />;
   const edited = draft.subject !== t.subject || draft.text !== t.text || draft.html !== t.html;
   const runPreview = () => show.run(async () => setPreview(await api<Preview>('POST', `${base}/preview`, { body: writer && edited ? { locale, ...draft } : { locale } })));
   const keep = () =>

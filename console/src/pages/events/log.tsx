@@ -6,7 +6,7 @@ import { api } from '../../api.js';
 import { Link, navigate } from '../../router.js';
 import { Check, Field, Form } from '../../ui/fields.js';
 import { useLoad } from '../../ui/load.js';
-import { Problem } from '../../ui/problem.js';
+import { LoadStatus } from '../../ui/pending.js';
 import { useTail } from './tail.js';
 import { filtersOf, logHref, type EventPage, type Filters, type GatehouseEvent } from './types.js';
 
@@ -93,8 +93,7 @@ export function EventLog({ base, path, appId, query, byUser }: { base: string; p
         <p class="live" aria-live="polite">
           {said}
         </p>
-        <Problem error={list.error} />
-        {list.loading && <p class="loading">Loading events…</p>}
+        <LoadStatus load={list} text="Loading events…" reloading />
         {list.data && !list.loading && (
           <>
             <div class="table-wrap">

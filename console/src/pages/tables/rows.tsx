@@ -5,7 +5,8 @@ import { api } from '../../api.js';
 import { AskFirst } from '../../ui/confirm.js';
 import { useAction, useLoad } from '../../ui/load.js';
 import { Pager } from '../../ui/pager.js';
-import { Notice, Problem } from '../../ui/problem.js';
+import { LoadStatus } from '../../ui/pending.js';
+import { Notice } from '../../ui/problem.js';
 import { shown, toFilter, type Condition, type Row, type Table } from './model.js';
 import { RowForm } from './row-form.js';
 
@@ -41,8 +42,7 @@ export function Rows({ appId, table, base, conditions, cursor, writer, version }
   };
   return (
     <>
-      <Problem error={page.error} />
-      {!page.data && page.loading && <p class="loading">Loading rows…</p>}
+      <LoadStatus load={page} text="Loading rows…" />
       {page.data && (
         <>
           <div class="table-wrap">

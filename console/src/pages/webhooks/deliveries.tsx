@@ -7,6 +7,7 @@ import { navigate } from '../../router.js';
 import { Choice, Form } from '../../ui/fields.js';
 import { useAction, useLoad } from '../../ui/load.js';
 import { Pager } from '../../ui/pager.js';
+import { LoadStatus } from '../../ui/pending.js';
 import { Notice, Problem } from '../../ui/problem.js';
 import { when, type Delivery } from './model.js';
 
@@ -64,8 +65,7 @@ export function Deliveries(props: { appId: string; webhookId: string; base: stri
         </button>
       </Form>
       <Notice text={done} />
-      <Problem error={list.error} />
-      {list.loading && !rows && <p class="loading">Loading the deliveries…</p>}
+      <LoadStatus load={list} text="Loading the deliveries…" />
       {rows && (
         <div class="table-wrap">
           <table class="deliveries">

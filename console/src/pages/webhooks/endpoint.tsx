@@ -8,7 +8,7 @@ import { Link, navigate } from '../../router.js';
 import { canWrite } from '../../store.js';
 import { TypedConfirm } from '../../ui/confirm.js';
 import { useAction, useLoad } from '../../ui/load.js';
-import { Problem } from '../../ui/problem.js';
+import { Pending } from '../../ui/pending.js';
 import { RotateSecret, Replay, SendTest } from './actions.js';
 import { SuccessChart } from './chart.js';
 import { Deliveries } from './deliveries.js';
@@ -25,8 +25,7 @@ export function WebhookPage({ params, query, tenant }: PageProps) {
   const remove = useAction();
   const writer = canWrite(tenant?.role);
   const hook = loaded.data?.webhook_id === webhookId ? loaded.data : undefined;
-  if (loaded.error) return <Problem error={loaded.error} />;
-  if (!hook) return <p class="loading">Loading the endpoint…</p>;
+  if (loaded.error || !hook) return <Pending load={loaded} text="Loading the endpoint…" />;
   const changed = () => (setVersion((n) => n + 1), loaded.reload());
   const destroy = () =>
     remove.run(async () => {
