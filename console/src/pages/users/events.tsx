@@ -24,11 +24,13 @@ export function UserEvents({ appId, userId, href, cursor, version }: { appId: st
     () => api<{ events: Event[]; next_cursor: string | null }>('GET', '/v1/events', { appId, query: { user_id: userId, limit: PAGE, cursor: cursor || undefined } }),
     [appId, userId, cursor, version],
   );
-  const events = list.data?.events;
+  // While the next page loads, the last one is not shown under the next page's caption.
+  const events = list.loading ? undefined : list.data?.events;
   return (
     <section aria-labelledby="user-events">
       <h2 id="user-events">Events</h2>
       <Problem error={list.error} />
+      {list.loading && <p class="loading">Loading events…</p>}
       {events && events.length === 0 && <p>No events on this page.</p>}
       {events && events.length > 0 && (
         <div class="table-wrap">
@@ -62,7 +64,7 @@ export function UserEvents({ appId, userId, href, cursor, version }: { appId: st
       )}
       <p class="actions">
         {cursor && <Link href={href}>Newest events</Link>}
-        {list.data?.next_cursor && <Link href={`${href}?cursor=${encodeURIComponent(list.data.next_cursor)}`}>Older events</Link>}
+        {!list.loading && list.data?.next_cursor && <Link href={`${href}?cursor=${encodeURIComponent(list.data.next_cursor)}`}>Older events</Link>}
       </p>
     </section>
   );
