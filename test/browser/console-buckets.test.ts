@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
+import { manage, type ConsoleUser } from '../helpers/console.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Buckets": an app's buckets and objects in the console, driven as a person does, each write
@@ -27,13 +27,7 @@ async function objectBytes(bucketId: string, key: string): Promise<{ status: num
 beforeAll(async () => {
   if (skip) return;
   site = await sharedConsole();
-  owner = await consoleUser(site.env, site.app, 'owner');
-  viewer = await consoleUser(site.env, site.app, 'viewer');
-  tenantId = await tenantOwnedBy(site.env, owner, 'Acme');
-  await addMember(site.env, tenantId, viewer, 'viewer');
-  const app = await manage(site.env.server, ADMIN_TOKEN, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Shop' });
-  expect(app.status, JSON.stringify(app.body)).toBe(201);
-  appId = app.body.app_id;
+  ({ owner, viewer, tenantId, appId } = await ownerViewerAndApp(site));
   const photos = await manage(site.env.server, owner.token, 'POST', '/v1/buckets', { name: 'photos' }, appId);
   expect(photos.status, JSON.stringify(photos.body)).toBe(201);
   photosId = photos.body.bucket_id;

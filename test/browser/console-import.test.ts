@@ -1,9 +1,9 @@
 import { hash as bcryptHash } from '@node-rs/bcrypt';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
+import { manage, type ConsoleUser } from '../helpers/console.js';
 import { api } from '../helpers/fixtures.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Import": an owner imports a Supabase CSV and a Firebase auth:export JSON (with the
@@ -23,14 +23,7 @@ const stamp = Date.now().toString(36);
 beforeAll(async () => {
   if (skip) return;
   site = await sharedConsole();
-  owner = await consoleUser(site.env, site.app, 'owner');
-  viewer = await consoleUser(site.env, site.app, 'viewer');
-  tenantId = await tenantOwnedBy(site.env, owner, 'Acme');
-  await addMember(site.env, tenantId, viewer, 'viewer');
-  const app = await manage(site.env.server, ADMIN_TOKEN, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Shop' });
-  expect(app.status, JSON.stringify(app.body)).toBe(201);
-  appId = app.body.app_id;
-  publishableKey = app.body.publishable_key;
+  ({ owner, viewer, tenantId, appId, publishableKey } = await ownerViewerAndApp(site));
 }, 240_000);
 afterAll(async () => {
   await site?.stop();

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { codeFor, sharedAuthServer, startAuthServer, type AuthEnv } from '../helpers/accounts.js';
 import { axeViolations } from '../helpers/axe.js';
-import { ADMIN_TOKEN, consoleApp } from '../helpers/console.js';
+import { addMember, ADMIN_TOKEN, consoleApp, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
 import type { TestApp } from '../helpers/fixtures.js';
 import { RESULTS_DIR } from './harness.js';
 import { contextsOf, workerBrowser } from './worker-browser.js';
@@ -191,4 +191,23 @@ export async function signInInConsole(page: Page, email: string, password = 'cor
 export async function storedByPage(context: BrowserContext, page: Page): Promise<{ cookies: number; local: string[]; session: string[] }> {
   const stores = await page.evaluate(() => ({ local: Object.keys(localStorage), session: Object.keys(sessionStorage) }));
   return { cookies: (await context.cookies()).length, ...stores };
+}
+
+/** What most console files start from: an owner and a viewer of tenant Acme, and its app (made through the API). */
+export interface OwnerViewerApp {
+  owner: ConsoleUser;
+  viewer: ConsoleUser;
+  tenantId: string;
+  appId: string;
+  publishableKey: string;
+}
+
+export async function ownerViewerAndApp(site: ConsoleSite, appName = 'Shop'): Promise<OwnerViewerApp> {
+  const owner = await consoleUser(site.env, site.app, 'owner');
+  const viewer = await consoleUser(site.env, site.app, 'viewer');
+  const tenantId = await tenantOwnedBy(site.env, owner, 'Acme');
+  await addMember(site.env, tenantId, viewer, 'viewer');
+  const app = await manage(site.env.server, ADMIN_TOKEN, 'POST', `/v1/tenants/${tenantId}/apps`, { name: appName });
+  expect(app.status, JSON.stringify(app.body)).toBe(201);
+  return { owner, viewer, tenantId, appId: app.body.app_id, publishableKey: app.body.publishable_key };
 }

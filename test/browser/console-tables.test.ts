@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
+import { manage, type ConsoleUser } from '../helpers/console.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Tables": an app's custom tables in the console, driven as a person does, each write read
@@ -19,13 +19,7 @@ let ordersId: string;
 beforeAll(async () => {
   if (skip) return;
   site = await sharedConsole();
-  owner = await consoleUser(site.env, site.app, 'owner');
-  viewer = await consoleUser(site.env, site.app, 'viewer');
-  tenantId = await tenantOwnedBy(site.env, owner, 'Acme');
-  await addMember(site.env, tenantId, viewer, 'viewer');
-  const app = await manage(site.env.server, ADMIN_TOKEN, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Shop' });
-  expect(app.status, JSON.stringify(app.body)).toBe(201);
-  appId = app.body.app_id;
+  ({ owner, viewer, tenantId, appId } = await ownerViewerAndApp(site));
   const orders = await manage(site.env.server, owner.token, 'POST', '/v1/tables', { name: 'orders', columns: [{ name: 'item', type: 'text' }, { name: 'qty', type: 'int' }] }, appId);
   expect(orders.status, JSON.stringify(orders.body)).toBe(201);
   ordersId = orders.body.table_id;

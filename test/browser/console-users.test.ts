@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
-import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
+import { manage, type ConsoleUser } from '../helpers/console.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
 import { api } from '../helpers/fixtures.js';
 import { skipReason } from './harness.js';
 
@@ -20,14 +20,7 @@ let publishableKey: string;
 beforeAll(async () => {
   if (skip) return;
   site = await sharedConsole();
-  owner = await consoleUser(site.env, site.app, 'owner');
-  viewer = await consoleUser(site.env, site.app, 'viewer');
-  tenantId = await tenantOwnedBy(site.env, owner, 'Acme');
-  await addMember(site.env, tenantId, viewer, 'viewer');
-  const app = await manage(site.env.server, ADMIN_TOKEN, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Shop' });
-  expect(app.status, JSON.stringify(app.body)).toBe(201);
-  appId = app.body.app_id;
-  publishableKey = app.body.publishable_key;
+  ({ owner, viewer, tenantId, appId, publishableKey } = await ownerViewerAndApp(site));
   // 27 users: more than one page of 25.
   for (let i = 0; i < 27; i++) {
     const made = await manage(site.env.server, owner.token, 'POST', '/v1/users', { email: `shopper${i}@example.com` }, appId);

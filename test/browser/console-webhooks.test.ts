@@ -1,9 +1,9 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
+import { ADMIN_TOKEN, manage, type ConsoleUser } from '../helpers/console.js';
 import { startReceiver, type ReceivedWebhook, type Receiver } from '../helpers/webhook-receiver.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Webhooks": an app's webhook endpoints in the console, driven as a person does, against a
@@ -35,13 +35,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   receiver.answer = (path) => ({ status: failing.has(path) ? 500 : 200, body: failing.has(path) ? 'receiver down' : 'ok' });
   site = await sharedConsole({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1' });
-  owner = await consoleUser(site.env, site.app, 'owner');
-  viewer = await consoleUser(site.env, site.app, 'viewer');
-  tenantId = await tenantOwnedBy(site.env, owner, 'Acme');
-  await addMember(site.env, tenantId, viewer, 'viewer');
-  const app = await manage(site.env.server, ADMIN_TOKEN, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Shop' });
-  expect(app.status, JSON.stringify(app.body)).toBe(201);
-  appId = app.body.app_id;
+  ({ owner, viewer, tenantId, appId } = await ownerViewerAndApp(site));
   const other = await manage(site.env.server, ADMIN_TOKEN, 'POST', `/v1/tenants/${tenantId}/apps`, { name: 'Blog' });
   expect(other.status, JSON.stringify(other.body)).toBe(201);
   otherAppId = other.body.app_id;
