@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stepAt, totpCode } from '../../src/crypto/totp.js';
 import { consoleUser, type ConsoleUser } from '../helpers/console.js';
 import { api } from '../helpers/fixtures.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, openSignedIn, closeClean } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Your account": the signed-in console user's own account, driven in the page and read back
@@ -28,10 +28,7 @@ const status = (page: import('playwright-core').Page, text: string) => page.getB
 
 describe.skipIf(skip)('the console, your account', () => {
   it('password, an authenticator app, recovery codes, other sessions, removing the factor', { timeout: 300_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(`${site.env.server.url}/console/`);
-    await signInInConsole(page, member.email);
+    const { context, page } = await openSignedIn(site, `${site.env.server.url}/console/`, member.email);
     await view(page, 'Tenants');
     await page.getByRole('link', { name: 'Your account' }).click();
     await view(page, 'Your account');
@@ -111,8 +108,6 @@ describe.skipIf(skip)('the console, your account', () => {
     expect(plain.status).toBe(200);
     expect(plain.body.mfa_required).toBeUndefined();
 
-    expect(site.cspViolations).toEqual([]);
-    expectNoSecretsSent(site);
-    await context.close();
+    await closeClean(site, context);
   });
 });

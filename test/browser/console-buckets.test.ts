@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manage, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
+import { checkView, fill, press, sharedConsole, view, type ConsoleSite, ownerViewerAndApp, openSignedIn, closeClean } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Buckets": an app's buckets and objects in the console, driven as a person does, each write
@@ -47,10 +47,7 @@ const bucketNames = async () => ((await manage(site.env.server, owner.token, 'GE
 
 describe.skipIf(skip)('the console, buckets of an app', () => {
   it('an owner creates a bucket, uploads, downloads and deletes a file, pages objects and deletes the bucket', { timeout: 300_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(url(''));
-    await signInInConsole(page, owner.email);
+    const { context, page } = await openSignedIn(site, url(''), owner.email);
     await view(page, 'Buckets');
     await page.getByRole('table', { name: 'Buckets: 1' }).waitFor();
     await checkView(page, 'buckets');
@@ -122,16 +119,11 @@ describe.skipIf(skip)('the console, buckets of an app', () => {
     await page.getByRole('table', { name: 'Buckets: 1' }).waitFor();
     expect(await bucketNames()).toEqual(['photos']);
 
-    expect(site.cspViolations).toEqual([]);
-    expectNoSecretsSent(site);
-    await context.close();
+    await closeClean(site, context);
   });
 
   it('a viewer lists buckets and objects and downloads one, with no write control', { timeout: 180_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(url(''));
-    await signInInConsole(page, viewer.email);
+    const { context, page } = await openSignedIn(site, url(''), viewer.email);
     await view(page, 'Buckets');
     await page.getByRole('table', { name: /^Buckets: \d+$/ }).waitFor();
     const main = page.getByRole('main');

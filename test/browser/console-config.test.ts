@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, openSignedIn } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Sign-in providers", "Email templates", "Billing" and what the caller may do: an owner
@@ -189,10 +189,7 @@ describe.skipIf(skip)('the console, an app’s configuration and the tenant’s 
   });
 
   it('a viewer reads providers, templates (and previews them) and billing with no write control', { timeout: 180_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(at(appPath('/providers')));
-    await signInInConsole(page, viewer.email);
+    const { context, page } = await openSignedIn(site, at(appPath('/providers')), viewer.email);
     await view(page, 'Sign-in providers');
     await page.getByRole('table', { name: 'Sign-in providers: 1' }).waitFor();
     const main = page.getByRole('main');
@@ -223,10 +220,7 @@ describe.skipIf(skip)('the console, an app’s configuration and the tenant’s 
   });
 
   it('the operator is offered a new tenant and the domain fields', { timeout: 180_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(at(appPath()));
-    await signInInConsole(page, operator.email);
+    const { context, page } = await openSignedIn(site, at(appPath()), operator.email);
     await view(page, 'App settings');
     await page.getByLabel('Verified domain').waitFor();
     await fill(page, 'Cookie domain', '');

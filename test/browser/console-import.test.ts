@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manage, type ConsoleUser } from '../helpers/console.js';
 import { api } from '../helpers/fixtures.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
+import { checkView, fill, press, sharedConsole, view, type ConsoleSite, ownerViewerAndApp, openSignedIn, closeClean } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Import": an owner imports a Supabase CSV and a Firebase auth:export JSON (with the
@@ -70,10 +70,7 @@ async function expectProgressAtTotal(page: Page, total: number): Promise<void> {
 
 describe.skipIf(skip)('the console, importing users', () => {
   it('an owner imports a Supabase CSV and a Firebase JSON: progress to the total, the bad user listed, passwords kept', { timeout: 300_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(importUrl());
-    await signInInConsole(page, owner.email);
+    const { context, page } = await openSignedIn(site, importUrl(), owner.email);
     await view(page, 'Import users');
     expect(await page.getByRole('navigation', { name: 'App' }).getByRole('link', { name: 'Import' }).getAttribute('aria-current')).toBe('page');
     await checkView(page, 'import');
@@ -122,16 +119,11 @@ describe.skipIf(skip)('the console, importing users', () => {
     expect(await problem.textContent()).toMatch(/Error code: validation_failed \(HTTP 400\)/);
     expect((await manage(site.env.server, owner.token, 'GET', '/v1/users', undefined, appId)).body.total).toBe(1005);
 
-    expect(site.cspViolations).toEqual([]);
-    expectNoSecretsSent(site);
-    await context.close();
+    await closeClean(site, context);
   });
 
   it('a viewer sees the page and no import control', { timeout: 120_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(importUrl());
-    await signInInConsole(page, viewer.email);
+    const { context, page } = await openSignedIn(site, importUrl(), viewer.email);
     await view(page, 'Import users');
     await page.getByText('Importing users needs the owner or admin role').waitFor();
     const main = page.getByRole('main');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
 import { api } from '../helpers/fixtures.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite } from './console-page.js';
+import { checkView, expectNoSecretsSent, fill, press, sharedConsole, view, type ConsoleSite, openSignedIn, closeClean } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Organisations", "Events" and "Activity": an owner makes an organisation, adds a member and
@@ -59,10 +59,7 @@ const typesShown = async (page: Page) => {
 
 describe.skipIf(skip)('the console, organisations, events and activity', () => {
   it('an owner makes an organisation, a member and an invitation, and finds their events', { timeout: 300_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(appAt('/organizations'));
-    await signInInConsole(page, owner.email);
+    const { context, page } = await openSignedIn(site, appAt('/organizations'), owner.email);
     await view(page, 'Organisations');
     // A custom role: created, then its permissions edited; the API holds both.
     await fill(page, 'Role key', 'auditor');
@@ -175,10 +172,7 @@ describe.skipIf(skip)('the console, organisations, events and activity', () => {
   });
 
   it("the activity tables show the stats' counts; the tenant's events list its management actions", { timeout: 180_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(appAt('/activity'));
-    await signInInConsole(page, owner.email);
+    const { context, page } = await openSignedIn(site, appAt('/activity'), owner.email);
     await view(page, 'Activity');
     const stats = (await manage(site.env.server, owner.token, 'GET', '/v1/events/stats', undefined, appId)).body.days as { date: string; counts: Record<string, number> }[];
     expect(stats).toHaveLength(30);
@@ -213,10 +207,7 @@ describe.skipIf(skip)('the console, organisations, events and activity', () => {
   });
 
   it('a viewer reads organisations, events and activity with no write control', { timeout: 180_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(appAt('/organizations'));
-    await signInInConsole(page, viewer.email);
+    const { context, page } = await openSignedIn(site, appAt('/organizations'), viewer.email);
     await view(page, 'Organisations');
     await page.getByRole('link', { name: 'Globex' }).click();
     await view(page, 'Organisation');
@@ -239,8 +230,6 @@ describe.skipIf(skip)('the console, organisations, events and activity', () => {
     await view(page, 'Activity');
     await page.getByRole('table', { name: 'Failed sign-ins (signin.failed) per day' }).waitFor();
     expect(await main.getByRole('button').count()).toBe(0);
-    expect(site.cspViolations).toEqual([]);
-    expectNoSecretsSent(site);
-    await context.close();
+    await closeClean(site, context);
   });
 });

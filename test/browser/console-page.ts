@@ -211,3 +211,19 @@ export async function ownerViewerAndApp(site: ConsoleSite, appName = 'Shop'): Pr
   expect(app.status, JSON.stringify(app.body)).toBe(201);
   return { owner, viewer, tenantId, appId: app.body.app_id, publishableKey: app.body.publishable_key };
 }
+
+/** A new context and page at `url`, signed in there as `email` (the console's sign-in form). */
+export async function openSignedIn(site: ConsoleSite, url: string, email: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await site.context();
+  const page = await context.newPage();
+  await page.goto(url);
+  await signInInConsole(page, email);
+  return { context, page };
+}
+
+/** The end of a file's walk: no CSP violation, no request carried a secret; the context closed. */
+export async function closeClean(site: ConsoleSite, context: BrowserContext): Promise<void> {
+  expect(site.cspViolations).toEqual([]);
+  expectNoSecretsSent(site);
+  await context.close();
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manage, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
+import { checkView, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp, openSignedIn, closeClean } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Tables": an app's custom tables in the console, driven as a person does, each write read
@@ -39,10 +39,7 @@ const rowsOf = async (tableId: string) => (await manage(site.env.server, owner.t
 
 describe.skipIf(skip)('the console, tables of an app', () => {
   it('an owner creates a table, adds a column and a row, edits and deletes it, pages and filters rows, deletes the table', { timeout: 300_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(url(''));
-    await signInInConsole(page, owner.email);
+    const { context, page } = await openSignedIn(site, url(''), owner.email);
     await view(page, 'Tables');
     await page.getByRole('table', { name: 'Tables: 1' }).waitFor();
     await checkView(page, 'tables');
@@ -153,16 +150,11 @@ describe.skipIf(skip)('the console, tables of an app', () => {
     await page.getByRole('table', { name: 'Tables: 1' }).waitFor();
     expect((await tables()).map((t) => t.name)).toEqual(['orders']);
 
-    expect(site.cspViolations).toEqual([]);
-    expectNoSecretsSent(site);
-    await context.close();
+    await closeClean(site, context);
   });
 
   it('a viewer sees the tables, the grid and the filters, and no write control', { timeout: 180_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(url(''));
-    await signInInConsole(page, viewer.email);
+    const { context, page } = await openSignedIn(site, url(''), viewer.email);
     await view(page, 'Tables');
     await page.getByRole('link', { name: 'orders' }).click();
     await view(page, 'Table');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
 import { manage, type ConsoleUser } from '../helpers/console.js';
 import { api } from '../helpers/fixtures.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
+import { checkView, fill, press, sharedConsole, view, type ConsoleSite, ownerViewerAndApp, openSignedIn, closeClean } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "A user": one user of an app in the console. The owner opens them from the list, sees a
@@ -45,10 +45,7 @@ describe.skipIf(skip)('the console, one user of an app', () => {
   it('an owner revokes a session, issues a sign-in token, exports, bans and deletes the user', { timeout: 300_000 }, async () => {
     const email = uniqueEmail('ada');
     const ada = await userWithSession(email, 'Phone/1.0');
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(userUrl());
-    await signInInConsole(page, owner.email);
+    const { context, page } = await openSignedIn(site, userUrl(), owner.email);
     await view(page, 'Users');
     await page.getByRole('link', { name: email }).click();
     await view(page, 'User');
@@ -119,9 +116,7 @@ describe.skipIf(skip)('the console, one user of an app', () => {
     await view(page, 'Users');
     expect((await manage(site.env.server, owner.token, 'GET', `/v1/users/${ada.id}`, undefined, appId)).status).toBe(404);
 
-    expect(site.cspViolations).toEqual([]);
-    expectNoSecretsSent(site);
-    await context.close();
+    await closeClean(site, context);
   });
 
   it('a viewer sees the user, their session and events, and no write control', { timeout: 180_000 }, async () => {
@@ -129,10 +124,7 @@ describe.skipIf(skip)('the console, one user of an app', () => {
     const grace = await userWithSession(email, 'Tablet/3.0');
     // 20 more sign-ins: 22 events (user.created, 21 session.created), more than a page of 20.
     for (let i = 0; i < 20; i++) expect((await signIn(email, 'Tablet/3.0')).status).toBe(200);
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(userUrl(grace.id));
-    await signInInConsole(page, viewer.email);
+    const { context, page } = await openSignedIn(site, userUrl(grace.id), viewer.email);
     await view(page, 'User');
     await page.getByRole('heading', { level: 2, name: email }).waitFor();
     await page.getByRole('table', { name: 'Live sessions: 21' }).getByRole('cell', { name: 'Tablet/3.0' }).first().waitFor();
@@ -153,8 +145,6 @@ describe.skipIf(skip)('the console, one user of an app', () => {
     await page.getByRole('heading', { level: 2, name: 'Metadata' }).waitFor();
     expect(await page.locator('main').locator('button, input, select, textarea').count()).toBe(0);
     await checkView(page, 'user-viewer');
-    expect(site.cspViolations).toEqual([]);
-    expectNoSecretsSent(site);
-    await context.close();
+    await closeClean(site, context);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../helpers/accounts.js';
 import { manage, type ConsoleUser } from '../helpers/console.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
+import { checkView, fill, press, sharedConsole, view, type ConsoleSite, ownerViewerAndApp, openSignedIn, closeClean } from './console-page.js';
 import { api } from '../helpers/fixtures.js';
 import { skipReason } from './harness.js';
 
@@ -35,10 +35,7 @@ const usersUrl = () => new URL(`/console/t/${tenantId}/apps/${appId}/users`, sit
 
 describe.skipIf(skip)('the console, users of an app', () => {
   it('an owner pages by keyset, searches by email and creates a user; a refusal shows its detail', { timeout: 300_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(usersUrl());
-    await signInInConsole(page, owner.email);
+    const { context, page } = await openSignedIn(site, usersUrl(), owner.email);
     await view(page, 'Users');
     await page.getByRole('table', { name: 'Users: 27' }).waitFor();
     const rows = page.getByRole('table').getByRole('row');
@@ -86,16 +83,11 @@ describe.skipIf(skip)('the console, users of an app', () => {
     expect(await problem.textContent()).toMatch(/A user with this email already exists\.Error code: \w+ \(HTTP 409\)/);
     expect((await manage(site.env.server, owner.token, 'GET', '/v1/users', undefined, appId)).body.total).toBe(28);
 
-    expect(site.cspViolations).toEqual([]);
-    expectNoSecretsSent(site);
-    await context.close();
+    await closeClean(site, context);
   });
 
   it('a viewer sees the users and no write control', { timeout: 180_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(usersUrl());
-    await signInInConsole(page, viewer.email);
+    const { context, page } = await openSignedIn(site, usersUrl(), viewer.email);
     await view(page, 'Users');
     await page.getByRole('table', { name: /^Users: \d+$/ }).waitFor();
     expect(await page.getByRole('cell', { name: 'shopper26@example.com' }).count()).toBe(1);

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, manage, type ConsoleUser } from '../helpers/console.js';
 import { startReceiver, type ReceivedWebhook, type Receiver } from '../helpers/webhook-receiver.js';
-import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp } from './console-page.js';
+import { checkView, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, ownerViewerAndApp, openSignedIn, closeClean } from './console-page.js';
 import { skipReason } from './harness.js';
 
 // docs/console.md, "Webhooks": an app's webhook endpoints in the console, driven as a person does, against a
@@ -79,10 +79,7 @@ async function testSent(page: Page): Promise<string> {
 
 describe.skipIf(skip)('the console, webhooks of an app', () => {
   it('an owner creates an endpoint whose secret verifies a real delivery; test, retry, filter, pages, edit, rotate, replay, delete', { timeout: 300_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(webhooksUrl());
-    await signInInConsole(page, owner.email);
+    const { context, page } = await openSignedIn(site, webhooksUrl(), owner.email);
     await view(page, 'Webhooks');
     await page.getByRole('table', { name: 'Webhook endpoints: 1 of 20' }).waitFor();
 
@@ -182,16 +179,11 @@ describe.skipIf(skip)('the console, webhooks of an app', () => {
     await page.getByRole('table', { name: 'Webhook endpoints: 1 of 20' }).waitFor();
     expect((await manage(site.env.server, owner.token, 'GET', `/v1/webhooks/${listed.webhook_id}`, undefined, appId)).status).toBe(404);
 
-    expect(site.cspViolations).toEqual([]);
-    expectNoSecretsSent(site);
-    await context.close();
+    await closeClean(site, context);
   });
 
   it('a viewer reads the endpoints, one endpoint and its deliveries with no write control', { timeout: 180_000 }, async () => {
-    const context = await site.context();
-    const page = await context.newPage();
-    await page.goto(webhooksUrl());
-    await signInInConsole(page, viewer.email);
+    const { context, page } = await openSignedIn(site, webhooksUrl(), viewer.email);
     await view(page, 'Webhooks');
     await page.getByRole('table', { name: /^Webhook endpoints: \d+ of 20$/ }).waitFor();
     expect(await page.getByRole('row').filter({ hasText: viewed.url }).getByRole('cell').allTextContents()).toEqual([`${viewed.url}Made through the API`, 'webhook.test', 'enabled', '100% (1 of 1)']);
