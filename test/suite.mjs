@@ -129,6 +129,7 @@ export const SHARED = [
   'test/browser/console-config.test.ts',
   'test/browser/console-import.test.ts',
   'test/browser/console-orgs-events.test.ts',
+  'test/browser/console-passkeys.test.ts',
   'test/browser/console-tables.test.ts',
   'test/browser/console-user.test.ts',
   'test/browser/console-users.test.ts',

@@ -85,8 +85,13 @@ export async function spawnServe(env: Record<string, string>, cwd: string, timeo
     const port = env.PORT ? Number(env.PORT) : await freePort();
     let text = '';
     let stdoutText = '';
-    // PostgreSQL requires PUBLIC_BASE_URL (docs/operations.md): unless the test names one, the address it listens on.
-    const baseUrl = env.DATABASE_URL?.startsWith('postgres') && !env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: `http://${env.HOST ?? '127.0.0.1'}:${port}` } : {};
+    // PostgreSQL requires PUBLIC_BASE_URL (docs/operations.md): unless the test names one, the address it listens
+    // on. A named one may hold `{port}`, the port taken (http://localhost:{port}: a host WebAuthn accepts).
+    const baseUrl = env.PUBLIC_BASE_URL?.includes('{port}')
+      ? { PUBLIC_BASE_URL: env.PUBLIC_BASE_URL.replace('{port}', String(port)) }
+      : env.DATABASE_URL?.startsWith('postgres') && !env.PUBLIC_BASE_URL
+        ? { PUBLIC_BASE_URL: `http://${env.HOST ?? '127.0.0.1'}:${port}` }
+        : {};
     const child = spawn(process.execPath, [bin, 'serve'], { cwd, env: { ...cleanEnv(), ...env, ...baseUrl, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk) => {
       text += chunk;
@@ -172,6 +177,7 @@ export async function startServer(env: Record<string, string> = {}, options: { b
 
   const { child, port, output, stdout, exited } = await spawnServe(serverEnv, dir, 60_000, options.bin);
   serverEnv.PORT = String(port);
+  if (serverEnv.PUBLIC_BASE_URL?.includes('{port}')) serverEnv.PUBLIC_BASE_URL = serverEnv.PUBLIC_BASE_URL.replace('{port}', String(port));
   const url = `http://127.0.0.1:${port}`;
   const deps = serverDeps(() => ({ ...cleanEnv(), ...serverEnv }), dir);
 

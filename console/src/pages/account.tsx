@@ -1,6 +1,6 @@
 // /console/account ("Your account" in the header): the signed-in console user's own account, through
-// @gatehouse/client as the console app's user: the password, second factors (an authenticator app, the
-// recovery codes) and where they are signed in. Every member, viewer or not, manages their own account.
+// @gatehouse/client as the console app's user: the password, second factors (an authenticator app, passkeys,
+// the recovery codes) and where they are signed in. Every member, viewer or not, manages their own account.
 import { useState } from 'preact/hooks';
 import { FactorsSection } from './account/factors.js';
 import { PasswordSection } from './account/password.js';

@@ -1,6 +1,7 @@
-// Sign up, verify the emailed code, sign in with a password, and a second factor when the account has one
-// (a TOTP code or a recovery code). All through @gatehouse/client: it solves the sign-up's proof-of-work in
-// its worker. Shown by <App> for every route while nobody is signed in.
+// Sign up, verify the emailed code, sign in with a password or a passkey (a discoverable credential: no email
+// typed, aal2 by itself), and a second factor when the account has one (a TOTP code, a passkey or a recovery
+// code). All through @gatehouse/client: it solves the sign-up's proof-of-work in its worker and runs the
+// passkey ceremonies (navigator.credentials). Shown by <App> for every route while nobody is signed in.
 import { isGatehouseError, MfaRequiredError } from '@gatehouse/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gatehouse } from '../session.js';
@@ -8,7 +9,8 @@ import { Field, Form } from '../ui/fields.js';
 import { useAction } from '../ui/load.js';
 import { Notice, Problem } from '../ui/problem.js';
 
-type Step = { kind: 'sign-in' } | { kind: 'sign-up' } | { kind: 'verify'; email: string } | { kind: 'mfa'; mfaToken: string };
+/** The mfa step knows which kinds of factor the account has (the challenge's `factors`). */
+type Step = { kind: 'sign-in' } | { kind: 'sign-up' } | { kind: 'verify'; email: string } | { kind: 'mfa'; mfaToken: string; totp: boolean; passkey: boolean };
 
 export function SignIn({ intro, startWith = 'sign-in' }: { intro?: string; startWith?: 'sign-in' | 'sign-up' }) {
   const [step, setStep] = useState<Step>({ kind: startWith });
@@ -34,7 +36,12 @@ export function SignIn({ intro, startWith = 'sign-in' }: { intro?: string; start
       try {
         await auth.signInWithPassword({ email, password });
       } catch (error) {
-        if (error instanceof MfaRequiredError || (isGatehouseError(error) && error.code === 'mfa_required')) return go({ kind: 'mfa', mfaToken: (error as MfaRequiredError).mfaToken });
+        if (error instanceof MfaRequiredError || (isGatehouseError(error) && error.code === 'mfa_required')) {
+          const { mfaToken, factors = [] } = error as MfaRequiredError;
+          const totp = factors.length === 0 || factors.some((f) => f.type === 'totp');
+          setUseRecovery(!totp);
+          return go({ kind: 'mfa', mfaToken, totp, passkey: factors.some((f) => f.type === 'webauthn') });
+        }
         if (isGatehouseError(error) && error.code === 'email_not_verified') {
           await auth.signInWithOtp({ email, redirectTo: null });
           return go({ kind: 'verify', email }, 'Your address is not verified yet: we emailed you a new code.');
@@ -49,6 +56,8 @@ export function SignIn({ intro, startWith = 'sign-in' }: { intro?: string; start
       go({ kind: 'verify', email }, `We emailed a 6-digit code to ${email}.`);
     });
   const verify = (address: string) => action.run(() => auth.verifyOtp({ email: address, code: code.trim() }));
+  const withPasskey = () => action.run(() => auth.signInWithPasskey());
+  const passkeyFactor = (mfaToken: string) => action.run(() => auth.verifyMfa({ mfaToken, passkey: true }));
   const secondFactor = (mfaToken: string) => action.run(() => auth.verifyMfa(useRecovery ? { mfaToken, recoveryCode: code.trim() } : { mfaToken, code: code.trim() }));
 
   return (
@@ -76,6 +85,13 @@ export function SignIn({ intro, startWith = 'sign-in' }: { intro?: string; start
           </button>
         </Form>
       )}
+      {step.kind === 'sign-in' && (
+        <p>
+          <button type="button" class="secondary" disabled={action.busy} onClick={withPasskey}>
+            Sign in with a passkey
+          </button>
+        </p>
+      )}
       {step.kind === 'verify' && (
         <Form onSubmit={() => verify(step.email)} label="Verify your email">
           <Field label="Code from the email" inputMode="numeric" autoComplete="one-time-code" required value={code} onValue={setCode} />
@@ -83,6 +99,13 @@ export function SignIn({ intro, startWith = 'sign-in' }: { intro?: string; start
             Verify
           </button>
         </Form>
+      )}
+      {step.kind === 'mfa' && step.passkey && (
+        <p>
+          <button type="button" disabled={action.busy} onClick={() => passkeyFactor(step.mfaToken)}>
+            Use a passkey
+          </button>
+        </p>
       )}
       {step.kind === 'mfa' && (
         <Form onSubmit={() => secondFactor(step.mfaToken)} label="Second factor">
@@ -96,9 +119,11 @@ export function SignIn({ intro, startWith = 'sign-in' }: { intro?: string; start
           <button type="submit" disabled={action.busy}>
             Continue
           </button>
-          <button type="button" class="link" onClick={() => setUseRecovery(!useRecovery)}>
-            {useRecovery ? 'Use an authenticator code instead' : 'Use a recovery code instead'}
-          </button>
+          {step.totp && (
+            <button type="button" class="link" onClick={() => setUseRecovery(!useRecovery)}>
+              {useRecovery ? 'Use an authenticator code instead' : 'Use a recovery code instead'}
+            </button>
+          )}
         </Form>
       )}
       <Problem error={action.error} />

@@ -18,6 +18,22 @@ export const CONSOLE_APP_SETTING = 'console_app_id';
 export const findConsoleAppId = (db: Db): Promise<string | undefined> => findSetting(db, CONSOLE_APP_SETTING);
 
 /**
+ * The console app's WebAuthn relying party (docs/console.md, "Passkeys"), or undefined for any other app:
+ * the console is served at PUBLIC_BASE_URL/console/, so the id is that URL's host and the one origin a
+ * ceremony may come from is its origin. Derived from the configuration at each call, not stored as the
+ * app's domain or allowed origin: PUBLIC_BASE_URL may change between runs (a new host name, a port) and a
+ * stored copy would silently refuse every passkey until someone edited the app; and an allowed origin
+ * would also widen the console app's CORS, redirect and cookie allow-lists, which the console (same
+ * origin, Bearer tokens) does not need. A passkey made under one host does not sign in under another:
+ * WebAuthn binds it to the id.
+ */
+export async function consoleRelyingParty(deps: { db: Db; config: { publicBaseUrl: string } }, appId: string): Promise<{ id: string; origins: string[] } | undefined> {
+  if (appId !== (await findConsoleAppId(deps.db))) return undefined;
+  const base = new URL(deps.config.publicBaseUrl);
+  return { id: base.hostname, origins: [base.origin] };
+}
+
+/**
  * `operator.added` / `operator.removed`: an event of the console app (in the system tenant) about its user,
  * read by the operator in the console app's log (`GET /v1/events` with `X-App-Id`).
  */

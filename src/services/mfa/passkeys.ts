@@ -26,6 +26,7 @@ import {
 import type { LiveChallenge } from './sign-in.js';
 import * as challenges from '../../store/repos/mfa-challenges.js';
 import { allowedOriginsOf } from '../apps/origins.js';
+import { consoleRelyingParty } from '../management/console-users.js';
 import { reissueAccess, startSession, type ClientInfo, type SessionTokens } from '../sessions/sessions.js';
 
 /**
@@ -38,16 +39,29 @@ const simpleWebAuthn = () => (webauthnLibrary ??= import('@simplewebauthn/server
 // Passkeys (WebAuthn, with @simplewebauthn/server; docs/mfa.md): registration by a signed-in user, sign-in
 // with a discoverable credential (a first factor that is also aal2: a device and its user verification),
 // and a passkey as the second factor of an MFA challenge. The relying party is the app: its verified
-// domain, else the host of its first allowed origin; the expected origins are its allow-list.
+// domain, else the host of its first allowed origin; the expected origins are its allow-list. The console
+// app's is PUBLIC_BASE_URL's host and origin (services/management/console-users.ts).
 
 export const CEREMONY_SECONDS = 5 * 60;
 
-/** The app's relying-party id, or 400 when it has neither a verified domain nor an allowed origin. */
-export function relyingPartyId(app: Application): string {
-  if (app.domain) return app.domain;
+/** Who a passkey is for: the relying-party id and the page origins a ceremony may come from. */
+interface RelyingParty {
+  id: string;
+  origins: string[];
+}
+
+/**
+ * The app's relying party: the console app's comes from PUBLIC_BASE_URL (consoleRelyingParty); any other
+ * app's is its verified domain, else the host of its first allowed origin, with its allow-list as the
+ * expected origins; 400 when it has neither.
+ */
+async function relyingParty(deps: FactorDeps, app: Application): Promise<RelyingParty> {
+  const console = await consoleRelyingParty(deps, app.id);
+  if (console) return console;
+  if (app.domain) return { id: app.domain, origins: allowedOriginsOf(app) };
   const first = app.allowedOrigins[0];
   if (!first) throw badRequest('passkeys need the app to have a verified domain or an allowed origin (gatehouse app update --allowed-origin)');
-  return new URL(first).hostname;
+  return { id: new URL(first).hostname, origins: allowedOriginsOf(app) };
 }
 
 /** Options as the routes answer them: a JSON object passed through to the browser. */
@@ -70,9 +84,10 @@ export async function passkeyRegistrationOptions(deps: FactorDeps, app: Applicat
   requireVerifiedEmail(user);
   await checkFactorRoom(deps, app, user.id);
   const existing = (await factors.listFactors(deps.db, app.id, user.id)).filter((f) => f.type === 'webauthn');
+  const party = await relyingParty(deps, app);
   const options = await (await simpleWebAuthn()).generateRegistrationOptions({
     rpName: app.name,
-    rpID: relyingPartyId(app),
+    rpID: party.id,
     userName: user.email ?? user.id,
     userID: new TextEncoder().encode(user.id),
     attestationType: 'none',
@@ -110,7 +125,8 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
   if (!challenge) throw badRequest('unknown, used or expired challenge_id: ask for new options', 'invalid_passkey');
   let verified;
   try {
-    verified = await (await simpleWebAuthn()).verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: allowedOriginsOf(app), expectedRPID: relyingPartyId(app), requireUserVerification: true });
+    const party = await relyingParty(deps, app);
+    verified = await (await simpleWebAuthn()).verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: party.origins, expectedRPID: party.id, requireUserVerification: true });
   } catch (error) {
     // The library's message may quote the challenge: only the error's name is logged.
     deps.log.info({ reason: (error as Error).name }, 'passkey registration refused');
@@ -153,11 +169,12 @@ export async function registerPasskey(deps: FactorDeps, app: Application, sessio
 /** Verifies an assertion by a stored passkey against `challenge` and records its counter; false when it does not verify. */
 async function checkAssertion(deps: FactorDeps, app: Application, factor: MfaFactorRow, challenge: string, response: AuthenticationResponseJSON): Promise<boolean> {
   try {
+    const party = await relyingParty(deps, app);
     const result = await (await simpleWebAuthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
-      expectedOrigin: allowedOriginsOf(app),
-      expectedRPID: relyingPartyId(app),
+      expectedOrigin: party.origins,
+      expectedRPID: party.id,
       credential: {
         id: factor.credential_id!,
         publicKey: Buffer.from(factor.public_key!, 'base64url'),
@@ -177,7 +194,7 @@ async function checkAssertion(deps: FactorDeps, app: Application, factor: MfaFac
 
 /** `POST /v1/passkeys/signin/options`: request options for a discoverable credential (no user named). */
 export async function passkeySignInOptions(deps: FactorDeps, app: Application) {
-  const options = await (await simpleWebAuthn()).generateAuthenticationOptions({ rpID: relyingPartyId(app), userVerification: 'required' });
+  const options = await (await simpleWebAuthn()).generateAuthenticationOptions({ rpID: (await relyingParty(deps, app)).id, userVerification: 'required' });
   return { challenge_id: await newCeremony(deps, app, null, 'signin', options.challenge), options: asJson(options) };
 }
 
@@ -199,8 +216,9 @@ export async function signInWithPasskey(deps: FactorDeps, app: Application, chal
 export async function mfaPasskeyOptions(deps: FactorDeps, app: Application, challenge: LiveChallenge) {
   const passkeys = (await factors.listFactors(deps.db, app.id, challenge.userId, { verifiedOnly: true })).filter((f) => f.type === 'webauthn');
   if (passkeys.length === 0) throw badRequest('this user has no passkey');
+  const party = await relyingParty(deps, app);
   const options = await (await simpleWebAuthn()).generateAuthenticationOptions({
-    rpID: relyingPartyId(app),
+    rpID: party.id,
     userVerification: 'preferred',
     allowCredentials: passkeys.map((f) => ({ id: f.credential_id!, transports: f.transports ? (JSON.parse(f.transports) as never) : undefined })),
   });

@@ -1,12 +1,14 @@
 // Your account → Second factors: the console user's verified factors (GET /v1/me/factors), each removable
 // after a second click (DELETE /v1/me/factors/{id}: a sign-in within 10 minutes, an aal2 session), an
-// authenticator app to add (totp.tsx), and the recovery codes: how many are left, renewed (shown once).
+// authenticator app (totp.tsx) or a passkey (passkey.tsx) to add, and the recovery codes: how many are left,
+// renewed (shown once).
 import { useState } from 'preact/hooks';
 import type { Factor } from '@gatehouse/client';
 import { gatehouse } from '../../session.js';
 import { useAction, useLoad } from '../../ui/load.js';
 import { Notice, Problem } from '../../ui/problem.js';
 import { ShownOnce } from '../../ui/secret.js';
+import { AddPasskey } from './passkey.js';
 import { AddTotp } from './totp.js';
 
 const kind = (f: Factor) => (f.type === 'totp' ? 'Authenticator app' : 'Passkey');
@@ -46,9 +48,16 @@ function FactorRow({ factor, onRemoved }: { factor: Factor; onRemoved: () => voi
 export function FactorsSection({ onChanged }: { onChanged: () => void }) {
   const list = useLoad(() => gatehouse().auth.mfa.listFactors(), []);
   const [codes, setCodes] = useState<{ codes: string[]; why: string } | undefined>(undefined);
-  const [removed, setRemoved] = useState(false);
+  // What the last change was, when no recovery codes say it: "Factor removed.", "Passkey added.".
+  const [note, setNote] = useState<string | undefined>(undefined);
   const renew = useAction();
   const verified = (list.data?.factors ?? []).filter((f) => f.status === 'verified');
+  const added = (what: string) => (recovery: string[]) => {
+    setNote(recovery.length > 0 ? undefined : `${what} added.`);
+    setCodes(recovery.length > 0 ? { codes: recovery, why: `${what} added. Your recovery codes:` } : undefined);
+    list.reload();
+    onChanged();
+  };
   const renewCodes = () => renew.run(async () => (setCodes({ codes: await gatehouse().auth.mfa.renewRecoveryCodes(), why: 'New recovery codes: the earlier ones no longer work.' }), list.reload()));
   return (
     <section aria-labelledby="factors-title">
@@ -69,13 +78,13 @@ export function FactorsSection({ onChanged }: { onChanged: () => void }) {
             </thead>
             <tbody>
               {verified.map((f) => (
-                <FactorRow key={f.factor_id} factor={f} onRemoved={() => (setRemoved(true), setCodes(undefined), list.reload())} />
+                <FactorRow key={f.factor_id} factor={f} onRemoved={() => (setNote('Factor removed.'), setCodes(undefined), list.reload())} />
               ))}
             </tbody>
           </table>
         </div>
       )}
-      <Notice text={removed ? 'Factor removed.' : undefined} />
+      <Notice text={note} />
       {list.data && verified.length > 0 && (
         <>
           <h3>Recovery codes</h3>
@@ -93,7 +102,10 @@ export function FactorsSection({ onChanged }: { onChanged: () => void }) {
         </>
       )}
       <h3>Add an authenticator app</h3>
-      <AddTotp onAdded={(recovery) => (setRemoved(false), setCodes(recovery.length > 0 ? { codes: recovery, why: 'Authenticator app added. Your recovery codes:' } : undefined), list.reload(), onChanged())} />
+      <AddTotp onAdded={added('Authenticator app')} />
+      <h3>Add a passkey</h3>
+      <p>A passkey signs you in by itself, with this device's fingerprint, face or PIN: no password, no code.</p>
+      <AddPasskey onAdded={added('Passkey')} />
     </section>
   );
 }
