@@ -69,6 +69,7 @@ describe.skipIf(skip)('the console, passkeys', () => {
     // Signed out, then in with the passkey only: no email typed, signed in at aal2 by the passkey alone.
     await press(page, 'Sign out');
     await view(page, 'Sign in to the console');
+    await checkView(page, 'sign-in', { docs: false });
     await press(page, 'Sign in with a passkey');
     await view(page, 'Your account');
     await page.getByRole('table', { name: 'Your second factors: 1' }).waitFor();
@@ -81,6 +82,10 @@ describe.skipIf(skip)('the console, passkeys', () => {
     await press(page, 'Sign out');
     await signInInConsole(page, member.email);
     await view(page, 'Second factor');
+    // A passkey-only account: the passkey, or a recovery code; no authenticator code is asked for.
+    await page.getByLabel('Recovery code', { exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Use a recovery code instead' }).count()).toBe(0);
+    await checkView(page, 'second-factor-passkey', { docs: false });
     await press(page, 'Use a passkey');
     await view(page, 'Your account');
     await page.getByRole('table', { name: 'Your second factors: 1' }).waitFor();

@@ -92,7 +92,7 @@ export function FactorsSection({ onChanged }: { onChanged: () => void }) {
           {codes && (
             <>
               <p role="status">{codes.why}</p>
-              <ShownOnce label="Your recovery codes" value={codes.codes.join(' ')} hint="Shown once: store them where you keep passwords. Each signs you in once instead of a code from your app." />
+              <ShownOnce label="Your recovery codes" value={codes.codes.join(' ')} hint="Shown once: store them where you keep passwords. Each signs you in once instead of your second factor." />
             </>
           )}
           <button type="button" class="secondary" disabled={renew.busy} onClick={renewCodes}>
