@@ -1,23 +1,15 @@
 // The console's shared state: whether someone is signed in, what they may do (GET /v1/console/session: an
 // operator? may create tenants?) and the tenants they belong to (with their role, from GET /v1/tenants). Pages keep their own data in their own hooks (ui/load.ts); only this is shared.
+import type { Ok } from '@gatehouse/api-types';
 import { useEffect, useState } from 'preact/hooks';
 
-export type Role = 'owner' | 'admin' | 'viewer';
+/** A tenant as GET /v1/tenants lists it, with the signed-in person's role in it. */
+export type Tenant = Ok<'listTenants'>['tenants'][number];
 
-export interface Tenant {
-  tenant_id: string;
-  name: string;
-  role: Role;
-  created_at: string;
-}
+export type Role = Tenant['role'];
 
 /** What the signed-in person may do beyond their tenants' roles (GET /v1/console/session). */
-export interface ConsoleSession {
-  user_id: string | null;
-  email: string | null;
-  operator: boolean;
-  tenant_creation: boolean;
-}
+export type ConsoleSession = Ok<'getConsoleSession'>;
 
 export interface State {
   signedIn: boolean;

@@ -1,3 +1,4 @@
+import type { Ok } from '@gatehouse/api-types';
 import { api } from './api.js';
 import { update, type ConsoleSession, type Tenant } from './store.js';
 
@@ -6,7 +7,7 @@ export async function refreshTenants(): Promise<Tenant[]> {
   const tenants: Tenant[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 20; page++) {
-    const answer = await api<{ tenants: Tenant[]; next_cursor?: string | null }>('GET', '/v1/tenants', { query: { limit: 100, cursor } });
+    const answer = await api<Ok<'listTenants'>>('GET', '/v1/tenants', { query: { limit: 100, cursor } });
     tenants.push(...answer.tenants);
     if (!answer.next_cursor) break;
     cursor = answer.next_cursor;

@@ -1,5 +1,6 @@
 // /console/accept?token=...: the link of a tenant invitation's email. Signed in with the invited address,
 // the page accepts it (POST /v1/tenant_invitations/accept) and opens the tenant.
+import type { Ok } from '@gatehouse/api-types';
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -16,7 +17,7 @@ export function AcceptPage({ query }: PageProps) {
     if (started.current || !token) return;
     started.current = true;
     void action.run(async () => {
-      const membership = await api<{ tenant_id: string }>('POST', '/v1/tenant_invitations/accept', { body: { token } });
+      const membership = await api<Ok<'acceptTenantInvitation'>>('POST', '/v1/tenant_invitations/accept', { body: { token } });
       await refreshTenants();
       navigate(tenantHome(membership.tenant_id), { replace: true });
     });

@@ -2,6 +2,7 @@
 // kept as events are written): sign-ups (user.created) and sign-ins (session.created), failed sign-ins
 // (signin.failed), sessions started as the active-user measure (the stats count events, not distinct users; the
 // tenant's billing figure of monthly active users beside it), and each webhook's success rate over 24 hours.
+import type { Ok } from '@gatehouse/api-types';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
 import { useLoad } from '../ui/load.js';
@@ -9,21 +10,13 @@ import { Pending } from '../ui/pending.js';
 import { Problem } from '../ui/problem.js';
 import { BarChart } from './activity/chart.js';
 
-interface Stats {
-  days: { date: string; counts: Record<string, number> }[];
-}
-
-interface Webhook {
-  webhook_id: string;
-  url: string;
-  stats: { succeeded_24h: number; failed_24h: number };
-}
+type Webhook = Ok<'listWebhooks'>['webhooks'][number];
 
 const TYPES = 'user.created,session.created,signin.failed';
 const rate = (w: Webhook) => (w.stats.succeeded_24h + w.stats.failed_24h === 0 ? 0 : (100 * w.stats.succeeded_24h) / (w.stats.succeeded_24h + w.stats.failed_24h));
 
 function Webhooks({ appId }: { appId: string }) {
-  const hooks = useLoad(() => api<{ webhooks: Webhook[] }>('GET', '/v1/webhooks', { appId }), [appId]);
+  const hooks = useLoad(() => api<Ok<'listWebhooks'>>('GET', '/v1/webhooks', { appId }), [appId]);
   const list = hooks.data?.webhooks ?? [];
   return (
     <section aria-labelledby="chart-webhooks">
@@ -57,7 +50,7 @@ function Webhooks({ appId }: { appId: string }) {
 }
 
 function ActiveUsers({ appId }: { appId: string }) {
-  const billing = useLoad(() => api<{ usage: { period_start: string; period_end: string; monthly_active_users: number } }>('GET', '/v1/billing', { appId }), [appId]);
+  const billing = useLoad(() => api<Ok<'getBilling'>>('GET', '/v1/billing', { appId }), [appId]);
   if (!billing.data) return null;
   const u = billing.data.usage;
   return <p>{`Monthly active users of the tenant (every app) from ${u.period_start.slice(0, 10)} to ${u.period_end.slice(0, 10)}: ${u.monthly_active_users} (GET /v1/billing).`}</p>;
@@ -65,7 +58,7 @@ function ActiveUsers({ appId }: { appId: string }) {
 
 export function ActivityPage({ params }: PageProps) {
   const appId = params.app!;
-  const stats = useLoad(() => api<Stats>('GET', '/v1/events/stats', { appId, query: { type: TYPES } }), [appId]);
+  const stats = useLoad(() => api<Ok<'getEventStats'>>('GET', '/v1/events/stats', { appId, query: { type: TYPES } }), [appId]);
   if (stats.error || !stats.data) return <Pending load={stats} text="Loading the activity…" />;
   const days = stats.data.days;
   const labels = days.map((d) => d.date);

@@ -1,6 +1,7 @@
 // /console/t/:tenant/apps/:app/keys: a new secret key (shown once, with a copy button; the old one dies now
 // or after a grace period) and a new signing key (used at once; tokens signed by the old one stay valid
 // until they expire). Owners and admins; a viewer reads the publishable key only.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -22,9 +23,9 @@ const GRACE: [string, string][] = [
 
 function SecretKey({ appId }: { appId: string }) {
   const [keep, setKeep] = useState('0');
-  const [rotated, setRotated] = useState<{ secret_key: string; old_key_expires_at: string | null } | undefined>(undefined);
+  const [rotated, setRotated] = useState<Ok<'rotateSecretKey'> | undefined>(undefined);
   const action = useAction();
-  const rotate = () => action.run(async () => setRotated(await api('POST', `/v1/apps/${appId}/secret_keys`, { body: { keep_old_for_seconds: Number(keep) } })));
+  const rotate = () => action.run(async () => setRotated(await api<Ok<'rotateSecretKey'>>('POST', `/v1/apps/${appId}/secret_keys`, { body: { keep_old_for_seconds: Number(keep) } satisfies Body<'rotateSecretKey'> })));
   return (
     <section aria-labelledby="secret-key">
       <h2 id="secret-key">Secret key</h2>
@@ -49,7 +50,7 @@ function SecretKey({ appId }: { appId: string }) {
 function SigningKey({ appId }: { appId: string }) {
   const [kid, setKid] = useState<string | undefined>(undefined);
   const action = useAction();
-  const rotate = () => action.run(async () => setKid((await api<{ kid: string }>('POST', `/v1/apps/${appId}/signing_keys`)).kid));
+  const rotate = () => action.run(async () => setKid((await api<Ok<'rotateSigningKey'>>('POST', `/v1/apps/${appId}/signing_keys`)).kid));
   return (
     <section aria-labelledby="signing-key">
       <h2 id="signing-key">Signing key</h2>

@@ -1,19 +1,15 @@
 // Every setting of an app as `gatehouse app show --json` prints it (contract 16, docs/cli.md), with the
 // one line the settings page shows under it, and how its field reads and writes the value.
+import type { Body, Ok } from '@gatehouse/api-types';
 
-export interface App {
-  app_id: string;
-  tenant_id: string;
-  name: string;
-  publishable_key: string;
-  secret_key?: string;
-  [setting: string]: unknown;
-}
+/** An app as GET /v1/apps/{id} answers it (`secret_key` only in the answer that made it). */
+export type App = Ok<'getApp'>;
 
 export type Kind = 'bool' | 'choice' | 'int' | 'number' | 'text' | 'lines' | 'json';
 
 export interface Setting {
-  name: string;
+  /** A field of the app that PATCH /v1/apps/{id} takes. */
+  name: keyof App & keyof Body<'updateApp'>;
   label: string;
   help: string;
   kind: Kind;

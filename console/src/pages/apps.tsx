@@ -1,4 +1,5 @@
 // /console/t/:tenant/apps: the tenant's apps, and a new one (owner, admin): its secret key is shown once.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -19,7 +20,7 @@ function NewApp({ tenantId, onCreated }: { tenantId: string; onCreated: () => vo
   const submit = () =>
     action.run(async () => {
       const allowed = origins.split(/\s*\n\s*/).filter(Boolean);
-      const app = await api<App>('POST', `/v1/tenants/${tenantId}/apps`, { body: { name: name.trim(), ...(allowed.length ? { allowed_origins: allowed } : {}) } });
+      const app = await api<Ok<'createTenantApp'>>('POST', `/v1/tenants/${tenantId}/apps`, { body: { name: name.trim(), ...(allowed.length ? { allowed_origins: allowed } : {}) } satisfies Body<'createTenantApp'> });
       setCreated(app);
       setName('');
       setOrigins('');
@@ -50,7 +51,7 @@ function NewApp({ tenantId, onCreated }: { tenantId: string; onCreated: () => vo
 
 export function AppsPage({ tenant }: PageProps) {
   const t = tenant!;
-  const apps = useLoad(() => api<{ apps: App[] }>('GET', `/v1/tenants/${t.tenant_id}/apps`), [t.tenant_id]);
+  const apps = useLoad(() => api<Ok<'listTenantApps'>>('GET', `/v1/tenants/${t.tenant_id}/apps`), [t.tenant_id]);
   return (
     <>
       <LoadStatus load={apps} text="Loading the apps…" />

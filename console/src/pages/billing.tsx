@@ -1,6 +1,7 @@
 // /console/t/:tenant/billing: the tenant's balance and this month's usage (GET /v1/billing), a top-up
 // (owners, admins: pages/billing/topup.tsx) and the ledger, newest first, by keyset (`?cursor=` in the
 // address). Billing is per tenant; the API reaches it through any app of the tenant (X-App-Id).
+import type { Ok } from '@gatehouse/api-types';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
 import { canWrite } from '../store.js';
@@ -11,23 +12,11 @@ import { TopUp } from './billing/topup.js';
 
 const PAGE = 25;
 
-interface Overview {
-  balance_usd: number;
-  paused: boolean;
-  usage: { period_start: string; period_end: string; monthly_active_users: number; table_storage_bytes: number; object_storage_bytes: number; estimated_charges_usd: number };
-  payment_methods: { method: 'crypto'; chains: string[] }[];
-}
-
-interface Ledger {
-  transactions: { transaction_id: string; type: string; amount_usd: number; balance_after_usd: number; description: string; created_at: string }[];
-  next_cursor: string | null;
-}
-
 const usd = (n: number) => `${n.toFixed(2)} USD`;
 const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
 
 function LedgerTable({ appId, base, cursor }: { appId: string; base: string; cursor: string }) {
-  const ledger = useLoad(() => api<Ledger>('GET', '/v1/billing/transactions', { appId, query: { limit: PAGE, cursor: cursor || undefined } }), [appId, cursor]);
+  const ledger = useLoad(() => api<Ok<'listTransactions'>>('GET', '/v1/billing/transactions', { appId, query: { limit: PAGE, cursor: cursor || undefined } }), [appId, cursor]);
   if (ledger.error || !ledger.data) return <Pending load={ledger} text="Loading the ledger…" />;
   const rows = ledger.data.transactions;
   return (
@@ -70,7 +59,7 @@ function LedgerTable({ appId, base, cursor }: { appId: string; base: string; cur
 }
 
 function Account({ appId, writer, base, cursor }: { appId: string; writer: boolean; base: string; cursor: string }) {
-  const overview = useLoad(() => api<Overview>('GET', '/v1/billing', { appId }), [appId]);
+  const overview = useLoad(() => api<Ok<'getBilling'>>('GET', '/v1/billing', { appId }), [appId]);
   if (overview.error || !overview.data) return <Pending load={overview} text="Loading the balance…" />;
   const o = overview.data;
   const u = o.usage;
@@ -102,7 +91,7 @@ function Account({ appId, writer, base, cursor }: { appId: string; writer: boole
 
 export function BillingPage({ tenant, query }: PageProps) {
   const t = tenant!;
-  const apps = useLoad(() => api<{ apps: { app_id: string }[] }>('GET', `/v1/tenants/${t.tenant_id}/apps`), [t.tenant_id]);
+  const apps = useLoad(() => api<Ok<'listTenantApps'>>('GET', `/v1/tenants/${t.tenant_id}/apps`), [t.tenant_id]);
   if (apps.error || !apps.data) return <Pending load={apps} text="Loading…" />;
   const first = apps.data.apps[0];
   if (!first) return <p>{`Billing is reached through an app of the tenant: ${t.name} has none yet. Create one on the Apps page.`}</p>;

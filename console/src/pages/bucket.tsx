@@ -2,6 +2,7 @@
 // .../objects; `next_cursor` becomes `?cursor=` in the address): key, size, type, owner, date; download (every
 // role: the bytes fetched with the member's token, saved through a blob URL), delete after confirming and
 // upload with progress (owners and admins).
+import type { Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -32,7 +33,7 @@ export function BucketPage({ params, query, tenant }: PageProps) {
   const [deleting, setDeleting] = useState<StoredObject | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const bucket = useLoad(() => api<Bucket>('GET', `/v1/buckets/${bucketId}`, { appId }), [appId, bucketId]);
-  const list = useLoad(() => api<{ objects: StoredObject[]; next_cursor: string | null }>('GET', `/v1/buckets/${bucketId}/objects`, { appId, query: { limit: PAGE, cursor: cursor || undefined } }), [appId, bucketId, cursor]);
+  const list = useLoad(() => api<Ok<'listObjects'>>('GET', `/v1/buckets/${bucketId}/objects`, { appId, query: { limit: PAGE, cursor: cursor || undefined } }), [appId, bucketId, cursor]);
   const fetching = useAction();
   const writer = canWrite(tenant?.role);
   const changed = (text: string) => {

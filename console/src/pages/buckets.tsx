@@ -1,6 +1,7 @@
 // /console/t/:tenant/apps/:app/buckets: the app's buckets (GET /v1/buckets with X-App-Id) with what they hold,
 // a new bucket (POST /v1/buckets) and a bucket deleted after its name is typed (DELETE /v1/buckets/{id}).
 // Owners and admins write; a viewer sees the list.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -18,7 +19,7 @@ function NewBucket({ appId, onCreated }: { appId: string; onCreated: (bucket: Bu
   const create = useAction();
   const submit = () =>
     create.run(async () => {
-      const bucket = await api<Bucket>('POST', '/v1/buckets', { appId, body: { name: name.trim() } });
+      const bucket = await api<Ok<'createBucket'>>('POST', '/v1/buckets', { appId, body: { name: name.trim() } satisfies Body<'createBucket'> });
       setName('');
       onCreated(bucket);
     });
@@ -59,7 +60,7 @@ export function BucketsPage({ params, tenant }: PageProps) {
   const appId = params.app!;
   const tenantId = params.tenant!;
   const [notice, setNotice] = useState<string | undefined>(undefined);
-  const list = useLoad(() => api<{ buckets: Bucket[] }>('GET', '/v1/buckets', { appId }), [appId]);
+  const list = useLoad(() => api<Ok<'listBuckets'>>('GET', '/v1/buckets', { appId }), [appId]);
   return (
     <>
       <LoadStatus load={list} text="Loading buckets…" />

@@ -1,6 +1,7 @@
 // /console/t/:tenant/apps/:app/email: every kind of email the app sends (GET /v1/apps/{id}/email_templates),
 // which of them the app wrote its own template for, and one kind in one locale (`?kind=&locale=` in the
 // address) to edit, preview and reset (pages/email/editor.tsx). Owners and admins write; viewers read and preview.
+import type { Ok } from '@gatehouse/api-types';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
 import { Link, navigate } from '../router.js';
@@ -10,18 +11,12 @@ import { useLoad } from '../ui/load.js';
 import { Pending } from '../ui/pending.js';
 import { TemplateEditor } from './email/editor.js';
 
-interface TemplateList {
-  templates: { kind: string; locale: string; updated_at: string }[];
-  kinds: { kind: string; family: string; description: string }[];
-  shipped_locales: string[];
-}
-
 export function EmailPage({ params, query, tenant }: PageProps) {
   const appId = params.app!;
   const base = `/t/${params.tenant}/apps/${appId}/email`;
   const kind = query.get('kind') ?? '';
   const locale = query.get('locale') ?? 'en';
-  const list = useLoad(() => api<TemplateList>('GET', `/v1/apps/${appId}/email_templates`), [appId]);
+  const list = useLoad(() => api<Ok<'listEmailTemplates'>>('GET', `/v1/apps/${appId}/email_templates`), [appId]);
   if (list.error || !list.data) return <Pending load={list} text="Loading the templates…" />;
   const { kinds, templates, shipped_locales } = list.data;
   const own = (k: string) => templates.filter((t) => t.kind === k).map((t) => t.locale);

@@ -1,5 +1,6 @@
 // The invitations section of the members page: invite by email with a role (emailed, 7 days, a link to
 // /console/accept), the pending ones, revoke. Owners and admins; only an owner invites an owner (the server says so).
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { canWrite, ROLES, type Role, type Tenant } from '../store.js';
@@ -7,13 +8,7 @@ import { Choice, Field, Form } from '../ui/fields.js';
 import { useAction, useLoad } from '../ui/load.js';
 import { Notice, Problem } from '../ui/problem.js';
 
-interface Invitation {
-  invitation_id: string;
-  email: string;
-  role: Role;
-  status: 'pending' | 'accepted' | 'revoked' | 'expired';
-  expires_at: string;
-}
+type Invitation = Ok<'listTenantInvitations'>['invitations'][number];
 
 function Revoke({ tenantId, invitation, onDone }: { tenantId: string; invitation: Invitation; onDone: () => void }) {
   const action = useAction();
@@ -28,16 +23,16 @@ function Revoke({ tenantId, invitation, onDone }: { tenantId: string; invitation
 }
 
 export function Invitations({ tenant }: { tenant: Tenant }) {
-  const list = useLoad(() => api<{ invitations: Invitation[] }>('GET', `/v1/tenants/${tenant.tenant_id}/invitations`), [tenant.tenant_id]);
+  const list = useLoad(() => api<Ok<'listTenantInvitations'>>('GET', `/v1/tenants/${tenant.tenant_id}/invitations`), [tenant.tenant_id]);
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState<string>('viewer');
+  const [role, setRole] = useState<Role>('viewer');
   const [sent, setSent] = useState<string | undefined>(undefined);
   const invite = useAction();
   const writer = canWrite(tenant.role);
   const submit = () =>
     invite.run(async () => {
       setSent(undefined);
-      const made = await api<Invitation>('POST', `/v1/tenants/${tenant.tenant_id}/invitations`, { body: { email: email.trim(), role } });
+      const made = await api<Ok<'createTenantInvitation'>>('POST', `/v1/tenants/${tenant.tenant_id}/invitations`, { body: { email: email.trim(), role } satisfies Body<'createTenantInvitation'> });
       setSent(`Invitation emailed to ${made.email} (${made.role}); it expires ${made.expires_at.slice(0, 10)}.`);
       setEmail('');
       list.reload();

@@ -1,5 +1,6 @@
 // /console/t/:tenant/members: the tenant's members (role change, removal; the last owner stays, 409) and
 // its invitations (pages/invitations.tsx). Owners and admins write; a viewer reads.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -8,24 +9,18 @@ import { canWrite, ROLES, type Role, type Tenant } from '../store.js';
 import { refreshTenants } from '../tenants.js';
 import { useAction, useLoad } from '../ui/load.js';
 import { MemberRoleCell } from '../ui/member-role.js';
-import { Notice, Problem } from '../ui/problem.js';
+import { Problem } from '../ui/problem.js';
 import { Invitations } from './invitations.js';
 
-interface Member {
-  user_id: string;
-  email: string | null;
-  role: Role;
-  created_at: string;
-}
-
+type Member = Ok<'listTenantMembers'>['members'][number];
 
 function MemberRow({ tenant, member, me, onChanged }: { tenant: Tenant; member: Member; me: string | undefined; onChanged: () => void }) {
   const [done, setDone] = useState<string | undefined>(undefined);
   const action = useAction();
   const who = member.email ?? member.user_id;
-  const save = (role: string) =>
+  const save = (role: Role) =>
     action.run(async () => {
-      await api('PATCH', `/v1/tenants/${tenant.tenant_id}/members/${member.user_id}`, { body: { role } });
+      await api('PATCH', `/v1/tenants/${tenant.tenant_id}/members/${member.user_id}`, { body: { role } satisfies Body<'updateTenantMember'> });
       setDone(`${who} is now ${role}.`);
       onChanged();
     });
@@ -48,7 +43,7 @@ function MemberRow({ tenant, member, me, onChanged }: { tenant: Tenant; member: 
 
 export function MembersPage({ tenant }: PageProps) {
   const t = tenant!;
-  const members = useLoad(() => api<{ members: Member[] }>('GET', `/v1/tenants/${t.tenant_id}/members`), [t.tenant_id]);
+  const members = useLoad(() => api<Ok<'listTenantMembers'>>('GET', `/v1/tenants/${t.tenant_id}/members`), [t.tenant_id]);
   const [me, setMe] = useState<string | undefined>(undefined);
   useEffect(() => void gatehouse().auth.getSession().then((s) => setMe(s?.user_id)), []);
   return (

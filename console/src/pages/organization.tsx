@@ -1,6 +1,7 @@
 // /console/t/:tenant/apps/:app/organizations/:org: one organisation: rename (name, slug), its members
 // (orgs/members.tsx), its invitations (orgs/invitations.tsx), delete (its name typed). Owners and admins of the
 // tenant write through the Secret routes with X-App-Id; a viewer reads.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -13,7 +14,7 @@ import { Pending } from '../ui/pending.js';
 import { Notice, Problem } from '../ui/problem.js';
 import { Invitations } from './orgs/invitations.js';
 import { Members } from './orgs/members.js';
-import { orgHref, orgsHref, roleOptions, type Organization, type OrgRole } from './orgs/types.js';
+import { orgHref, orgsHref, roleOptions, type Organization } from './orgs/types.js';
 
 function Rename({ appId, org, onSaved }: { appId: string; org: Organization; onSaved: () => void }) {
   const [name, setName] = useState(org.name);
@@ -23,7 +24,7 @@ function Rename({ appId, org, onSaved }: { appId: string; org: Organization; onS
   useEffect(() => (setName(org.name), setSlug(org.slug)), [org.name, org.slug]);
   const submit = () =>
     save.run(async () => {
-      await api('PATCH', `/v1/organizations/${org.organization_id}`, { appId, body: { name: name.trim(), slug: slug.trim() } });
+      await api('PATCH', `/v1/organizations/${org.organization_id}`, { appId, body: { name: name.trim(), slug: slug.trim() } satisfies Body<'updateOrganization'> });
       setDone('Saved.');
       onSaved();
     });
@@ -49,7 +50,7 @@ export function OrganizationPage({ params, query, tenant }: PageProps) {
   const orgId = params.org!;
   const writer = canWrite(tenant?.role);
   const org = useLoad(() => api<Organization>('GET', `/v1/organizations/${orgId}`, { appId }), [appId, orgId]);
-  const custom = useLoad(() => api<{ roles: OrgRole[] }>('GET', '/v1/organization_roles', { appId }), [appId]);
+  const custom = useLoad(() => api<Ok<'listOrganizationRoles'>>('GET', '/v1/organization_roles', { appId }), [appId]);
   const remove = useAction();
   if (org.error || !org.data) return <Pending load={org} text="Loading the organisation…" />;
   const o = org.data;

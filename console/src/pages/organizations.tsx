@@ -1,6 +1,7 @@
 // /console/t/:tenant/apps/:app/organizations: the app's organisations, a page at a time by keyset
 // (GET /v1/organizations with X-App-Id: `next_cursor` becomes `?cursor=`), a new one (POST; owner, admin),
 // and the app's custom roles (orgs/roles.tsx). A viewer reads.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -12,7 +13,7 @@ import { Pager } from '../ui/pager.js';
 import { LoadStatus } from '../ui/pending.js';
 import { Problem } from '../ui/problem.js';
 import { Roles } from './orgs/roles.js';
-import { orgHref, orgsHref, type Organization, type OrgRole } from './orgs/types.js';
+import { orgHref, orgsHref } from './orgs/types.js';
 
 const PAGE = 25;
 
@@ -22,7 +23,7 @@ function NewOrganization({ appId, tenantId }: { appId: string; tenantId: string 
   const create = useAction();
   const submit = () =>
     create.run(async () => {
-      const made = await api<Organization>('POST', '/v1/organizations', { appId, body: { name: name.trim(), ...(slug.trim() ? { slug: slug.trim() } : {}) } });
+      const made = await api<Ok<'createOrganization'>>('POST', '/v1/organizations', { appId, body: { name: name.trim(), ...(slug.trim() ? { slug: slug.trim() } : {}) } satisfies Body<'createOrganization'> });
       navigate(orgHref(tenantId, appId, made.organization_id));
     });
   return (
@@ -46,8 +47,8 @@ export function OrganizationsPage({ params, query, tenant }: PageProps) {
   const tenantId = params.tenant!;
   const cursor = query.get('cursor') ?? '';
   const writer = canWrite(tenant?.role);
-  const list = useLoad(() => api<{ organizations: Organization[]; next_cursor: string | null }>('GET', '/v1/organizations', { appId, query: { limit: PAGE, cursor: cursor || undefined } }), [appId, cursor]);
-  const roles = useLoad(() => api<{ roles: OrgRole[] }>('GET', '/v1/organization_roles', { appId }), [appId]);
+  const list = useLoad(() => api<Ok<'listOrganizations'>>('GET', '/v1/organizations', { appId, query: { limit: PAGE, cursor: cursor || undefined } }), [appId, cursor]);
+  const roles = useLoad(() => api<Ok<'listOrganizationRoles'>>('GET', '/v1/organization_roles', { appId }), [appId]);
   const base = orgsHref(tenantId, appId);
   return (
     <>

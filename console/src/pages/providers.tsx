@@ -1,6 +1,7 @@
 // /console/t/:tenant/apps/:app/providers: the app's OAuth sign-in providers (GET /v1/oauth/providers with
 // X-App-Id; secrets come back as "****" and are never shown), each with the redirect URI to register; add
 // or edit one (PUT, the secret typed each time), delete one behind its typed name. A viewer reads only.
+import type { Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -14,7 +15,7 @@ import { redirectUri, type Provider } from './providers/kinds.js';
 
 export function ProvidersPage({ params, tenant }: PageProps) {
   const appId = params.app!;
-  const list = useLoad(() => api<{ providers: Provider[] }>('GET', '/v1/oauth/providers', { appId }), [appId]);
+  const list = useLoad(() => api<Ok<'listOAuthProviders'>>('GET', '/v1/oauth/providers', { appId }), [appId]);
   const [editing, setEditing] = useState<Provider | undefined>(undefined);
   const [deleting, setDeleting] = useState<Provider | undefined>(undefined);
   const [done, setDone] = useState<string | undefined>(undefined);

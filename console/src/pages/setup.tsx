@@ -1,6 +1,7 @@
 // /console/setup?token=cst_...: the link `serve` prints on a database without an operator. Signed in (the
 // sign-up came first, <App>), the page consumes the token once (POST /v1/console/setup): its person becomes
 // the operator, and lands on the tenants page.
+import type { Body } from '@gatehouse/api-types';
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -17,7 +18,7 @@ export function SetupPage({ query }: PageProps) {
     if (started.current || !token) return;
     started.current = true;
     void action.run(async () => {
-      await api('POST', '/v1/console/setup', { body: { token } });
+      await api('POST', '/v1/console/setup', { body: { token } satisfies Body<'completeConsoleSetup'> });
       await Promise.all([refreshTenants(), loadSession()]);
       navigate('/?welcome=operator', { replace: true });
     });

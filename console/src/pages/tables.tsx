@@ -1,6 +1,7 @@
 // /console/t/:tenant/apps/:app/tables: the app's custom tables (GET /v1/tables with X-App-Id), a new table
 // with its columns (POST /v1/tables) and a table deleted after its name is typed (DELETE /v1/tables/{id}).
 // Owners and admins write; a viewer sees the list.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -29,7 +30,7 @@ function NewTable({ appId, onCreated }: { appId: string; onCreated: (table: Tabl
   const submit = () =>
     create.run(async () => {
       const given = columns.filter((c) => c.name.trim() !== '').map((c) => ({ name: c.name.trim(), type: c.type, required: c.required }));
-      const table = await api<Table>('POST', '/v1/tables', { appId, body: { name: name.trim(), columns: given } });
+      const table = await api<Ok<'createTable'>>('POST', '/v1/tables', { appId, body: { name: name.trim(), columns: given } satisfies Body<'createTable'> });
       setName('');
       setColumns([blank()]);
       onCreated(table);
@@ -93,7 +94,7 @@ export function TablesPage({ params, tenant }: PageProps) {
   const appId = params.app!;
   const tenantId = params.tenant!;
   const [notice, setNotice] = useState<string | undefined>(undefined);
-  const list = useLoad(() => api<{ tables: Table[] }>('GET', '/v1/tables', { appId }), [appId]);
+  const list = useLoad(() => api<Ok<'listTables'>>('GET', '/v1/tables', { appId }), [appId]);
   const writer = canWrite(tenant?.role);
   return (
     <>

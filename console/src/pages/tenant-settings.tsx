@@ -1,5 +1,6 @@
 // /console/t/:tenant/settings: rename the tenant (owner, admin) and delete it with every app (owner only,
 // after typing its name). A viewer sees the name only.
+import type { Body } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -21,7 +22,7 @@ export function TenantSettingsPage({ tenant }: PageProps) {
   const save = () =>
     rename.run(async () => {
       setSaved(undefined);
-      await api('PATCH', `/v1/tenants/${t.tenant_id}`, { body: { name: name.trim() } });
+      await api('PATCH', `/v1/tenants/${t.tenant_id}`, { body: { name: name.trim() } satisfies Body<'updateTenant'> });
       await refreshTenants();
       setSaved('Saved.');
     });

@@ -1,11 +1,12 @@
 // /console/: the tenants the person belongs to (an operator: every tenant), each with their role; a new
 // tenant for whoever may create one (the session's tenant_creation: the operator, or anyone when the service
 // runs with CONSOLE_OPEN_SIGNUP=true; the server still decides and its refusal is shown).
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
 import { Link, navigate } from '../router.js';
-import { useStore, type Tenant } from '../store.js';
+import { useStore } from '../store.js';
 import { refreshTenants, tenantHome } from '../tenants.js';
 import { Field, Form } from '../ui/fields.js';
 import { useAction } from '../ui/load.js';
@@ -17,7 +18,7 @@ export function TenantsPage({ query }: PageProps) {
   const create = useAction();
   const submit = () =>
     create.run(async () => {
-      const tenant = await api<Tenant>('POST', '/v1/tenants', { body: { name: name.trim() } });
+      const tenant = await api<Ok<'createTenant'>>('POST', '/v1/tenants', { body: { name: name.trim() } satisfies Body<'createTenant'> });
       await refreshTenants();
       setName('');
       navigate(tenantHome(tenant.tenant_id));

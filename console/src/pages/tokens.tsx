@@ -1,5 +1,6 @@
 // /console/t/:tenant/tokens: the tenant's API tokens (tk_..., for scripts and CI calling the Management API):
 // create (the token shown once, with a copy button), list (never the token), revoke. Owners and admins.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -9,14 +10,7 @@ import { useAction, useLoad } from '../ui/load.js';
 import { Problem } from '../ui/problem.js';
 import { ShownOnce } from '../ui/secret.js';
 
-interface ApiToken {
-  token_id: string;
-  name: string;
-  role: Role;
-  expires_at: string | null;
-  created_at: string;
-  token?: string;
-}
+type ApiToken = Ok<'listApiTokens'>['tokens'][number];
 
 function Revoke({ tenantId, token, onDone }: { tenantId: string; token: ApiToken; onDone: () => void }) {
   const action = useAction();
@@ -32,17 +26,17 @@ function Revoke({ tenantId, token, onDone }: { tenantId: string; token: ApiToken
 
 export function TokensPage({ tenant }: PageProps) {
   const t = tenant!;
-  const list = useLoad(() => api<{ tokens: ApiToken[] }>('GET', `/v1/tenants/${t.tenant_id}/tokens`), [t.tenant_id]);
+  const list = useLoad(() => api<Ok<'listApiTokens'>>('GET', `/v1/tenants/${t.tenant_id}/tokens`), [t.tenant_id]);
   const [name, setName] = useState('');
-  const [role, setRole] = useState<string>('viewer');
+  const [role, setRole] = useState<Role>('viewer');
   const [days, setDays] = useState('90');
-  const [created, setCreated] = useState<ApiToken | undefined>(undefined);
+  const [created, setCreated] = useState<Ok<'createApiToken'> | undefined>(undefined);
   const create = useAction();
   const writer = canWrite(t.role);
   const submit = () =>
     create.run(async () => {
-      const body = { name: name.trim(), role, ...(days.trim() ? { expires_in_days: Number(days) } : {}) };
-      setCreated(await api<ApiToken>('POST', `/v1/tenants/${t.tenant_id}/tokens`, { body }));
+      const body: Body<'createApiToken'> = { name: name.trim(), role, ...(days.trim() ? { expires_in_days: Number(days) } : {}) };
+      setCreated(await api<Ok<'createApiToken'>>('POST', `/v1/tenants/${t.tenant_id}/tokens`, { body }));
       setName('');
       list.reload();
     });

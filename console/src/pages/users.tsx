@@ -1,6 +1,7 @@
 // /console/t/:tenant/apps/:app/users: the app's users, newest first, a page at a time by keyset
 // (GET /v1/users with X-App-Id: `next_cursor` becomes `?cursor=` in the address, so a page can be linked),
 // an exact email search (`?email=`), and a new user (POST /v1/users; owner, admin). A viewer sees the list.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -15,19 +16,13 @@ import { type User, userHref, usersHref } from './users/paths.js';
 
 const PAGE = 25;
 
-interface UserList {
-  users: User[];
-  total: number;
-  next_cursor: string | null;
-}
-
 function NewUser({ appId, onCreated }: { appId: string; onCreated: (user: User) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const create = useAction();
   const submit = () =>
     create.run(async () => {
-      const user = await api<User>('POST', '/v1/users', { appId, body: { email: email.trim(), ...(password ? { password } : {}) } });
+      const user = await api<Ok<'createUser'>>('POST', '/v1/users', { appId, body: { email: email.trim(), ...(password ? { password } : {}) } satisfies Body<'createUser'> });
       setEmail('');
       setPassword('');
       onCreated(user);
@@ -54,7 +49,7 @@ export function UsersPage({ params, query, tenant }: PageProps) {
   const cursor = query.get('cursor') ?? '';
   const [search, setSearch] = useState(email);
   const [created, setCreated] = useState<User | undefined>(undefined);
-  const list = useLoad(() => api<UserList>('GET', '/v1/users', { appId, query: { limit: PAGE, email: email || undefined, cursor: cursor || undefined } }), [appId, email, cursor]);
+  const list = useLoad(() => api<Ok<'listUsers'>>('GET', '/v1/users', { appId, query: { limit: PAGE, email: email || undefined, cursor: cursor || undefined } }), [appId, email, cursor]);
   const base = usersHref(tenantId, appId);
   const find = () => navigate(search.trim() ? `${base}?email=${encodeURIComponent(search.trim())}` : base);
   return (

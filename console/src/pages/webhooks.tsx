@@ -1,6 +1,7 @@
 // /console/t/:tenant/apps/:app/webhooks: the app's webhook endpoints (GET /v1/webhooks with X-App-Id): url,
 // event types, enabled or why not, the 24-hour success rate; and a new endpoint (POST /v1/webhooks; owner,
 // admin) whose whsec_ secret is shown once. Each endpoint's own page has the rest (webhooks/endpoint.tsx).
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import type { PageProps } from '../routes.js';
@@ -17,12 +18,12 @@ function NewWebhook({ appId, tenantId, onCreated }: { appId: string; tenantId: s
   const [url, setUrl] = useState('');
   const [types, setTypes] = useState('*');
   const [description, setDescription] = useState('');
-  const [created, setCreated] = useState<Webhook | undefined>(undefined);
+  const [created, setCreated] = useState<Ok<'createWebhook'> | undefined>(undefined);
   const create = useAction();
   const submit = () =>
     create.run(async () => {
-      const body = { url: url.trim(), event_types: parseTypes(types), ...(description.trim() ? { description: description.trim() } : {}) };
-      setCreated(await api<Webhook>('POST', '/v1/webhooks', { appId, body }));
+      const body: Body<'createWebhook'> = { url: url.trim(), event_types: parseTypes(types), ...(description.trim() ? { description: description.trim() } : {}) };
+      setCreated(await api<Ok<'createWebhook'>>('POST', '/v1/webhooks', { appId, body }));
       setUrl('');
       setDescription('');
       onCreated();
@@ -54,7 +55,7 @@ function NewWebhook({ appId, tenantId, onCreated }: { appId: string; tenantId: s
 export function WebhooksPage({ params, tenant }: PageProps) {
   const appId = params.app!;
   const tenantId = params.tenant!;
-  const list = useLoad(() => api<{ webhooks: Webhook[] }>('GET', '/v1/webhooks', { appId }), [appId]);
+  const list = useLoad(() => api<Ok<'listWebhooks'>>('GET', '/v1/webhooks', { appId }), [appId]);
   const hooks = list.data?.webhooks;
   return (
     <>

@@ -35,13 +35,13 @@ export function Field({ label, value, onValue, hint, ...rest }: InputProps) {
   );
 }
 
-/** A labelled select over `options` ([value, text]). */
-export function Choice({ label, value, onValue, options, hint }: { label: string; value: string; onValue: (value: string) => void; options: [string, string][]; hint?: string }) {
+/** A labelled select over `options` ([value, text]); the value is one of theirs (V: a role, a kind...). */
+export function Choice<V extends string = string>({ label, value, onValue, options, hint }: { label: string; value: V; onValue: (value: V) => void; options: [V, string][]; hint?: string }) {
   const id = useId();
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <select id={id} value={value} onChange={(e) => onValue((e.target as HTMLSelectElement).value)} aria-describedby={hint ? `${id}-hint` : undefined}>
+      <select id={id} value={value} onChange={(e) => onValue((e.target as HTMLSelectElement).value as V)} aria-describedby={hint ? `${id}-hint` : undefined}>
         {options.map(([v, text]) => (
           <option value={v} key={v}>
             {text}

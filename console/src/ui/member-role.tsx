@@ -6,10 +6,11 @@ import { Notice, Problem } from './problem.js';
 /**
  * A member's role in a members table (a tenant's, an organisation's): for a writer a role choice with "Save
  * role" and the remove button, else the role as text; then what the last write did or the server's refusal.
+ * R: the roles of that kind of member (a tenant's three, or an organisation's any string).
  */
-export function MemberRoleCell(props: { who: string; current: string; options: [string, string][]; writer: boolean; action: Action; done: string | undefined; removeLabel: string; onSave: (role: string) => void; onRemove: () => void }) {
+export function MemberRoleCell<R extends string>(props: { who: string; current: R; options: [R, string][]; writer: boolean; action: Action; done: string | undefined; removeLabel: string; onSave: (role: R) => void; onRemove: () => void }) {
   const { who, current, options, writer, action, done, removeLabel, onSave, onRemove } = props;
-  const [role, setRole] = useState(current);
+  const [role, setRole] = useState<R>(current);
   useEffect(() => setRole(current), [current]);
   return (
     <td>

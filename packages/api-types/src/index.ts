@@ -6,12 +6,14 @@ export type { components, operations, paths };
 
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 
-/** The JSON body of an operation's 200 (or 201) answer. */
+/** The JSON body of an operation's 200 (or 201, or 202) answer. */
 export type Ok<O extends keyof operations> = operations[O]['responses'] extends { 200: infer R }
   ? Json<R>
   : operations[O]['responses'] extends { 201: infer R }
     ? Json<R>
-    : never;
+    : operations[O]['responses'] extends { 202: infer R }
+      ? Json<R>
+      : never;
 
 /** The JSON body an operation takes. */
 export type Body<O extends keyof operations> = NonNullable<operations[O]['requestBody']> extends { content: { 'application/json': infer B } } ? B : never;

@@ -1,5 +1,6 @@
 // A crypto top-up (POST /v1/billing/topups): the amount and chain, then the address and amount to pay,
 // each with a copy button, and its status read again on demand (GET /v1/billing/topups/{id}). Owners, admins.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { CopyField } from '../../ui/copy.js';
@@ -7,14 +8,7 @@ import { Choice, Field, Form } from '../../ui/fields.js';
 import { useAction } from '../../ui/load.js';
 import { Notice, Problem } from '../../ui/problem.js';
 
-interface Topup {
-  payment_id: string;
-  status: 'pending' | 'confirmed' | 'expired';
-  amount_usd: number;
-  chain: string;
-  pay_to: { address: string; amount: string };
-  expires_at: string;
-}
+type Topup = Ok<'getTopup'>;
 
 export function TopUp({ appId, chains, onConfirmed }: { appId: string; chains: string[]; onConfirmed: () => void }) {
   const [amount, setAmount] = useState('');
@@ -22,7 +16,7 @@ export function TopUp({ appId, chains, onConfirmed }: { appId: string; chains: s
   const [topup, setTopup] = useState<Topup | undefined>(undefined);
   const start = useAction();
   const check = useAction();
-  const submit = () => start.run(async () => setTopup(await api<Topup>('POST', '/v1/billing/topups', { appId, body: { amount_usd: Number(amount), method: 'crypto', ...(chain ? { chain } : {}) } })));
+  const submit = () => start.run(async () => setTopup(await api<Ok<'createTopup'>>('POST', '/v1/billing/topups', { appId, body: { amount_usd: Number(amount), method: 'crypto', ...(chain ? { chain } : {}) } satisfies Body<'createTopup'> })));
   const refresh = () =>
     check.run(async () => {
       const now = await api<Topup>('GET', `/v1/billing/topups/${topup!.payment_id}`, { appId });

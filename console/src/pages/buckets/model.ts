@@ -1,26 +1,9 @@
 // Buckets and objects as the API answers them (docs/storage.md), their addresses in the console, and the
 // address of one object (its key's parts escaped, `/` kept; its owner in the query).
-export interface Bucket {
-  bucket_id: string;
-  name: string;
-  max_size_bytes: number | null;
-  max_size_bytes_per_user: number | null;
-  used_bytes: number;
-  object_count: number;
-  created_at: string;
-  updated_at: string;
-}
+import type { Ok } from '@gatehouse/api-types';
 
-export interface StoredObject {
-  key: string;
-  size_bytes: number;
-  content_type: string;
-  user_id: string | null;
-  organization_id: string | null;
-  etag: string;
-  created_at: string;
-  updated_at: string;
-}
+export type Bucket = Ok<'getBucket'>;
+export type StoredObject = Ok<'listObjects'>['objects'][number];
 
 export const bucketsHref = (tenantId: string, appId: string) => `/t/${tenantId}/apps/${appId}/buckets`;
 export const bucketHref = (tenantId: string, appId: string, bucketId: string) => `${bucketsHref(tenantId, appId)}/${bucketId}`;

@@ -1,6 +1,7 @@
 // One kind of email in one locale: the template its readers get now (the app's own or the shipped one),
 // edited part by part (PUT keeps it), previewed with sample data (POST .../preview: the draft, not kept),
 // reset to the shipped one (DELETE). A viewer reads and previews only.
+import type { Ok } from '@gatehouse/api-types';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Field, Form, TextArea } from '../../ui/fields.js';
@@ -8,18 +9,7 @@ import { useAction, useLoad } from '../../ui/load.js';
 import { Pending } from '../../ui/pending.js';
 import { Notice, Problem } from '../../ui/problem.js';
 
-interface Template {
-  kind: string;
-  locale: string;
-  source: 'app' | 'shipped';
-  subject: string;
-  text: string;
-  html: string;
-}
-
-interface Preview extends Omit<Template, 'source'> {
-  source: 'app' | 'shipped' | 'draft';
-}
+type Preview = Ok<'previewEmailTemplate'>;
 
 /**
  * The preview route's answer. Its HTML part is shown as its source, not drawn: the console's CSP (style-src
@@ -43,7 +33,7 @@ function Rendered({ preview }: { preview: Preview }) {
 
 export function TemplateEditor({ appId, kind, locale, writer, onChanged }: { appId: string; kind: string; locale: string; writer: boolean; onChanged: () => void }) {
   const base = `/v1/apps/${appId}/email_templates/${kind}`;
-  const loaded = useLoad(() => api<Template>('GET', base, { query: { locale } }), [base, locale]);
+  const loaded = useLoad(() => api<Ok<'getEmailTemplate'>>('GET', base, { query: { locale } }), [base, locale]);
   const [draft, setDraft] = useState({ subject: '', text: '', html: '' });
   const [preview, setPreview] = useState<Preview | undefined>(undefined);
   const [done, setDone] = useState<string | undefined>(undefined);
@@ -57,10 +47,10 @@ export function TemplateEditor({ appId, kind, locale, writer, onChanged }: { app
   }, [t]);
   if (loaded.error || !t) return <Pending load={loaded} text="Loading the template…" />;
   const edited = draft.subject !== t.subject || draft.text !== t.text || draft.html !== t.html;
-  const runPreview = () => show.run(async () => setPreview(await api<Preview>('POST', `${base}/preview`, { body: writer && edited ? { locale, ...draft } : { locale } })));
+  const runPreview = () => show.run(async () => setPreview(await api<Ok<'previewEmailTemplate'>>('POST', `${base}/preview`, { body: writer && edited ? { locale, ...draft } : { locale } })));
   const keep = () =>
     save.run(async () => {
-      const answer = await api<Template & { unknown_variables: string[] }>('PUT', base, { body: { locale, ...draft } });
+      const answer = await api<Ok<'setEmailTemplate'>>('PUT', base, { body: { locale, ...draft } });
       setDone(answer.unknown_variables.length ? `Saved. Unknown variables: ${answer.unknown_variables.join(', ')}.` : 'Saved.');
       loaded.reload();
       onChanged();

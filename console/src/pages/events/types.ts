@@ -1,21 +1,9 @@
-// An event as GET /v1/events answers it (docs/events.md), and the filters the log keeps in its address.
-export interface GatehouseEvent {
-  event_id: string;
-  type: string;
-  occurred_at: string;
-  tenant_id: string;
-  app_id: string | null;
-  actor: { type: string; id: string | null };
-  user_id: string | null;
-  data: Record<string, unknown>;
-  ip: string | null;
-  user_agent: string | null;
-}
+// An event as GET /v1/events (an app's) and GET /v1/tenants/{id}/events (a tenant's) answer it (docs/events.md),
+// and the filters the log keeps in its address.
+import type { Ok } from '@gatehouse/api-types';
 
-export interface EventPage {
-  events: GatehouseEvent[];
-  next_cursor: string | null;
-}
+export type EventPage = Ok<'listEvents'> | Ok<'listTenantEvents'>;
+export type GatehouseEvent = EventPage['events'][number];
 
 export const FILTERS = ['type', 'user_id', 'since', 'until'] as const;
 export type Filters = Record<(typeof FILTERS)[number], string>;

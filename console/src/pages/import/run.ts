@@ -2,6 +2,7 @@
 // browser with the readers of `gatehouse user import` (src/import-formats, no Node API), counted once, then
 // sent to POST /v1/users/import in batches of the API's maximum, each batch's answer added to the totals.
 // Nothing is kept but the current batch, the totals and the first failures.
+import type { Ok } from '@gatehouse/api-types';
 import { readUsers, type FirebaseHashConfig, type ImportFormat, type ReadUser } from '../../../../src/import-formats/index.js';
 import { api } from '../../api.js';
 
@@ -28,13 +29,6 @@ export interface Progress {
   skipped: number;
   failed: number;
   failures: Failure[];
-}
-
-interface ImportAnswer {
-  created: number;
-  skipped: number;
-  failed: number;
-  results: { index: number; status: 'created' | 'skipped' | 'error'; detail: string | null; code: string | null }[];
 }
 
 /** The file as text chunks (UTF-8). */
@@ -88,7 +82,7 @@ export async function importFile(input: {
     const failures: Failure[] = [];
     for (const entry of batch) if ('error' in entry.read) failures.push({ place: entry.place, email: null, code: 'validation_failed', detail: entry.read.error });
     if (readable.length > 0) {
-      const answer = await api<ImportAnswer>('POST', '/v1/users/import', { appId: input.appId, body: { users: readable.map((entry) => entry.read.user), on_conflict: input.onConflict } });
+      const answer = await api<Ok<'importUsers'>>('POST', '/v1/users/import', { appId: input.appId, body: { users: readable.map((entry) => entry.read.user), on_conflict: input.onConflict } });
       progress.created += answer.created;
       progress.skipped += answer.skipped;
       answer.results.forEach((result, i) => {

@@ -1,5 +1,6 @@
 // The invitations of an organisation: invite an email with a role (emailed with a link to the app, 7 days),
 // every invitation with its status, revoke a pending one. Owners and admins; a viewer reads the list.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Choice, Field, Form } from '../../ui/fields.js';
@@ -21,7 +22,7 @@ function Revoke({ appId, orgId, invitation, onDone }: { appId: string; orgId: st
 }
 
 export function Invitations({ appId, orgId, writer, roles }: { appId: string; orgId: string; writer: boolean; roles: [string, string][] }) {
-  const list = useLoad(() => api<{ invitations: OrgInvitation[] }>('GET', `/v1/organizations/${orgId}/invitations`, { appId, query: { limit: 100 } }), [appId, orgId]);
+  const list = useLoad(() => api<Ok<'listOrganizationInvitations'>>('GET', `/v1/organizations/${orgId}/invitations`, { appId, query: { limit: 100 } }), [appId, orgId]);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('member');
   const [sent, setSent] = useState<string | undefined>(undefined);
@@ -29,7 +30,7 @@ export function Invitations({ appId, orgId, writer, roles }: { appId: string; or
   const submit = () =>
     invite.run(async () => {
       setSent(undefined);
-      const made = await api<OrgInvitation>('POST', `/v1/organizations/${orgId}/invitations`, { appId, body: { email: email.trim(), role } });
+      const made = await api<Ok<'createOrganizationInvitation'>>('POST', `/v1/organizations/${orgId}/invitations`, { appId, body: { email: email.trim(), role } satisfies Body<'createOrganizationInvitation'> });
       setSent(`Invitation emailed to ${made.email} (${made.role}); it expires ${made.expires_at.slice(0, 10)}.`);
       setEmail('');
       list.reload();

@@ -1,6 +1,7 @@
 // The members of an organisation: add a user of the app (by id, or by email looked up with GET /v1/users),
 // change a role, remove (the last owner stays: the server's 409). A page of 50 at a time, `?cursor=` in the
 // address. Owners and admins of the tenant write; a viewer reads.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api, ApiFailure } from '../../api.js';
 import { Choice, Field, Form } from '../../ui/fields.js';
@@ -45,11 +46,11 @@ function AddMember({ appId, orgId, roles, onAdded }: { appId: string; orgId: str
       const given = who.trim();
       let userId = given;
       if (given.includes('@')) {
-        const found = await api<{ users: { id: string }[] }>('GET', '/v1/users', { appId, query: { email: given, limit: 1 } });
+        const found = await api<Ok<'listUsers'>>('GET', '/v1/users', { appId, query: { email: given, limit: 1 } });
         if (!found.users[0]) throw new ApiFailure(0, 'no_such_user', `no user of this app has the email ${given}`);
         userId = found.users[0].id;
       }
-      const member = await api<OrgMember>('POST', `/v1/organizations/${orgId}/members`, { appId, body: { user_id: userId, role } });
+      const member = await api<Ok<'addOrganizationMember'>>('POST', `/v1/organizations/${orgId}/members`, { appId, body: { user_id: userId, role } satisfies Body<'addOrganizationMember'> });
       setWho('');
       onAdded(`Added ${member.email ?? member.user_id} as ${member.role}.`);
     });
@@ -66,7 +67,7 @@ function AddMember({ appId, orgId, roles, onAdded }: { appId: string; orgId: str
 }
 
 export function Members({ appId, orgId, base, cursor, writer, roles, onChanged }: Props) {
-  const list = useLoad(() => api<{ members: OrgMember[]; next_cursor: string | null }>('GET', `/v1/organizations/${orgId}/members`, { appId, query: { cursor: cursor || undefined } }), [appId, orgId, cursor]);
+  const list = useLoad(() => api<Ok<'listOrganizationMembers'>>('GET', `/v1/organizations/${orgId}/members`, { appId, query: { cursor: cursor || undefined } }), [appId, orgId, cursor]);
   const [added, setAdded] = useState<string | undefined>(undefined);
   const changed = () => (list.reload(), onChanged());
   return (

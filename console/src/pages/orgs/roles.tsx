@@ -1,5 +1,6 @@
 // The app's custom organisation roles (GET|POST /v1/organization_roles, PATCH|DELETE .../{key}): every
 // organisation of the app offers them beside owner, admin and member. Owners and admins write; viewers read.
+import type { Body } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Field, Form } from '../../ui/fields.js';
@@ -14,7 +15,7 @@ function RoleRow({ appId, role, writer, onChanged }: { appId: string; role: OrgR
   const [done, setDone] = useState<string | undefined>(undefined);
   const save = () =>
     action.run(async () => {
-      await api('PATCH', `/v1/organization_roles/${role.key}`, { appId, body: { name: name.trim(), permissions: parsePermissions(permissions) } });
+      await api('PATCH', `/v1/organization_roles/${role.key}`, { appId, body: { name: name.trim(), permissions: parsePermissions(permissions) } satisfies Body<'updateOrganizationRole'> });
       setDone(`Saved the role ${role.key}.`);
       onChanged();
     });
@@ -53,7 +54,7 @@ export function Roles({ appId, roles, writer }: { appId: string; roles: Loaded<{
   const create = useAction();
   const submit = () =>
     create.run(async () => {
-      await api('POST', '/v1/organization_roles', { appId, body: { key: key.trim(), name: name.trim(), permissions: parsePermissions(permissions) } });
+      await api('POST', '/v1/organization_roles', { appId, body: { key: key.trim(), name: name.trim(), permissions: parsePermissions(permissions) } satisfies Body<'createOrganizationRole'> });
       setKey('');
       setName('');
       setPermissions('');

@@ -1,36 +1,10 @@
-// The records of docs/organizations.md as the console reads them, and the addresses of the organisation pages.
-export interface Organization {
-  organization_id: string;
-  name: string;
-  slug: string;
-  metadata: Record<string, unknown>;
-  members_count: number;
-  created_at: string;
-  updated_at: string;
-}
+// The records of docs/organizations.md as the API answers them, and the addresses of the organisation pages.
+import type { Ok } from '@gatehouse/api-types';
 
-export interface OrgMember {
-  organization_id: string;
-  user_id: string;
-  email: string | null;
-  role: string;
-  created_at: string;
-}
-
-export interface OrgInvitation {
-  invitation_id: string;
-  email: string;
-  role: string;
-  status: 'pending' | 'accepted' | 'revoked' | 'expired';
-  expires_at: string;
-  created_at: string;
-}
-
-export interface OrgRole {
-  key: string;
-  name: string;
-  permissions: string[];
-}
+export type Organization = Ok<'getOrganization'>;
+export type OrgMember = Ok<'listOrganizationMembers'>['members'][number];
+export type OrgInvitation = Ok<'listOrganizationInvitations'>['invitations'][number];
+export type OrgRole = Ok<'listOrganizationRoles'>['roles'][number];
 
 export const orgsHref = (tenantId: string, appId: string) => `/t/${tenantId}/apps/${appId}/organizations`;
 export const orgHref = (tenantId: string, appId: string, orgId: string) => `${orgsHref(tenantId, appId)}/${orgId}`;

@@ -1,24 +1,12 @@
 // The OAuth providers an app may configure (contract sections 13 and 20, docs/oauth.md), and what each
 // one's PUT /v1/oauth/providers/{provider} takes. Secrets (client_secret, Apple's private_key) go in only:
 // the API answers "****" for them and the console never fills them back in.
+import type { Body, Ok } from '@gatehouse/api-types';
 
 export type Kind = 'google' | 'apple' | 'github' | 'microsoft' | 'oidc';
 
 /** A provider as GET /v1/oauth/providers lists it. */
-export interface Provider {
-  provider: string;
-  display_name: string;
-  client_id: string;
-  client_secret?: '****';
-  team_id?: string;
-  key_id?: string;
-  private_key?: '****';
-  tenant?: string;
-  issuer?: string;
-  scopes: string[];
-  configured_at: string;
-  updated_at: string;
-}
+export type Provider = Ok<'listOAuthProviders'>['providers'][number];
 
 export const KINDS: [Kind, string][] = [
   ['google', 'Google'],
@@ -65,8 +53,11 @@ export const draftOf = (p: Provider): Draft => ({
 /** The provider's name in the API (`oidc-<name>` for a custom one). */
 export const providerName = (kind: Kind, draft: Draft) => (kind === 'oidc' ? `oidc-${draft.name.trim()}` : kind);
 
+/** What PUT /v1/oauth/providers/{provider} takes, by kind (GitHub's is Google's). */
+type ProviderBody = Body<'putGoogleProvider'> | Body<'putGitHubProvider'> | Body<'putMicrosoftProvider'> | Body<'putAppleProvider'> | Body<'putCustomOAuthProvider'>;
+
 /** The PUT body of this kind (scopes: space- or comma-separated; empty: the provider's default). */
-export function bodyOf(kind: Kind, d: Draft): Record<string, unknown> {
+export function bodyOf(kind: Kind, d: Draft): ProviderBody {
   const scopes = d.scopes.split(/[\s,]+/).filter(Boolean);
   const withScopes = scopes.length ? { scopes } : {};
   switch (kind) {

@@ -1,5 +1,6 @@
 // A table's columns (as GET /v1/tables/{id} answers them) and a new column (POST .../columns: name, type,
 // required, default; owners and admins). A required column without a default on a table with rows is a 409.
+import type { Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Check, Choice, Field, Form } from '../../ui/fields.js';
@@ -46,7 +47,7 @@ export function NewColumn({ appId, table, onAdded }: { appId: string; table: Tab
     add.run(async () => {
       const value = fromText(fallback, type);
       const body = { name: name.trim(), type, required, ...(value === undefined ? {} : { default_value: value }) };
-      const changed = await api<Table>('POST', `/v1/tables/${table.table_id}/columns`, { appId, body });
+      const changed = await api<Ok<'addColumn'>>('POST', `/v1/tables/${table.table_id}/columns`, { appId, body });
       setAdded(`Added the column ${body.name}.`);
       setName('');
       setFallback('');

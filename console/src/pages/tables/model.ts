@@ -1,31 +1,11 @@
 // The custom tables as the API answers them (docs/tables.md), their addresses in the console, and the
 // conversion between a column's value and the text of its field (the API refuses a wrong type with a 400).
-export type ColumnType = 'text' | 'int' | 'bool' | 'float' | 'date' | 'json';
+import type { Ok } from '@gatehouse/api-types';
 
-export interface Column {
-  column_id: string;
-  name: string;
-  type: ColumnType;
-  required: boolean;
-  default_value: unknown;
-  position: number;
-}
-
-export interface Table {
-  table_id: string;
-  name: string;
-  columns: Column[];
-  created_at: string;
-  updated_at: string;
-}
-
-export interface Row {
-  row_id: string;
-  data: Record<string, unknown>;
-  user_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type Table = Ok<'getTable'>;
+export type Column = Table['columns'][number];
+export type ColumnType = Column['type'];
+export type Row = Ok<'getRow'>;
 
 export const TYPES: [ColumnType, string][] = [
   ['text', 'text (at most 2,048 bytes)'],

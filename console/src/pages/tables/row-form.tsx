@@ -1,6 +1,7 @@
 // A row's fields, one per column, typed by the column (a number, true/false, a date, JSON): a new row
 // (POST .../rows; empty fields left out, so defaults fill them) or an edit (PATCH .../rows/{id}: only the
 // changed fields; an emptied field is null, which clears a column that is not required).
+import type { Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Choice, Field, Form, TextArea } from '../../ui/fields.js';
@@ -51,8 +52,8 @@ export function RowForm({ appId, table, row, onDone, onCancel }: { appId: string
         } else if (text !== '') data[c.name] = fromText(text, c.type);
       }
       const saved = row
-        ? await api<Row>('PATCH', `/v1/tables/${table.table_id}/rows/${row.row_id}`, { appId, body: { data } })
-        : await api<Row>('POST', `/v1/tables/${table.table_id}/rows`, { appId, body: { data } });
+        ? await api<Ok<'updateRow'>>('PATCH', `/v1/tables/${table.table_id}/rows/${row.row_id}`, { appId, body: { data } })
+        : await api<Ok<'insertRow'>>('POST', `/v1/tables/${table.table_id}/rows`, { appId, body: { data } });
       if (!row) setValues(initial());
       onDone(saved);
     });

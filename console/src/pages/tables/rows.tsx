@@ -1,5 +1,6 @@
 // A table's rows grid: a page of POST /v1/tables/{id}/rows/query (the filters and the cursor from the
 // address), a column per table column. Owners and admins edit a row (PATCH) and delete one after confirming.
+import type { Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { AskFirst } from '../../ui/confirm.js';
@@ -32,7 +33,7 @@ export function Rows({ appId, table, base, conditions, cursor, writer, version }
   const [deleting, setDeleting] = useState<Row | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const body = { filter: conditions.map((c) => toFilter(c, table.columns)), limit: PAGE, ...(cursor ? { cursor } : {}) };
-  const page = useLoad(() => api<{ rows: Row[]; next_cursor: string | null }>('POST', `/v1/tables/${table.table_id}/rows/query`, { appId, body }), [appId, table.table_id, JSON.stringify(body), version]);
+  const page = useLoad(() => api<Ok<'queryRows'>>('POST', `/v1/tables/${table.table_id}/rows/query`, { appId, body }), [appId, table.table_id, JSON.stringify(body), version]);
   const short = (row: Row) => row.row_id.slice(0, 8);
   const done = (text: string) => {
     setEditing(undefined);

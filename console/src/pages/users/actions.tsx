@@ -1,6 +1,7 @@
 // What an owner or admin does to a user beyond their record: issue a sign-in token (POST /v1/sign_in_tokens:
 // shown once, with its expiry), export them (GET /v1/users/{id}/export, saved as a JSON file), and delete
 // them (DELETE /v1/users/{id}, the email typed to confirm; then back to the users list).
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { navigate } from '../../router.js';
@@ -13,21 +14,14 @@ import { ShownOnce } from '../../ui/secret.js';
 import { When } from '../../ui/time.js';
 import type { User } from './paths.js';
 
-interface SignInToken {
-  token: string;
-  refresh_token: string;
-  session_id: string;
-  expires_at: string;
-}
-
 export function SignInTokenForm({ appId, user, onIssued }: { appId: string; user: User; onIssued: () => void }) {
   const [seconds, setSeconds] = useState('300');
-  const [issued, setIssued] = useState<SignInToken | undefined>(undefined);
+  const [issued, setIssued] = useState<Ok<'createSignInToken'> | undefined>(undefined);
   const action = useAction();
   const issue = () =>
     action.run(async () => {
       setIssued(undefined);
-      setIssued(await api<SignInToken>('POST', '/v1/sign_in_tokens', { appId, body: { user_id: user.id, expires_in_seconds: Number(seconds) } }));
+      setIssued(await api<Ok<'createSignInToken'>>('POST', '/v1/sign_in_tokens', { appId, body: { user_id: user.id, expires_in_seconds: Number(seconds) } satisfies Body<'createSignInToken'> }));
       onIssued();
     });
   return (
@@ -62,7 +56,7 @@ export function Export({ appId, user, onExported }: { appId: string; user: User;
   const file = `user-${user.id}.json`;
   const run = () =>
     action.run(async () => {
-      const data = await api<unknown>('GET', `/v1/users/${user.id}/export`, { appId });
+      const data = await api<Ok<'exportUser'>>('GET', `/v1/users/${user.id}/export`, { appId });
       saveAs(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }), file);
       setDone(`Saved ${file}.`);
       onExported();

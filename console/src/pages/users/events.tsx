@@ -1,5 +1,6 @@
 // A user's events (GET /v1/events?user_id=, newest first), 20 a page by keyset: the answer's next_cursor
 // becomes `?cursor=` in the address, so a page can be linked and reloaded.
+import type { Ok } from '@gatehouse/api-types';
 import { api } from '../../api.js';
 import { Link } from '../../router.js';
 import { useLoad } from '../../ui/load.js';
@@ -8,20 +9,14 @@ import { When } from '../../ui/time.js';
 
 const PAGE = 20;
 
-interface Event {
-  event_id: string;
-  type: string;
-  occurred_at: string;
-  actor: { type: string; id: string | null };
-  data: Record<string, unknown>;
-}
+type Event = Ok<'listEvents'>['events'][number];
 
 /** The one field of an event's data most worth a glance (why a session ended, where a user came from). */
 const detailOf = (e: Event) => ['reason', 'method', 'source', 'changed'].map((k) => e.data[k]).find((v) => v !== undefined);
 
 export function UserEvents({ appId, userId, href, cursor, version }: { appId: string; userId: string; href: string; cursor: string; version: number }) {
   const list = useLoad(
-    () => api<{ events: Event[]; next_cursor: string | null }>('GET', '/v1/events', { appId, query: { user_id: userId, limit: PAGE, cursor: cursor || undefined } }),
+    () => api<Ok<'listEvents'>>('GET', '/v1/events', { appId, query: { user_id: userId, limit: PAGE, cursor: cursor || undefined } }),
     [appId, userId, cursor, version],
   );
   // While the next page loads, the last one is not shown under the next page's caption.

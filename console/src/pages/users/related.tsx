@@ -1,29 +1,13 @@
 // A user's second factors (GET /v1/users/{id}/factors: never a secret) and organisations
 // (GET /v1/users/{id}/organizations, with their role in each). Read only.
+import type { Ok } from '@gatehouse/api-types';
 import { api } from '../../api.js';
 import { useLoad } from '../../ui/load.js';
 import { Problem } from '../../ui/problem.js';
 import { When } from '../../ui/time.js';
 
-interface Factor {
-  factor_id: string;
-  type: string;
-  friendly_name: string | null;
-  status: string;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-interface Organization {
-  organization_id: string;
-  name: string;
-  slug: string;
-  role?: string;
-  created_at: string;
-}
-
 export function Factors({ appId, userId }: { appId: string; userId: string }) {
-  const list = useLoad(() => api<{ factors: Factor[]; recovery_codes_remaining: number }>('GET', `/v1/users/${userId}/factors`, { appId }), [appId, userId]);
+  const list = useLoad(() => api<Ok<'listUserFactors'>>('GET', `/v1/users/${userId}/factors`, { appId }), [appId, userId]);
   const data = list.data;
   return (
     <section aria-labelledby="user-factors">
@@ -66,7 +50,7 @@ export function Factors({ appId, userId }: { appId: string; userId: string }) {
 }
 
 export function Organizations({ appId, userId }: { appId: string; userId: string }) {
-  const list = useLoad(() => api<{ organizations: Organization[]; next_cursor: string | null }>('GET', `/v1/users/${userId}/organizations`, { appId, query: { limit: 100 } }), [appId, userId]);
+  const list = useLoad(() => api<Ok<'listUserOrganizations'>>('GET', `/v1/users/${userId}/organizations`, { appId, query: { limit: 100 } }), [appId, userId]);
   const orgs = list.data?.organizations;
   return (
     <section aria-labelledby="user-orgs">

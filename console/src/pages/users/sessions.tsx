@@ -1,26 +1,16 @@
 // A user's live sessions (GET /v1/users/{id}/sessions): when, where from, how they signed in. An owner or
 // admin revokes one (POST /v1/sessions/revoke) or signs the user out everywhere (POST .../sessions/revoke).
+import type { Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { useAction, useLoad } from '../../ui/load.js';
 import { Notice, Problem } from '../../ui/problem.js';
 import { When } from '../../ui/time.js';
 
-interface UserSession {
-  session_id: string;
-  created_at: string;
-  last_used_at: string;
-  expires_at: string;
-  user_agent: string | null;
-  ip: string | null;
-  amr: string[];
-  aal: string;
-}
-
 const short = (id: string) => id.slice(0, 8);
 
 export function Sessions({ appId, userId, writer, version, onChanged }: { appId: string; userId: string; writer: boolean; version: number; onChanged: () => void }) {
-  const list = useLoad(() => api<{ sessions: UserSession[] }>('GET', `/v1/users/${userId}/sessions`, { appId }), [appId, userId, version]);
+  const list = useLoad(() => api<Ok<'listUserSessions'>>('GET', `/v1/users/${userId}/sessions`, { appId }), [appId, userId, version]);
   const action = useAction();
   const [done, setDone] = useState<string | undefined>(undefined);
   const after = (text: string) => (setDone(text), list.reload(), onChanged());
@@ -31,7 +21,7 @@ export function Sessions({ appId, userId, writer, version, onChanged }: { appId:
     });
   const revokeAll = () =>
     action.run(async () => {
-      const { revoked } = await api<{ revoked: number }>('POST', `/v1/users/${userId}/sessions/revoke`, { appId });
+      const { revoked } = await api<Ok<'revokeUserSessions'>>('POST', `/v1/users/${userId}/sessions/revoke`, { appId });
       after(`Signed out everywhere: ${revoked} ${revoked === 1 ? 'session' : 'sessions'} ended.`);
     });
   const sessions = list.data?.sessions;

@@ -1,5 +1,6 @@
 // An endpoint's actions (owner, admin): send a test event, rotate the signing secret (the new one shown once;
 // the old one signs beside it until previous_expires_at), replay the events since a date-time.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Field, Form } from '../../ui/fields.js';
@@ -13,7 +14,7 @@ export function SendTest({ appId, hook, onSent }: { appId: string; hook: Webhook
   const action = useAction();
   const send = () =>
     action.run(async () => {
-      const { delivery_id } = await api<{ delivery_id: string }>('POST', `/v1/webhooks/${hook.webhook_id}/test`, { appId });
+      const { delivery_id } = await api<Ok<'testWebhook'>>('POST', `/v1/webhooks/${hook.webhook_id}/test`, { appId });
       setSent(`Test event queued: delivery ${delivery_id}.`);
       onSent();
     });
@@ -31,9 +32,9 @@ export function SendTest({ appId, hook, onSent }: { appId: string; hook: Webhook
 }
 
 export function RotateSecret({ appId, hook }: { appId: string; hook: Webhook }) {
-  const [rotated, setRotated] = useState<{ secret: string; previous_expires_at: string } | undefined>(undefined);
+  const [rotated, setRotated] = useState<Ok<'rotateWebhookSecret'> | undefined>(undefined);
   const action = useAction();
-  const rotate = () => action.run(async () => setRotated(await api('POST', `/v1/webhooks/${hook.webhook_id}/rotate_secret`, { appId })));
+  const rotate = () => action.run(async () => setRotated(await api<Ok<'rotateWebhookSecret'>>('POST', `/v1/webhooks/${hook.webhook_id}/rotate_secret`, { appId })));
   return (
     <section aria-labelledby="rotate-secret">
       <h2 id="rotate-secret">Signing secret</h2>
@@ -67,8 +68,8 @@ export function Replay({ appId, hook, onQueued }: { appId: string; hook: Webhook
     action.run(async () => {
       setQueued(undefined);
       const at = new Date(since);
-      const body = { since: Number.isNaN(at.getTime()) ? since : at.toISOString() };
-      const answer = await api<{ queued: number }>('POST', `/v1/webhooks/${hook.webhook_id}/replay`, { appId, body });
+      const body: Body<'replayWebhook'> = { since: Number.isNaN(at.getTime()) ? since : at.toISOString() };
+      const answer = await api<Ok<'replayWebhook'>>('POST', `/v1/webhooks/${hook.webhook_id}/replay`, { appId, body });
       setQueued(`${answer.queued} queued.`);
       onQueued();
     });

@@ -1,6 +1,7 @@
 // An endpoint's deliveries, newest first, 25 a page by keyset (GET /v1/webhooks/{id}/deliveries): the status
 // filter (`?status=`) and the cursor (`?cursor=`) live in the address, so a page can be linked and reloaded.
 // A failed delivery has a Retry button (owner, admin): attempted again now, the same webhook-id and body.
+import type { Ok } from '@gatehouse/api-types';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { navigate } from '../../router.js';
@@ -45,7 +46,7 @@ export function Deliveries(props: { appId: string; webhookId: string; base: stri
   useEffect(() => setFilter(status), [status]);
   const [done, setDone] = useState<string | undefined>(undefined);
   const list = useLoad(
-    () => api<{ deliveries: Delivery[]; next_cursor: string | null }>('GET', `/v1/webhooks/${webhookId}/deliveries`, { appId, query: { limit: PAGE, status: status || undefined, cursor: cursor || undefined } }),
+    () => api<Ok<'listWebhookDeliveries'>>('GET', `/v1/webhooks/${webhookId}/deliveries`, { appId, query: { limit: PAGE, status: status || undefined, cursor: cursor || undefined } }),
     [webhookId, status, cursor, version],
   );
   const href = (extra: Record<string, string>) => {

@@ -1,5 +1,6 @@
 // An endpoint's settings: the form (PATCH /v1/webhooks/{id} with the changed fields; owner, admin) or, for a
 // viewer, the same settings as text.
+import type { Body, Ok } from '@gatehouse/api-types';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { Check, Field, Form, TextArea } from '../../ui/fields.js';
@@ -40,14 +41,14 @@ export function EditWebhook({ appId, hook, onSaved }: { appId: string; hook: Web
   const save = () =>
     action.run(async () => {
       setSaved(undefined);
-      const body: Record<string, unknown> = {};
+      const body: Body<'updateWebhook'> = {};
       if (url.trim() !== hook.url) body.url = url.trim();
       const list = parseTypes(types);
       if (list.join(',') !== hook.event_types.join(',')) body.event_types = list;
       if (description.trim() !== hook.description) body.description = description.trim();
       if (enabled !== hook.enabled) body.enabled = enabled;
       if (Object.keys(body).length === 0) return setSaved('Nothing changed.');
-      await api<Webhook>('PATCH', `/v1/webhooks/${hook.webhook_id}`, { appId, body });
+      await api<Ok<'updateWebhook'>>('PATCH', `/v1/webhooks/${hook.webhook_id}`, { appId, body });
       onSaved();
       setSaved(`Saved: ${Object.keys(body).join(', ')}.`);
     });

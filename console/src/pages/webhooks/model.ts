@@ -1,30 +1,9 @@
 // The webhook endpoint and delivery records as /v1/webhooks answers them (docs/webhooks.md), their addresses
 // in the console, and the small conversions the pages share.
-export interface Webhook {
-  webhook_id: string;
-  url: string;
-  event_types: string[];
-  description: string;
-  enabled: boolean;
-  disabled_reason: string | null;
-  created_at: string;
-  updated_at: string;
-  stats: { succeeded_24h: number; failed_24h: number };
-  /** Only in the answer of POST /v1/webhooks. */
-  secret?: string;
-}
+import type { Ok } from '@gatehouse/api-types';
 
-export interface Delivery {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-}
+export type Webhook = Ok<'getWebhook'>;
+export type Delivery = Ok<'listWebhookDeliveries'>['deliveries'][number];
 
 export const webhooksHref = (tenantId: string, appId: string) => `/t/${tenantId}/apps/${appId}/webhooks`;
 export const webhookHref = (tenantId: string, appId: string, webhookId: string) => `${webhooksHref(tenantId, appId)}/${webhookId}`;
