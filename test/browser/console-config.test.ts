@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { addMember, ADMIN_TOKEN, consoleUser, manage, tenantOwnedBy, type ConsoleUser } from '../helpers/console.js';
+import { queryDatabase } from '../helpers/db.js';
 import { checkView, expectNoSecretsSent, fill, press, signInInConsole, sharedConsole, view, type ConsoleSite, openSignedIn } from './console-page.js';
 import { skipReason } from './harness.js';
 
@@ -103,19 +104,27 @@ describe.skipIf(skip)('the console, an app’s configuration and the tenant’s 
     expect(await page.getByLabel('Client secret', { exact: true }).inputValue(), 'the form forgets a saved secret').toBe('');
     await checkView(page, 'providers');
 
-    // Edit: the client id is filled in, the secret is not (typed again).
+    // Edit: the client id is filled in, the secret is not, and need not be retyped: left empty, the PUT omits
+    // it and the API keeps the stored one (the sealed value in the database is the same after the save).
+    const sealed = async () => (await queryDatabase(site.env.server.databaseUrl, `select secret_sealed from oauth_providers where app_id = '${appId}' and provider = 'github'`))[0]!.secret_sealed;
+    const sealedBefore = await sealed();
     await press(page, 'Edit github');
     await page.getByRole('heading', { name: 'Edit github' }).waitFor();
     expect(await page.getByLabel('Client ID', { exact: true }).inputValue()).toBe('gh-client-1');
-    expect(await page.getByLabel('Client secret', { exact: true }).inputValue()).toBe('');
+    const secretField = page.getByLabel('Client secret', { exact: true });
+    expect(await secretField.inputValue()).toBe('');
+    expect(await secretField.getAttribute('required')).toBeNull();
+    await expect.poll(() => secretField.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby')!)?.textContent)).toMatch(/^Leave empty to keep the current secret/);
     await fill(page, 'Client ID', 'gh-client-2');
-    await fill(page, 'Client secret', GITHUB_SECRET);
     await fill(page, 'Scopes', 'read:user read:org');
+    const sent = page.waitForRequest((r) => r.method() === 'PUT' && r.url().endsWith('/v1/oauth/providers/github'));
     await press(page, 'Save github');
     await status(page, 'Saved github.');
+    expect(JSON.parse((await sent).postData()!)).toEqual({ client_id: 'gh-client-2', scopes: ['read:user', 'read:org'] });
     const github = (await providersOf(owner.token)).find((p) => p.provider === 'github')!;
     expect(github).toMatchObject({ client_id: 'gh-client-2', client_secret: '****' });
     expect(github.scopes).toEqual(expect.arrayContaining(['read:user', 'read:org', 'user:email']));
+    expect(await sealed(), 'the stored secret kept').toBe(sealedBefore);
 
     // Delete, behind the provider's name typed.
     await press(page, 'Delete oidc-acme');

@@ -61,7 +61,9 @@ describe('4.2 OAuth provider configuration (Secret)', () => {
   it('bad bodies → 400 {detail} and nothing changes', async () => {
     const before = await list(appA);
     const bad: [string, unknown][] = [
-      ['google', { client_id: 'x' }],
+      ['google', { client_id: 'x', client_secret: '' }],
+      ['github', { client_id: 'x' }],
+      ['apple', { ...appleBody, private_key: '' }],
       ['google', { client_id: '', client_secret: 's' }],
       ['google', { ...googleBody, scopes: 'openid email' }],
       ['google', { ...googleBody, scopes: ['has space'] }],

@@ -6255,7 +6255,8 @@ export interface operations {
                 "application/json": {
                     /** @description the OAuth client id from the Google Cloud console */
                     client_id: string;
-                    client_secret: string;
+                    /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
+                    client_secret?: string;
                     /** @description default openid email profile; openid is always added */
                     scopes?: string[];
                 };
@@ -6330,7 +6331,8 @@ export interface operations {
                 "application/json": {
                     /** @description the GitHub OAuth app's client id */
                     client_id: string;
-                    client_secret: string;
+                    /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
+                    client_secret?: string;
                     /** @description default read:user user:email; user:email is always added */
                     scopes?: string[];
                 };
@@ -6405,7 +6407,8 @@ export interface operations {
                 "application/json": {
                     /** @description the application (client) id of the Entra app registration */
                     client_id: string;
-                    client_secret: string;
+                    /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
+                    client_secret?: string;
                     /** @description common, organizations, consumers, or a tenant id or domain */
                     tenant: string;
                 };
@@ -6484,8 +6487,8 @@ export interface operations {
                     team_id: string;
                     /** @description the id of the Sign in with Apple key */
                     key_id: string;
-                    /** @description PEM of the .p8 key (ES256) */
-                    private_key: string;
+                    /** @description PEM of the .p8 key (ES256); required on the first PUT, omitted on a later one: the stored key is kept */
+                    private_key?: string;
                 };
             };
         };
@@ -6563,7 +6566,8 @@ export interface operations {
                     issuer: string;
                     /** @description the client id at the issuer */
                     client_id: string;
-                    client_secret: string;
+                    /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
+                    client_secret?: string;
                     /** @description default openid email profile; openid is always added */
                     scopes?: string[];
                     /** @description what a sign-in page shows ("Sign in with …") */

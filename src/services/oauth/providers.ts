@@ -76,15 +76,16 @@ function view(row: OAuthProviderRow): ProviderView {
   return { ...common, client_secret: REDACTED };
 }
 
-type Settings = { clientId: string; secret: string; teamId?: string; keyId?: string; scopes: string[]; issuer?: string; tenant?: string; displayName?: string };
+/** `secret` undefined: keep the stored one (an update of a configured provider; docs/oauth.md). */
+type Settings = { clientId: string; secret: string | undefined; teamId?: string; keyId?: string; scopes: string[]; issuer?: string; tenant?: string; displayName?: string };
 
-function rowOf(deps: ProviderConfigDeps, appId: string, provider: OAuthProviderName, input: Settings): OAuthProviderRow {
+function rowOf(deps: ProviderConfigDeps, appId: string, provider: OAuthProviderName, input: Settings, sealed: string): OAuthProviderRow {
   const now = iso(deps.clock.now());
   return {
     app_id: appId,
     provider,
     client_id: input.clientId,
-    secret_sealed: seal(deps.masterKey, input.secret, providerSecretBinding(appId, provider)),
+    secret_sealed: sealed,
     team_id: input.teamId ?? null,
     key_id: input.keyId ?? null,
     scopes: JSON.stringify(input.scopes),
@@ -105,10 +106,16 @@ export interface ConfigChange {
 const recordChange = (trx: Db, change: ConfigChange, type: 'oauth_provider.updated' | 'oauth_provider.deleted', provider: OAuthProviderName) =>
   recordEvent(trx, eventOf(change.context, { type, tenantId: change.app.tenantId, appId: change.app.id, userId: null, data: { provider } }));
 
-/** Writes the configuration and its event in one transaction (a custom provider past the cap: 409, neither). */
+/**
+ * Writes the configuration and its event in one transaction (a custom provider past the cap: 409, neither).
+ * No secret given: the stored one stays (its sealed value, bound to the same app and provider), read in the
+ * transaction; a provider not configured yet needs one (400, nothing written).
+ */
 async function save(deps: ProviderConfigDeps, change: ConfigChange, provider: OAuthProviderName, input: Settings) {
-  const row = rowOf(deps, change.app.id, provider, input);
   await inTransaction(deps.db, async (trx) => {
+    const sealed = input.secret !== undefined ? seal(deps.masterKey, input.secret, providerSecretBinding(change.app.id, provider)) : (await providers.findOAuthProvider(trx, change.app.id, provider))?.secret_sealed;
+    if (sealed === undefined) throw badRequest(`${provider === 'apple' ? 'private_key' : 'client_secret'} is required: ${provider} is not configured for this application yet`);
+    const row = rowOf(deps, change.app.id, provider, input, sealed);
     if (isCustom(provider)) {
       if (!(await providers.upsertCustomOAuthProvider(trx, deps.store.dialect, row, MAX_CUSTOM_PROVIDERS))) {
         throw new ApiError(409, 'provider_limit_reached', `an application has at most ${MAX_CUSTOM_PROVIDERS} custom OpenID Connect providers`);
@@ -125,24 +132,24 @@ async function save(deps: ProviderConfigDeps, change: ConfigChange, provider: OA
 const withScope = (required: string, scopes: string[] | undefined, fallback: string[]) => (scopes && scopes.length > 0 ? [...new Set([required, ...scopes])] : fallback);
 
 /** Configures Google sign-in (replacing an earlier configuration). `openid` is always among the scopes. */
-export function configureGoogle(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; client_secret: string; scopes?: string[] }) {
+export function configureGoogle(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; client_secret?: string; scopes?: string[] }) {
   return save(deps, change, 'google', { clientId: input.client_id, secret: input.client_secret, scopes: withScope('openid', input.scopes, OIDC_SCOPES) });
 }
 
 /** Configures GitHub sign-in; `user:email` is always among the scopes (the emails API needs it). */
-export function configureGitHub(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; client_secret: string; scopes?: string[] }) {
+export function configureGitHub(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; client_secret?: string; scopes?: string[] }) {
   return save(deps, change, 'github', { clientId: input.client_id, secret: input.client_secret, scopes: withScope('user:email', input.scopes, defaultScopes('github')) });
 }
 
 /** Configures Microsoft sign-in for a tenant: common, organizations, consumers, or one tenant's id or domain. */
-export function configureMicrosoft(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; client_secret: string; tenant: string }) {
+export function configureMicrosoft(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; client_secret?: string; tenant: string }) {
   return save(deps, change, 'microsoft', { clientId: input.client_id, secret: input.client_secret, tenant: input.tenant.toLowerCase(), scopes: OIDC_SCOPES });
 }
 
 /** Configures Apple sign-in; the .p8 key must parse as an ES256 key (else 400), so a typo fails here, not at a user's sign-in. */
-export function configureApple(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; team_id: string; key_id: string; private_key: string }) {
+export function configureApple(deps: ProviderConfigDeps, change: ConfigChange, input: { client_id: string; team_id: string; key_id: string; private_key?: string }) {
   try {
-    parseAppleKey(input.private_key);
+    if (input.private_key !== undefined) parseAppleKey(input.private_key);
   } catch (error) {
     throw badRequest((error as Error).message);
   }
@@ -158,7 +165,7 @@ export function configureCustom(
   deps: ProviderConfigDeps,
   change: ConfigChange,
   provider: `oidc-${string}`,
-  input: { issuer: string; client_id: string; client_secret: string; scopes?: string[]; display_name: string },
+  input: { issuer: string; client_id: string; client_secret?: string; scopes?: string[]; display_name: string },
 ) {
   const issuer = checkIssuer(input.issuer, deps.config.oidcAllowLoopbackIssuers);
   return save(deps, change, provider, {

@@ -1,5 +1,6 @@
-// The add / edit form of one OAuth provider: the fields its kind takes, the secret write-only (typed again
-// on every save: the API never shows it back), and the redirect URI to register at the provider.
+// The add / edit form of one OAuth provider: the fields its kind takes, the secret write-only (the API never
+// shows it back; on an edit it may be left empty, and the API keeps the stored one), and the redirect URI to
+// register at the provider.
 import { useState } from 'preact/hooks';
 import { api } from '../../api.js';
 import { CopyField } from '../../ui/copy.js';
@@ -22,8 +23,9 @@ export function ProviderForm({ appId, editing, onSaved, onCancel }: { appId: str
   const name = editing ? editing.provider : providerName(kind, draft);
   const title = editing ? `Edit ${editing.provider}` : 'Add a provider';
   const save = () => action.run(async () => onSaved(await api<Provider>('PUT', `/v1/oauth/providers/${name}`, { appId, body: bodyOf(kind, draft) })));
+  const keep = 'Leave empty to keep the current secret; what you type replaces it. Write-only: kept encrypted, never shown back.';
   const secret = kind === 'apple' ? null : (
-    <Field label="Client secret" type="password" required value={draft.client_secret} onValue={set('client_secret')} autoComplete="new-password" hint="Write-only: Gatehouse keeps it encrypted and never shows it back, so type it again on every save." />
+    <Field label="Client secret" type="password" required={!editing} value={draft.client_secret} onValue={set('client_secret')} autoComplete="new-password" hint={editing ? keep : 'Write-only: Gatehouse keeps it encrypted and never shows it back.'} />
   );
   return (
     <section aria-labelledby="provider-form">
@@ -46,7 +48,7 @@ export function ProviderForm({ appId, editing, onSaved, onCancel }: { appId: str
           <>
             <Field label="Team ID" required value={draft.team_id} onValue={set('team_id')} autoComplete="off" />
             <Field label="Key ID" required value={draft.key_id} onValue={set('key_id')} autoComplete="off" />
-            <TextArea label="Private key (.p8, PEM)" value={draft.private_key} onValue={set('private_key')} rows={4} hint="Write-only: kept encrypted, never shown back; paste it again on every save." />
+            <TextArea label="Private key (.p8, PEM)" value={draft.private_key} onValue={set('private_key')} rows={4} hint={editing ? 'Leave empty to keep the current key; what you paste replaces it. Write-only: kept encrypted, never shown back.' : 'Write-only: kept encrypted, never shown back.'} />
           </>
         )}
         {SCOPES_HINT[kind] && <Field label="Scopes" value={draft.scopes} onValue={set('scopes')} autoComplete="off" spellcheck={false} hint={SCOPES_HINT[kind]} />}

@@ -1,6 +1,7 @@
 // The OAuth providers an app may configure (contract sections 13 and 20, docs/oauth.md), and what each
 // one's PUT /v1/oauth/providers/{provider} takes. Secrets (client_secret, Apple's private_key) go in only:
-// the API answers "****" for them and the console never fills them back in.
+// the API answers "****" for them and the console never fills them back in; an edit that leaves them empty
+// omits them, and the API keeps the stored ones.
 import type { Body, Ok } from '@gatehouse/api-types';
 
 export type Kind = 'google' | 'apple' | 'github' | 'microsoft' | 'oidc';
@@ -56,18 +57,22 @@ export const providerName = (kind: Kind, draft: Draft) => (kind === 'oidc' ? `oi
 /** What PUT /v1/oauth/providers/{provider} takes, by kind (GitHub's is Google's). */
 type ProviderBody = Body<'putGoogleProvider'> | Body<'putGitHubProvider'> | Body<'putMicrosoftProvider'> | Body<'putAppleProvider'> | Body<'putCustomOAuthProvider'>;
 
-/** The PUT body of this kind (scopes: space- or comma-separated; empty: the provider's default). */
+/**
+ * The PUT body of this kind (scopes: space- or comma-separated; empty: the provider's default). A secret left
+ * empty is not sent: on an edit the API keeps the stored one (a new provider's form requires it).
+ */
 export function bodyOf(kind: Kind, d: Draft): ProviderBody {
   const scopes = d.scopes.split(/[\s,]+/).filter(Boolean);
   const withScopes = scopes.length ? { scopes } : {};
+  const secret = d.client_secret ? { client_secret: d.client_secret } : {};
   switch (kind) {
     case 'apple':
-      return { client_id: d.client_id.trim(), team_id: d.team_id.trim(), key_id: d.key_id.trim(), private_key: d.private_key };
+      return { client_id: d.client_id.trim(), team_id: d.team_id.trim(), key_id: d.key_id.trim(), ...(d.private_key.trim() ? { private_key: d.private_key } : {}) };
     case 'microsoft':
-      return { client_id: d.client_id.trim(), client_secret: d.client_secret, tenant: d.tenant.trim() };
+      return { client_id: d.client_id.trim(), ...secret, tenant: d.tenant.trim() };
     case 'oidc':
-      return { issuer: d.issuer.trim(), client_id: d.client_id.trim(), client_secret: d.client_secret, display_name: d.display_name.trim(), ...withScopes };
+      return { issuer: d.issuer.trim(), client_id: d.client_id.trim(), ...secret, display_name: d.display_name.trim(), ...withScopes };
     default:
-      return { client_id: d.client_id.trim(), client_secret: d.client_secret, ...withScopes };
+      return { client_id: d.client_id.trim(), ...secret, ...withScopes };
   }
 }

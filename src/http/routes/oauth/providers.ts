@@ -25,7 +25,9 @@ import type { Http } from '../../types.js';
 
 const Id = (description: string) => Type.String({ minLength: 1, maxLength: 255, pattern: '^\\S+$', description });
 const Scope = Type.String({ minLength: 1, maxLength: 128, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' });
-const Secret = Type.String({ minLength: 1, maxLength: 1024 });
+// Optional on an update: a provider already configured keeps its stored secret (or Apple key) when the
+// PUT omits it; a first PUT needs it (400). An empty string is still a 400.
+const Secret = Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'required on the first PUT; omitted on a later one: the stored secret is kept' }));
 const Scopes = (description: string) => Type.Optional(Type.Array(Scope, { maxItems: 20, description }));
 
 const GoogleBody = Type.Object({
@@ -131,7 +133,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
           client_id: Id('the Services ID (e.g. com.example.web)'),
           team_id: Type.String({ pattern: '^[A-Za-z0-9]{1,64}$', description: 'the Apple developer team id' }),
           key_id: Type.String({ pattern: '^[A-Za-z0-9]{1,64}$', description: 'the id of the Sign in with Apple key' }),
-          private_key: Type.String({ minLength: 1, maxLength: 8192, description: 'PEM of the .p8 key (ES256)' }),
+          private_key: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'PEM of the .p8 key (ES256); required on the first PUT, omitted on a later one: the stored key is kept' })),
         }),
         response: { 200: ProviderBody, ...errors(400, 401, 403) },
       },
