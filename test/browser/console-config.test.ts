@@ -21,6 +21,9 @@ let appId: string;
 
 const GITHUB_SECRET = 'gh-secret-4f1c9a7e2b';
 const OIDC_SECRET = 'acme-secret-8d3e6b0c5a';
+/** An HTML part with a styled paragraph, a <style> rule and a script (which the preview must not run). */
+const EMAIL_HTML =
+  '<!doctype html><html lang="en"><head><style>.welcome { font-weight: 700 }</style></head><body style="font-family: sans-serif"><p class="welcome" style="color: rgb(0, 90, 40)">Welcome to {{app_name}}</p><p>Your code is {{code}}.</p><script>window.previewRan = 1</script></body></html>';
 
 type Account = typeof import('../../src/services/billing/account.js');
 async function credit(cents: number, note: string): Promise<void> {
@@ -142,19 +145,29 @@ describe.skipIf(skip)('the console, an app’s configuration and the tenant’s 
     await page.getByRole('link', { name: 'verify_email', exact: true }).click();
     await page.getByRole('heading', { name: 'verify_email (en)' }).waitFor();
     await page.getByText('The shipped template (the app has none of its own here).').waitFor();
+    // The HTML part is drawn (a styled paragraph, a <style> rule) under the console's CSP; its script never runs.
     await fill(page, 'Subject', 'Confirm your Shop address');
+    await fill(page, 'HTML part', EMAIL_HTML);
     await press(page, 'Preview');
     const preview = page.getByRole('region', { name: 'Preview' });
     await preview.getByText('Subject: Confirm your Shop address').waitFor();
-    const parts = preview.locator('pre');
-    expect(await parts.nth(0).textContent(), 'the text part, sample values filled in').not.toContain('{{');
-    expect(await parts.nth(1).textContent(), 'the HTML part').toContain('<html');
+    expect(await preview.locator('pre').first().textContent(), 'the text part, sample values filled in').not.toContain('{{');
+    const drawn = preview.getByRole('region', { name: 'The HTML part, drawn' });
+    await drawn.getByText(/^Your code is \d{6}\.$/).waitFor();
+    const styleOf = (text: string) => drawn.getByText(text).evaluate((el) => ({ color: getComputedStyle(el).color, weight: getComputedStyle(el).fontWeight }));
+    expect(await styleOf('Welcome to Shop')).toEqual({ color: 'rgb(0, 90, 40)', weight: '700' });
+    expect(await page.evaluate(() => (window as unknown as { previewRan?: number }).previewRan), 'the email script ran').toBeUndefined();
+    expect(await drawn.locator('script').count()).toBe(0);
+    expect(await preview.getByText(/Left out: elements that run, embed or submit \(script\)/).count()).toBe(1);
+    await preview.getByText('Its source, with the sample values filled in').click();
+    expect(await preview.locator('details pre').textContent(), 'the source kept').toContain('<script>');
+    expect(site.cspViolations, 'the drawing broke no CSP rule').toEqual([]);
+    await checkView(page, 'email');
     await press(page, 'Save template');
     await status(page, 'Saved.');
     const kept = await manage(site.env.server, owner.token, 'GET', `/v1/apps/${appId}/email_templates/verify_email?locale=en`);
     expect(kept.body).toMatchObject({ source: 'app', subject: 'Confirm your Shop address' });
     await page.getByRole('cell', { name: 'en', exact: true }).waitFor();
-    await checkView(page, 'email');
     await press(page, 'Reset to the shipped template');
     await status(page, /^Reset/);
     const reset = await manage(site.env.server, owner.token, 'GET', `/v1/apps/${appId}/email_templates/verify_email?locale=en`);

@@ -8,13 +8,13 @@ import { Field, Form, TextArea } from '../../ui/fields.js';
 import { useAction, useLoad } from '../../ui/load.js';
 import { Pending } from '../../ui/pending.js';
 import { Notice, Problem } from '../../ui/problem.js';
+import { DrawnEmail } from './drawn.js';
 
 type Preview = Ok<'previewEmailTemplate'>;
 
 /**
- * The preview route's answer. Its HTML part is shown as its source, not drawn: the console's CSP (style-src
- * 'self', img-src 'self') would refuse an email's inline styles and remote images, in a frame too (a srcdoc
- * frame inherits the policy), so a drawing would mislead.
+ * The preview route's answer: the subject, the text part, and the HTML part drawn (pages/email/drawn.tsx,
+ * within the console's CSP) with its source one click away.
  */
 function Rendered({ preview }: { preview: Preview }) {
   return (
@@ -25,8 +25,12 @@ function Rendered({ preview }: { preview: Preview }) {
       </p>
       <h3>Text part</h3>
       <pre class="preview-text">{preview.text}</pre>
-      <h3>HTML part (its source, with the sample values filled in)</h3>
-      <pre class="preview-text">{preview.html}</pre>
+      <h3>HTML part</h3>
+      <DrawnEmail html={preview.html} />
+      <details>
+        <summary>Its source, with the sample values filled in</summary>
+        <pre class="preview-text">{preview.html}</pre>
+      </details>
     </section>
   );
 }
