@@ -108,20 +108,26 @@ const recordChange = (trx: Db, change: ConfigChange, type: 'oauth_provider.updat
 
 /**
  * Writes the configuration and its event in one transaction (a custom provider past the cap: 409, neither).
- * No secret given: the stored one stays (its sealed value, bound to the same app and provider), read in the
- * transaction; a provider not configured yet needs one (400, nothing written).
+ * No secret given: an update of the stored configuration that leaves its sealed secret as it is; a provider
+ * not configured yet needs one (400, nothing written).
  */
 async function save(deps: ProviderConfigDeps, change: ConfigChange, provider: OAuthProviderName, input: Settings) {
+  const { secret } = input;
   await inTransaction(deps.db, async (trx) => {
-    const sealed = input.secret !== undefined ? seal(deps.masterKey, input.secret, providerSecretBinding(change.app.id, provider)) : (await providers.findOAuthProvider(trx, change.app.id, provider))?.secret_sealed;
-    if (sealed === undefined) throw badRequest(`${provider === 'apple' ? 'private_key' : 'client_secret'} is required: ${provider} is not configured for this application yet`);
-    const row = rowOf(deps, change.app.id, provider, input, sealed);
-    if (isCustom(provider)) {
-      if (!(await providers.upsertCustomOAuthProvider(trx, deps.store.dialect, row, MAX_CUSTOM_PROVIDERS))) {
-        throw new ApiError(409, 'provider_limit_reached', `an application has at most ${MAX_CUSTOM_PROVIDERS} custom OpenID Connect providers`);
+    if (secret === undefined) {
+      const { secret_sealed: _none, configured_at: _kept, ...settings } = rowOf(deps, change.app.id, provider, input, '');
+      if (!(await providers.updateOAuthProviderKeepingSecret(trx, settings))) {
+        throw badRequest(`${provider === 'apple' ? 'private_key' : 'client_secret'} is required: ${provider} is not configured for this application yet`);
       }
     } else {
-      await providers.upsertOAuthProvider(trx, row);
+      const row = rowOf(deps, change.app.id, provider, input, seal(deps.masterKey, secret, providerSecretBinding(change.app.id, provider)));
+      if (isCustom(provider)) {
+        if (!(await providers.upsertCustomOAuthProvider(trx, deps.store.dialect, row, MAX_CUSTOM_PROVIDERS))) {
+          throw new ApiError(409, 'provider_limit_reached', `an application has at most ${MAX_CUSTOM_PROVIDERS} custom OpenID Connect providers`);
+        }
+      } else {
+        await providers.upsertOAuthProvider(trx, row);
+      }
     }
     await recordChange(trx, change, 'oauth_provider.updated', provider);
   });

@@ -49,6 +49,21 @@ export async function upsertCustomOAuthProvider(db: Db, dialect: DialectName, ro
   });
 }
 
+/**
+ * Updates a configured provider's settings and leaves its sealed secret as it is (a PUT without the secret);
+ * false when the app has no configuration of it (nothing written: an UPDATE, so a row deleted meanwhile stays
+ * deleted).
+ */
+export async function updateOAuthProviderKeepingSecret(db: Db, row: Omit<OAuthProviderRow, 'secret_sealed' | 'configured_at'>): Promise<boolean> {
+  const result = await db
+    .updateTable('oauth_providers')
+    .set({ client_id: row.client_id, team_id: row.team_id, key_id: row.key_id, scopes: row.scopes, updated_at: row.updated_at, issuer: row.issuer, tenant: row.tenant, display_name: row.display_name })
+    .where('app_id', '=', row.app_id)
+    .where('provider', '=', row.provider)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** The app's configuration of the provider, or undefined. */
 export async function findOAuthProvider(db: Db, appId: string, provider: OAuthProviderName): Promise<OAuthProviderRow | undefined> {
   return db.selectFrom('oauth_providers').selectAll().where('app_id', '=', appId).where('provider', '=', provider).executeTakeFirst();

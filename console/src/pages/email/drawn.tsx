@@ -17,7 +17,7 @@ export function DrawnEmail({ html }: { html: string }) {
       root.adoptedStyleSheets = [baseSheet(), ...drawn.sheets];
       root.replaceChildren(drawn.content);
       setOmitted(drawn.omitted);
-    });
+    }).catch(() => live && setOmitted(['the whole part, which this browser could not draw (its source is below)']));
     return () => {
       live = false;
     };
