@@ -27,7 +27,7 @@ afterAll(async () => {
 const status = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text }).waitFor();
 
 /** A browser profile with a virtual platform authenticator; answers the page and the authenticator's credentials. */
-async function device(context: BrowserContext): Promise<{ page: Page; credentials: () => Promise<{ rpId: string; isResidentCredential: boolean }[]> }> {
+async function device(context: BrowserContext): Promise<{ page: Page; credentials: () => Promise<{ rpId?: string; isResidentCredential: boolean }[]> }> {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
