@@ -12,6 +12,7 @@ import { isUniqueViolation } from '../../store/dialect.js';
 import { sumUserCount } from '../../store/repos/user-counts.js';
 import { inTransaction } from '../../store/transaction.js';
 import { startSession } from '../sessions/sessions.js';
+import { decodePairCursor, encodePairCursor } from '../pair-cursor.js';
 import { recordEvent } from '../events/record.js';
 import { eventOf, type EventContext } from '../events/types.js';
 import { localeOf } from '../mail/email-templates.js';
@@ -72,21 +73,14 @@ async function userWithExternalId(deps: UserDeps, appId: string, externalId: str
 
 // A cursor is the last user's (created_at, id): nothing the page did not show, so it needs no MAC; any
 // position is valid (the query stays scoped to the app), a malformed one is 400.
-const encodeUserCursor = (position: listing.UserPosition) => Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+const encodeUserCursor = (position: listing.UserPosition) => encodePairCursor(position.createdAt, position.id);
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function decodeUserCursor(cursor: string): listing.UserPosition {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && TIMESTAMP.test(value[0]) && UUID.test(value[1])) {
-      return { createdAt: value[0], id: value[1] };
-    }
-  } catch {
-    // not base64url JSON: the answer below
-  }
-  throw badRequest('cursor is not one this service gave');
+  const [createdAt, id] = decodePairCursor(cursor, [TIMESTAMP, UUID]);
+  return { createdAt, id };
 }
 
 /** The app's user, or 404 (a user of another app is not found either). */

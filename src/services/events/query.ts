@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { badRequest, notFound } from '../../errors.js';
 import * as events from '../../store/repos/events.js';
+import { decodePairCursor, encodePairCursor } from '../pair-cursor.js';
 import { toEvent } from './record.js';
 import type { Event } from './types.js';
 
@@ -41,20 +42,12 @@ export function parseInstant(value: string | undefined, name: string): string | 
   return at.toISOString();
 }
 
-// A cursor is the last event's (occurred_at, event_id): nothing the page did not show, so it needs no MAC;
-// any position is valid (the query stays scoped), a malformed one is 400.
-const encodeCursor = (event: Event) => Buffer.from(JSON.stringify([event.occurred_at, event.event_id])).toString('base64url');
+// A cursor is the last event's (occurred_at, event_id) (services/pair-cursor.ts).
+const encodeCursor = (event: Event) => encodePairCursor(event.occurred_at, event.event_id);
 
 function decodeCursor(cursor: string): events.EventPosition {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && TIMESTAMP.test(value[0]) && EVENT_ID.test(value[1])) {
-      return { occurredAt: value[0], eventId: value[1] };
-    }
-  } catch {
-    // not base64url JSON: the answer below
-  }
-  throw badRequest('cursor is not one this service gave');
+  const [occurredAt, eventId] = decodePairCursor(cursor, [TIMESTAMP, EVENT_ID]);
+  return { occurredAt, eventId };
 }
 
 async function page(deps: Pick<Deps, 'db'>, scope: events.EventScope, query: EventQuery): Promise<EventPage> {

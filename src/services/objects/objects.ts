@@ -13,6 +13,7 @@ import { lockUser } from '../../store/repos/users.js';
 import * as objects from '../../store/repos/objects.js';
 import type { ObjectAddress, QueuedBlob, StoredObject } from '../../store/repos/objects.js';
 import { inTransaction } from '../../store/transaction.js';
+import { decodePairCursor, encodePairCursor } from '../pair-cursor.js';
 import { blobName, deleteBlobsNow } from './blob-deletion.js';
 import { appObjectsLimit, chargeUsage, lockAppUsage, releaseUsage, tooLarge, type UsageTarget } from './storage-quota.js';
 
@@ -233,22 +234,12 @@ export interface ListOptions {
   limit: number;
 }
 
-const encodeCursor = (o: StoredObject) => Buffer.from(JSON.stringify([o.key, o.owner])).toString('base64url');
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return value as [string, string];
-  } catch {
-    // fall through
-  }
-  throw badRequest('cursor is not one this service gave');
-}
+const encodeCursor = (o: StoredObject) => encodePairCursor(o.key, o.owner);
 
 /** A page of the bucket's objects in key order; the cursor is the last (key, owner) seen, so inserts never shift pages. */
 export async function listObjects(deps: Pick<Deps, 'db'>, appId: string, bucketId: string, options: ListOptions) {
   if (!(await findBucket(deps.db, appId, bucketId))) throw notFound('bucket not found');
-  const after = options.cursor ? decodeCursor(options.cursor) : undefined;
+  const after = options.cursor ? decodePairCursor(options.cursor) : undefined;
   const rows = await objects.listObjects(deps.db, appId, bucketId, { owner: options.owner, gate: options.gate, prefix: options.prefix, after, limit: options.limit + 1 });
   const page = rows.slice(0, options.limit);
   return { objects: page, nextCursor: rows.length > options.limit ? encodeCursor(page[page.length - 1]) : null };

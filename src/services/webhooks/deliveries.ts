@@ -1,10 +1,11 @@
 import { iso } from '../../clock.js';
 import { randomBase62 } from '../../crypto/ids.js';
 import type { Deps } from '../../deps.js';
-import { badRequest, notFound } from '../../errors.js';
+import { notFound } from '../../errors.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as deliveries from '../../store/repos/webhook-deliveries.js';
 import type { WebhookDeliveryRow } from '../../store/types.js';
+import { decodePairCursor, encodePairCursor } from '../pair-cursor.js';
 import { findWebhookRow } from './endpoints.js';
 import { webhookBody } from './queue.js';
 
@@ -78,17 +79,12 @@ export async function sendTestEvent(deps: DeliveryDeps, app: Pick<Application, '
   return row.id;
 }
 
-// A cursor is the last delivery's (created_at, id): nothing the page did not show, so it needs no MAC.
-const encodeCursor = (row: WebhookDeliveryRow) => Buffer.from(JSON.stringify([row.created_at, row.id])).toString('base64url');
+// A cursor is the last delivery's (created_at, id) (services/pair-cursor.ts).
+const encodeCursor = (row: WebhookDeliveryRow) => encodePairCursor(row.created_at, row.id);
 
 function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) return { createdAt: value[0], id: value[1] };
-  } catch {
-    // below
-  }
-  throw badRequest('cursor is not one this service gave');
+  const [createdAt, id] = decodePairCursor(cursor);
+  return { createdAt, id };
 }
 
 /** The endpoint's deliveries, newest first, `limit` a page (keyset). 404 for another app's endpoint. */
