@@ -197,20 +197,27 @@ export async function listAllOrigins(db: Db): Promise<string[]> {
 }
 
 /**
- * The application owning the live key with this hash and kind (one query: every guarded request asks),
- * or undefined for an unknown, expired or wrong-kind key.
+ * The live key (unexpired) of this hash and kind → its application's columns and the tenant's pause: where
+ * each query that starts from a key starts (this file's appByKeyQuery, session-auth.ts's two).
  */
-const appByKeyQuery = compiledQuery(['keyHash', 'kind', 'now'], (db, v) =>
-  db
+export function liveKeyAppQuery(db: QueryCreator<Database>, keyHash: string, kind: 'publishable' | 'secret', now: string) {
+  return db
     .selectFrom('api_keys')
     .innerJoin('applications', 'applications.id', 'api_keys.app_id')
     .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
     .select(qualified('applications', APPLICATION_COLUMNS))
     .select('billing_accounts.paused as tenant_paused')
-    .where('api_keys.key_hash', '=', v.keyHash)
-    .where('api_keys.kind', '=', v.kind as 'publishable' | 'secret')
-    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', v.now)]))
-    .where('applications.deleted_at', 'is', null),
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.kind', '=', kind)
+    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]));
+}
+
+/**
+ * The application owning the live key with this hash and kind (one query: every guarded request asks),
+ * or undefined for an unknown, expired or wrong-kind key.
+ */
+const appByKeyQuery = compiledQuery(['keyHash', 'kind', 'now'], (db, v) =>
+  liveKeyAppQuery(db, v.keyHash, v.kind as 'publishable' | 'secret', v.now).where('applications.deleted_at', 'is', null),
 );
 
 export async function findApplicationByKeyHash(db: Db, keyHash: string, kind: 'publishable' | 'secret', now: string): Promise<Application | undefined> {

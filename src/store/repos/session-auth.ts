@@ -1,7 +1,6 @@
 import { compiledQuery } from '../compiled.js';
-import { APPLICATION_COLUMNS, qualified } from '../columns.js';
 import { rowLimit } from '../limit.js';
-import { toApplication, type Application } from './applications.js';
+import { liveKeyAppQuery, toApplication, type Application } from './applications.js';
 import type { ActiveOrganization } from './active-organization.js';
 import { parseMetadata, toUser, type Metadata, type User, type UserFields } from './users.js';
 
@@ -19,19 +18,14 @@ export interface SessionUser {
 }
 
 const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId', 'now'], (db, v) =>
-  db
-    .selectFrom('api_keys')
-    .innerJoin('applications', 'applications.id', 'api_keys.app_id')
+  // The tenant's pause rides on the same query (billing: no extra round trip, no cache).
+  liveKeyAppQuery(db, v.keyHash, 'publishable', v.now)
     .innerJoin('sessions', 'sessions.app_id', 'applications.id')
     .innerJoin('users', (join) => join.onRef('users.id', '=', 'sessions.user_id').onRef('users.app_id', '=', 'sessions.app_id'))
-    // The tenant's pause rides on the same query (billing: no extra round trip, no cache).
-    .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
     // The session's active organisation (migration 0035), while the user is a member and it is live: by primary keys.
     .leftJoin('organization_members as om', (join) => join.onRef('om.organization_id', '=', 'sessions.active_org_id').onRef('om.user_id', '=', 'sessions.user_id'))
     .leftJoin('organizations as oo', (join) => join.onRef('oo.id', '=', 'om.organization_id').onRef('oo.app_id', '=', 'sessions.app_id').on('oo.deleted_at', 'is', null))
     .leftJoin('organization_roles as orl', (join) => join.onRef('orl.app_id', '=', 'oo.app_id').onRef('orl.key', '=', 'om.role'))
-    .select(qualified('applications', APPLICATION_COLUMNS))
-    .select('billing_accounts.paused as tenant_paused')
     .select(['oo.id as org_id', 'oo.slug as org_slug', 'om.role as org_role', 'orl.permissions as org_role_permissions'])
     // The metadata GET /v1/me shows rides on the row already read (never the private one).
     .select([
@@ -42,9 +36,6 @@ const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId
       'users.unsafe_metadata as user_unsafe_metadata',
       'users.locale as user_locale',
     ])
-    .where('api_keys.key_hash', '=', v.keyHash)
-    .where('api_keys.kind', '=', 'publishable')
-    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', v.now)]))
     .where('api_keys.app_id', '=', v.appId)
     .where('sessions.id', '=', v.sessionId)
     .where('sessions.user_id', '=', v.userId)
@@ -82,13 +73,8 @@ export async function findSessionAuth(
 }
 
 const keyAppAndEmailUserQuery = compiledQuery(['keyHash', 'emailNormalized', 'now'], (db, v) =>
-  db
-    .selectFrom('api_keys')
-    .innerJoin('applications', 'applications.id', 'api_keys.app_id')
-    .leftJoin('billing_accounts', 'billing_accounts.tenant_id', 'applications.tenant_id')
+  liveKeyAppQuery(db, v.keyHash, 'publishable', v.now)
     .leftJoin('users', (join) => join.onRef('users.app_id', '=', 'applications.id').on('users.email_normalized', '=', v.emailNormalized))
-    .select(qualified('applications', APPLICATION_COLUMNS))
-    .select('billing_accounts.paused as tenant_paused')
     .select([
       'users.id as user_id',
       'users.email as user_email',
@@ -105,9 +91,6 @@ const keyAppAndEmailUserQuery = compiledQuery(['keyHash', 'emailNormalized', 'no
       'users.banned as user_banned',
       'users.locale as user_locale',
     ])
-    .where('api_keys.key_hash', '=', v.keyHash)
-    .where('api_keys.kind', '=', 'publishable')
-    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', v.now)]))
     .limit(rowLimit(1)),
 );
 
