@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
 import { dropDataTable } from './custom-rows.js';
-import type { QueuedBlob } from './objects.js';
+import { queueBlobDeletions, type QueuedBlob } from './objects.js';
 
 // The purge of a deleted app (services/apps/purge.ts): each function removes at most `limit` rows in one
 // statement, found by an index walk on the app (or bucket) column, and answers how many it removed, so the
@@ -98,8 +97,6 @@ export async function listBucketIds(db: Db, appId: string, limit: number): Promi
   return rows.map((row) => row.id);
 }
 
-const queueToken = () => randomBytes(12).toString('base64url');
-
 /**
  * Deletes up to `limit` objects of the bucket and queues their blobs for deletion in the same transaction
  * (the caller's): the queued blobs, for deletion right after the commit; the sweep takes any left by a crash.
@@ -124,14 +121,7 @@ export async function deleteUploadBatch(db: Db, appId: string, bucketId: string,
 }
 
 async function queueBlobs(db: Db, appId: string, blobIds: string[], at: string): Promise<QueuedBlob[]> {
-  if (blobIds.length === 0) return [];
-  const token = queueToken();
-  await db
-    .insertInto('blob_deletions')
-    .values(blobIds.map((blob_id) => ({ blob_id, app_id: appId, created_at: at, token })))
-    .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token, created_at: at }))
-    .execute();
-  return blobIds.map((blob_id) => ({ app_id: appId, blob_id, token }));
+  return blobIds.length === 0 ? [] : queueBlobDeletions(db, appId, blobIds, at);
 }
 
 /** Per-user usage rows of the bucket, up to `limit`. */

@@ -181,16 +181,11 @@ const queueToken = () => randomBytes(12).toString('base64url');
  * and the blob this upload put back, to this write or to the sweep's next pass.
  */
 export async function insertBlobDeletion(db: Db, appId: string, blobId: string, now: string): Promise<QueuedBlob> {
-  const token = queueToken();
-  await db
-    .insertInto('blob_deletions')
-    .values({ blob_id: blobId, app_id: appId, created_at: now, token })
-    .onConflict((oc) => oc.column('blob_id').doUpdateSet({ token, created_at: now }))
-    .execute();
-  return { app_id: appId, blob_id: blobId, token };
+  const [queued] = await queueBlobDeletions(db, appId, [blobId], now);
+  return queued!;
 }
 
-/** Queues several blobs for deletion, now, under one token (an organisation's purge batch). */
+/** Queues several blobs (at least one) for deletion at `now`, under one token (a purge batch: an organisation's, an app's). */
 export async function queueBlobDeletions(db: Db, appId: string, blobIds: string[], now: string): Promise<QueuedBlob[]> {
   const token = queueToken();
   await db
