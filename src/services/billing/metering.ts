@@ -6,6 +6,7 @@ import type { Db } from '../../store/db.js';
 import { countActiveUsers, insertUsageCharge, listTenantIds } from '../../store/repos/billing-usage.js';
 import { acquireJobLock, releaseJobLock } from '../../store/repos/job-locks.js';
 import { inTransaction } from '../../store/transaction.js';
+import { runEvery } from '../schedule.js';
 import type { UsageItem } from '../../store/types.js';
 import { postLedgerEntry } from './ledger.js';
 import { centsToUsd } from './money.js';
@@ -105,19 +106,15 @@ export async function runScheduledMetering(deps: MeteringDeps, holder = `${hostn
   }
 }
 
-/** Runs metering a minute after start and then every hour in the background; returns the stop function. */
+/** Runs metering a minute after start and then every hour in the background (runEvery); returns the stop function. */
 export function scheduleMetering(deps: MeteringDeps & Pick<Deps, 'metrics'>): () => void {
-  const tick = () =>
-    deps.metrics.ops.job('metering', () => runScheduledMetering(deps), (charges) => charges?.length ?? 0).then(
-      (charges) => charges?.length && deps.log.info({ job: METERING_JOB, charges: charges.length }, 'metering run charged usage'),
-      (error) => deps.log.error({ err: error, job: METERING_JOB }, 'metering run failed'),
-    );
-  const first = setTimeout(tick, FIRST_RUN_AFTER_MS);
-  const timer = setInterval(tick, METERING_EVERY_MS);
-  first.unref();
-  timer.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(timer);
-  };
+  return runEvery(
+    () =>
+      deps.metrics.ops.job('metering', () => runScheduledMetering(deps), (charges) => charges?.length ?? 0).then(
+        (charges) => charges?.length && deps.log.info({ job: METERING_JOB, charges: charges.length }, 'metering run charged usage'),
+        (error) => deps.log.error({ err: error, job: METERING_JOB }, 'metering run failed'),
+      ),
+    METERING_EVERY_MS,
+    FIRST_RUN_AFTER_MS,
+  );
 }
