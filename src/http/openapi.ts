@@ -3,6 +3,8 @@
 // key is named, what a raw upload body is. Generated clients (openapi-typescript + openapi-fetch,
 // openapi-generator) work from the result; `@redocly/cli lint` checks it in the suite.
 
+import { hoistComponents } from './openapi-components.js';
+
 type Json = Record<string, unknown>;
 interface Parameter extends Json {
   name: string;
@@ -120,5 +122,6 @@ export function finishOpenApi(generated: Json, publicBaseUrl: string): Json {
     paths[named] = item;
   }
   document.paths = paths;
+  hoistComponents(document);
   return document;
 }

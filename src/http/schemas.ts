@@ -17,7 +17,9 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error')]));
 }
 
-export const StatusBody = (word: string) => Type.Object({ status: Type.Literal(word) });
+/** `{status: word}`, named in the OpenAPI document by its word (`{status: 'deleted'}`: DeletedStatus). */
+export const StatusBody = (word: string) =>
+  Type.Object({ status: Type.Literal(word) }, { title: `${word.replace(/(?:^|_)([a-z])/g, (_, c: string) => c.toUpperCase())}Status` });
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });

@@ -2022,6 +2022,135 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** ApiToken */
+        ApiToken: {
+            token_id: string;
+            name: string;
+            role: "owner" | "admin" | "viewer";
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * App
+         * @description An application, its settings as stored (null: the server default)
+         */
+        App: {
+            app_id: string;
+            tenant_id: string;
+            name: string;
+            publishable_key: string;
+            /** @description only in the answer of the creation: shown once */
+            secret_key?: string;
+            domain: string | null;
+            allowed_origins: string[];
+            verification_method: string;
+            passwords_enabled: boolean;
+            /** @description null: the server's HASHCASH_ENABLED */
+            hashcash_enabled: boolean | null;
+            hashcash_difficulty: number;
+            bot_min_usd: number;
+            link_landing: boolean;
+            self_delete: boolean;
+            mfa: string;
+            tables_limit_bytes: number | null;
+            objects_limit_bytes: number | null;
+            token_claims: {
+                [key: string]: string;
+            } | null;
+            organizations_enabled: boolean;
+            email_from: string | null;
+            reply_to: string | null;
+            org_creation: string;
+            cookie_domain: string | null;
+            signing_key_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** Bucket */
+        Bucket: {
+            /** Format: uuid */
+            bucket_id: string;
+            name: string;
+            max_size_bytes: number | null;
+            max_size_bytes_per_user: number | null;
+            /** @description bytes one organisation's objects may hold in the bucket */
+            max_size_bytes_per_org: number | null;
+            /** @description committed objects plus uploads in flight */
+            used_bytes: number;
+            object_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** BucketObject */
+        BucketObject: {
+            key: string;
+            size_bytes: number;
+            content_type: string;
+            user_id: string | null;
+            /** @description the organisation that owns the object (user_id is then null) */
+            organization_id: string | null;
+            /** @description as in the ETag header, quoted */
+            etag: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** Column */
+        Column: {
+            /** Format: uuid */
+            column_id: string;
+            name: string;
+            type: "text" | "int" | "bool" | "float" | "date" | "json";
+            required: boolean;
+            default_value: unknown;
+            position: number;
+        };
+        /** ColumnInput */
+        ColumnInput: {
+            /** @description lower-case letters, digits and _, starting with a letter, at most 63 */
+            name: string;
+            type: "text" | "int" | "bool" | "float" | "date" | "json";
+            /** @default false */
+            required?: boolean;
+            /** @description a value of the column type, or null for none */
+            default_value?: unknown;
+            position?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** CreatedWebhook */
+        CreatedWebhook: components["schemas"]["Webhook"] & {
+            /** @description whsec_ + base64 of 32 bytes: shown in this answer only */
+            secret: string;
+        };
+        /** DeletedStatus */
+        DeletedStatus: {
+            /** @enum {string} */
+            status: "deleted";
+        };
+        /** EmailTemplateParts */
+        EmailTemplateParts: {
+            /** @description BCP 47 language tag (default en) */
+            locale?: string;
+            subject?: string;
+            text?: string;
+            html?: string;
+        };
+        /** EnrolledFactor */
+        EnrolledFactor: {
+            factor: components["schemas"]["Factor"];
+            /** @description single-use, shown once: xxxxx-xxxxx */
+            recovery_codes: string[];
+            access_token: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
         /** @description Every error */
         Error: {
             detail: string;
@@ -2031,8 +2160,692 @@ export interface components {
              */
             code: "validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached" | "invalid_locale" | "invalid_email_sender" | "invalid_cookie_domain" | "invalid_domain" | "operator_only_setting" | "invalid_email_template" | "app_id_required";
         };
+        /**
+         * Event
+         * @description One change in the life of a user, or one management action
+         */
+        Event: {
+            /** @description "evt_" + 25 characters; sorts as time */
+            event_id: string;
+            /** @description user.created, session.created, ... (docs/events.md) */
+            type: string;
+            /** Format: date-time */
+            occurred_at: string;
+            tenant_id: string;
+            /** @description null for the tenant's own events */
+            app_id: string | null;
+            actor: {
+                type: "user" | "secret_key" | "member" | "token" | "operator" | "system";
+                id: string | null;
+            };
+            user_id: string | null;
+            /** @description the type's own fields; never a password, code, token, hash or secret */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description the client IP as the rate limits see it; null when no request caused it */
+            ip: string | null;
+            /** @description at most 512 characters */
+            user_agent: string | null;
+        };
+        /** EventList */
+        EventList: {
+            events: components["schemas"]["Event"][];
+            /** @description where the next page starts; null on the last page */
+            next_cursor: string | null;
+        };
+        /** Factor */
+        Factor: {
+            /** Format: uuid */
+            factor_id: string;
+            type: "totp" | "webauthn";
+            friendly_name: string | null;
+            status: "unverified" | "verified";
+            /** Format: date-time */
+            created_at: string;
+            last_used_at: string | null;
+        };
+        /** FactorList */
+        FactorList: {
+            factors: components["schemas"]["Factor"][];
+            recovery_codes_remaining: number;
+        };
+        /** Me */
+        Me: {
+            /** Format: uuid */
+            user_id: string;
+            email: string | null;
+            email_verified: boolean;
+            is_bot: boolean;
+            /** @description written by the server */
+            public_metadata: {
+                [key: string]: unknown;
+            };
+            /** @description written by the user (PATCH /v1/me) */
+            unsafe_metadata: {
+                [key: string]: unknown;
+            };
+            /** @description the session's active organisation (POST /v1/sessions/active_organization), null when none */
+            organization: {
+                /** Format: uuid */
+                organization_id: string;
+                slug: string;
+                role: string;
+                permissions: string[];
+            } | null;
+            /** @description the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English */
+            locale: string | null;
+        };
+        /**
+         * MfaChallenge
+         * @description The user has a second factor: no session yet
+         */
+        MfaChallenge: {
+            /** @enum {boolean} */
+            mfa_required: true;
+            /** Format: date-time */
+            expires_at: string;
+            factors: {
+                /** Format: uuid */
+                factor_id: string;
+                type: "totp" | "webauthn";
+                friendly_name: string | null;
+            }[];
+        };
+        /**
+         * MfaRequired
+         * @description The user has a second factor: no session yet
+         */
+        MfaRequired: {
+            /** @enum {boolean} */
+            mfa_required: true;
+            /** @description single use, 5 minutes: POST /v1/mfa/verify with it and a second factor */
+            mfa_token: string;
+            /** Format: date-time */
+            expires_at: string;
+            factors: {
+                /** Format: uuid */
+                factor_id: string;
+                type: "totp" | "webauthn";
+                friendly_name: string | null;
+            }[];
+        };
+        /** MySession */
+        MySession: {
+            /** Format: uuid */
+            session_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The last refresh, else the sign-in
+             */
+            last_used_at: string;
+            user_agent: string | null;
+            ip: string | null;
+            /** @description The session making this request */
+            current: boolean;
+        };
+        /** OAuthProvider */
+        OAuthProvider: {
+            /** @description google, apple, github, microsoft or oidc-<name> */
+            provider: string;
+            display_name: string;
+            client_id: string;
+            /** @enum {string} */
+            client_secret?: "****";
+            team_id?: string;
+            key_id?: string;
+            /** @enum {string} */
+            private_key?: "****";
+            tenant?: string;
+            issuer?: string;
+            scopes: string[];
+            /** Format: date-time */
+            configured_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** Organization */
+        Organization: {
+            /** Format: uuid */
+            organization_id: string;
+            name: string;
+            slug: string;
+            /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+            metadata: {
+                [key: string]: unknown;
+            };
+            members_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description the caller's role (a member's view) */
+            role?: string;
+            /** @description the caller's permissions (a member's view) */
+            permissions?: string[];
+        };
+        /** OrganizationInvitation */
+        OrganizationInvitation: {
+            /** Format: uuid */
+            invitation_id: string;
+            /** Format: uuid */
+            organization_id: string;
+            email: string;
+            role: string;
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            organization_name?: string;
+            organization_slug?: string;
+        };
+        /** OrganizationMember */
+        OrganizationMember: {
+            /** Format: uuid */
+            organization_id: string;
+            /** Format: uuid */
+            user_id: string;
+            email: string | null;
+            role: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** OrganizationRole */
+        OrganizationRole: {
+            key: string;
+            name: string;
+            /** @description org:read and the permissions the role lists */
+            permissions: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** PasskeyCredential */
+        PasskeyCredential: {
+            id: string;
+            rawId: string;
+            /** @enum {string} */
+            type: "public-key";
+            /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
+            response: {
+                [key: string]: unknown;
+            };
+            clientExtensionResults?: {
+                [key: string]: unknown;
+            };
+            authenticatorAttachment?: string;
+        };
+        /** PasskeyOptions */
+        PasskeyOptions: {
+            /** Format: uuid */
+            challenge_id: string;
+            /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
+            options: {
+                [key: string]: unknown;
+            };
+        };
+        /** PasswordChangedStatus */
+        PasswordChangedStatus: {
+            /** @enum {string} */
+            status: "password_changed";
+        };
+        /** ResetSentStatus */
+        ResetSentStatus: {
+            /** @enum {string} */
+            status: "reset_sent";
+        };
+        /** RevokedStatus */
+        RevokedStatus: {
+            /** @enum {string} */
+            status: "revoked";
+        };
+        /** Row */
+        Row: {
+            /** Format: uuid */
+            row_id: string;
+            data: {
+                [key: string]: unknown;
+            };
+            user_id: string | null;
+            /** @description the organisation that owns the row (docs/organizations.md) */
+            organization_id: string | null;
+            /** @description the user whose session wrote the row */
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** RowFilter */
+        RowFilter: {
+            field: string;
+            op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "contains" | "is_null";
+            /** @description in: a list of at most 100; is_null: true or false */
+            value?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        /** RowPage */
+        RowPage: {
+            rows: components["schemas"]["Row"][];
+            next_cursor: string | null;
+        };
+        /** SessionTokens */
+        SessionTokens: {
+            access_token: string;
+            refresh_token: string;
+            /** Format: uuid */
+            user_id: string;
+            /** Format: uuid */
+            session_id: string;
+        };
+        /** SignInAnswer */
+        SignInAnswer: components["schemas"]["SessionTokens"] | components["schemas"]["MfaRequired"];
+        /** Table */
+        Table: {
+            /** Format: uuid */
+            table_id: string;
+            name: string;
+            columns: components["schemas"]["Column"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** Tenant */
+        Tenant: {
+            tenant_id: string;
+            name: string;
+            role: "owner" | "admin" | "viewer";
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** TenantInvitation */
+        TenantInvitation: {
+            invitation_id: string;
+            tenant_id: string;
+            email: string;
+            role: "owner" | "admin" | "viewer";
+            status: "pending" | "accepted" | "revoked" | "expired";
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** TenantMember */
+        TenantMember: {
+            user_id: string;
+            email: string | null;
+            role: "owner" | "admin" | "viewer";
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** TenantMembership */
+        TenantMembership: {
+            tenant_id: string;
+            user_id: string;
+            email: string | null;
+            role: "owner" | "admin" | "viewer";
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** Topup */
+        Topup: {
+            /** Format: uuid */
+            payment_id: string;
+            status: "pending" | "confirmed" | "expired";
+            /** @description USD, at most 2 decimals */
+            amount_usd: number;
+            /** @enum {string} */
+            method: "crypto";
+            chain: string;
+            pay_to: {
+                address: string;
+                amount: string;
+            };
+            /** @description the provider's challenge id */
+            challenge_id: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * User
+         * @description A user of the application
+         */
+        User: {
+            /** Format: uuid */
+            id: string;
+            /** @description null for bots */
+            email: string | null;
+            email_verified: boolean;
+            is_bot: boolean;
+            /** @description written by the server, read by the user too (GET /v1/me) */
+            public_metadata: {
+                [key: string]: unknown;
+            };
+            /** @description written and read by the server only */
+            private_metadata: {
+                [key: string]: unknown;
+            };
+            /** @description written by the user (PATCH /v1/me): never trust it */
+            unsafe_metadata: {
+                [key: string]: unknown;
+            };
+            /** @description every sign-in and refresh is refused while true */
+            banned: boolean;
+            /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
+            external_id: string | null;
+            /** @description the language of the user's emails, a BCP 47 tag; null: English */
+            locale: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** UserList */
+        UserList: {
+            users: components["schemas"]["User"][];
+            /** @description every user matching the query (with `email` or `external_id`: 0 or 1) */
+            total: number;
+            /** @description where the next page starts; null on the last page */
+            next_cursor: string | null;
+        };
+        /** UserSession */
+        UserSession: {
+            /** Format: uuid */
+            session_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The last refresh, else the sign-in
+             */
+            last_used_at: string;
+            /**
+             * Format: date-time
+             * @description When its refresh token stops working unless refreshed again
+             */
+            expires_at: string;
+            user_agent: string | null;
+            ip: string | null;
+            /** @description How it was opened (RFC 8176: pwd, email, oauth, sso, bot, token, otp, recovery, webauthn); [] for a session older than the field */
+            amr: string[];
+            /** @description aal2 when a second factor was used */
+            aal: "aal1" | "aal2";
+        };
+        /** VerificationSentStatus */
+        VerificationSentStatus: {
+            /** @enum {string} */
+            status: "verification_sent";
+        };
+        /**
+         * Webhook
+         * @description A webhook endpoint of the application
+         */
+        Webhook: {
+            webhook_id: string;
+            url: string;
+            event_types: string[];
+            description: string;
+            enabled: boolean;
+            /** @description why the service or the app disabled it; null while enabled */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            stats: {
+                /** @description deliveries whose last attempt in the last 24 hours succeeded */
+                succeeded_24h: number;
+                /** @description deliveries whose last attempt in the last 24 hours failed */
+                failed_24h: number;
+            };
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            delivery_id: string;
+            /** @description the webhook-id header of every attempt */
+            event_id: string;
+            event_type: string;
+            status: "pending" | "succeeded" | "failed";
+            attempts: number;
+            next_attempt_at: string | null;
+            last_attempt_at: string | null;
+            last_status_code: number | null;
+            last_error: string | null;
+        };
+        /** WebhookDeliveryList */
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            next_cursor: string | null;
+        };
     };
-    responses: never;
+    responses: {
+        /** @description An application, its settings as stored (null: the server default) */
+        App: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["App"];
+            };
+        };
+        /** @description Default Response */
+        Bucket: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Bucket"];
+            };
+        };
+        /** @description Default Response */
+        DeletedStatus: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeletedStatus"];
+            };
+        };
+        /** @description Default Response */
+        EnrolledFactor: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EnrolledFactor"];
+            };
+        };
+        /** @description Every error */
+        Error: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Default Response */
+        EventList: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EventList"];
+            };
+        };
+        /** @description Default Response */
+        FactorList: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["FactorList"];
+            };
+        };
+        /** @description Default Response */
+        Me: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Me"];
+            };
+        };
+        /** @description Default Response */
+        OAuthProvider: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthProvider"];
+            };
+        };
+        /** @description Default Response */
+        Organization: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Organization"];
+            };
+        };
+        /** @description Default Response */
+        OrganizationInvitation: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OrganizationInvitation"];
+            };
+        };
+        /** @description Default Response */
+        OrganizationMember: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OrganizationMember"];
+            };
+        };
+        /** @description Default Response */
+        OrganizationRole: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OrganizationRole"];
+            };
+        };
+        /** @description Default Response */
+        PasskeyOptions: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PasskeyOptions"];
+            };
+        };
+        /** @description Default Response */
+        RevokedStatus: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RevokedStatus"];
+            };
+        };
+        /** @description Default Response */
+        Row: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Row"];
+            };
+        };
+        /** @description Default Response */
+        SessionTokens: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SessionTokens"];
+            };
+        };
+        /** @description Default Response */
+        SignInAnswer: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SignInAnswer"];
+            };
+        };
+        /** @description Default Response */
+        Table: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Table"];
+            };
+        };
+        /** @description Default Response */
+        Tenant: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Tenant"];
+            };
+        };
+        /** @description Default Response */
+        TenantInvitation: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TenantInvitation"];
+            };
+        };
+        /** @description Default Response */
+        Topup: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Topup"];
+            };
+        };
+        /** @description A user of the application */
+        User: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["User"];
+            };
+        };
+        /** @description A webhook endpoint of the application */
+        Webhook: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Webhook"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -2063,15 +2876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            503: components["responses"]["Error"];
         };
     };
     getLiveness: {
@@ -2129,24 +2934,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     createChallenge: {
@@ -2184,24 +2973,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     signUp: {
@@ -2244,69 +3017,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            410: components["responses"]["Error"];
+            422: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     signIn: {
@@ -2338,68 +3055,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        access_token: string;
-                        refresh_token: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** Format: uuid */
-                        session_id: string;
-                    } | {
-                        /** @enum {boolean} */
-                        mfa_required: true;
-                        /** @description single use, 5 minutes: POST /v1/mfa/verify with it and a second factor */
-                        mfa_token: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                        factors: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                        }[];
-                    } | {
+                    "application/json": components["schemas"]["SessionTokens"] | components["schemas"]["MfaRequired"] | {
                         status: "magic_link_sent" | "verification_sent";
                         user_id?: string | null;
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     verifyCode: {
@@ -2422,62 +3087,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        access_token: string;
-                        refresh_token: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** Format: uuid */
-                        session_id: string;
-                    } | {
-                        /** @enum {boolean} */
-                        mfa_required: true;
-                        /** @description single use, 5 minutes: POST /v1/mfa/verify with it and a second factor */
-                        mfa_token: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                        factors: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["SignInAnswer"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     getMe: {
@@ -2489,57 +3102,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        user_id: string;
-                        email: string | null;
-                        email_verified: boolean;
-                        is_bot: boolean;
-                        /** @description written by the server */
-                        public_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description written by the user (PATCH /v1/me) */
-                        unsafe_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description the session's active organisation (POST /v1/sessions/active_organization), null when none */
-                        organization: {
-                            /** Format: uuid */
-                            organization_id: string;
-                            slug: string;
-                            role: string;
-                            permissions: string[];
-                        } | null;
-                        /** @description the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English */
-                        locale: string | null;
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Me"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     deleteMe: {
@@ -2551,45 +3116,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     updateMe: {
@@ -2612,66 +3142,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        user_id: string;
-                        email: string | null;
-                        email_verified: boolean;
-                        is_bot: boolean;
-                        /** @description written by the server */
-                        public_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description written by the user (PATCH /v1/me) */
-                        unsafe_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description the session's active organisation (POST /v1/sessions/active_organization), null when none */
-                        organization: {
-                            /** Format: uuid */
-                            organization_id: string;
-                            slug: string;
-                            role: string;
-                            permissions: string[];
-                        } | null;
-                        /** @description the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English */
-                        locale: string | null;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Me"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     logOut: {
@@ -2695,24 +3169,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     refreshSession: {
@@ -2747,42 +3205,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     requestPasswordReset: {
@@ -2812,39 +3238,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "reset_sent";
-                    };
+                    "application/json": components["schemas"]["ResetSentStatus"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     confirmPasswordReset: {
@@ -2871,62 +3270,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        access_token: string;
-                        refresh_token: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** Format: uuid */
-                        session_id: string;
-                    } | {
-                        /** @enum {boolean} */
-                        mfa_required: true;
-                        /** @description single use, 5 minutes: POST /v1/mfa/verify with it and a second factor */
-                        mfa_token: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                        factors: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["SignInAnswer"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     changePassword: {
@@ -2951,57 +3298,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "password_changed";
-                    };
+                    "application/json": components["schemas"]["PasswordChangedStatus"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     requestEmailChange: {
@@ -3031,57 +3335,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "verification_sent";
-                    };
+                    "application/json": components["schemas"]["VerificationSentStatus"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     confirmEmailChange: {
@@ -3101,84 +3362,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        user_id: string;
-                        email: string | null;
-                        email_verified: boolean;
-                        is_bot: boolean;
-                        /** @description written by the server */
-                        public_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description written by the user (PATCH /v1/me) */
-                        unsafe_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description the session's active organisation (POST /v1/sessions/active_organization), null when none */
-                        organization: {
-                            /** Format: uuid */
-                            organization_id: string;
-                            slug: string;
-                            role: string;
-                            permissions: string[];
-                        } | null;
-                        /** @description the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English */
-                        locale: string | null;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Me"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     listMySessions: {
@@ -3197,42 +3386,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sessions: {
-                            /** Format: uuid */
-                            session_id: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description The last refresh, else the sign-in
-                             */
-                            last_used_at: string;
-                            user_agent: string | null;
-                            ip: string | null;
-                            /** @description The session making this request */
-                            current: boolean;
-                        }[];
+                        sessions: components["schemas"]["MySession"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     revokeMySession: {
@@ -3246,54 +3405,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "revoked";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["RevokedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     revokeMyOtherSessions: {
@@ -3316,24 +3432,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     describeMfaChallenge: {
@@ -3358,47 +3458,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {boolean} */
-                        mfa_required: true;
-                        /** Format: date-time */
-                        expires_at: string;
-                        factors: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["MfaChallenge"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     verifyMfa: {
@@ -3424,67 +3489,15 @@ export interface operations {
                 } | {
                     /** @description from the sign-in that answered mfa_required */
                     mfa_token: string;
-                    passkey: {
-                        id: string;
-                        rawId: string;
-                        /** @enum {string} */
-                        type: "public-key";
-                        /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
-                        response: {
-                            [key: string]: unknown;
-                        };
-                        clientExtensionResults?: {
-                            [key: string]: unknown;
-                        };
-                        authenticatorAttachment?: string;
-                    };
+                    passkey: components["schemas"]["PasskeyCredential"];
                 };
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        access_token: string;
-                        refresh_token: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** Format: uuid */
-                        session_id: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["SessionTokens"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     listMyFactors: {
@@ -3496,45 +3509,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        factors: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                            status: "unverified" | "verified";
-                            /** Format: date-time */
-                            created_at: string;
-                            last_used_at: string | null;
-                        }[];
-                        recovery_codes_remaining: number;
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["FactorList"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     enrollTotp: {
@@ -3577,33 +3554,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     confirmTotp: {
@@ -3623,67 +3576,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        factor: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                            status: "unverified" | "verified";
-                            /** Format: date-time */
-                            created_at: string;
-                            last_used_at: string | null;
-                        };
-                        /** @description single-use, shown once: xxxxx-xxxxx */
-                        recovery_codes: string[];
-                        access_token: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["EnrolledFactor"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     removeMyFactor: {
@@ -3697,45 +3594,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     renameMyFactor: {
@@ -3761,54 +3623,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        factor_id: string;
-                        type: "totp" | "webauthn";
-                        friendly_name: string | null;
-                        status: "unverified" | "verified";
-                        /** Format: date-time */
-                        created_at: string;
-                        last_used_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Factor"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     renewRecoveryCodes: {
@@ -3832,33 +3653,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     listUserFactors: {
@@ -3872,63 +3669,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        factors: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                            status: "unverified" | "verified";
-                            /** Format: date-time */
-                            created_at: string;
-                            last_used_at: string | null;
-                        }[];
-                        recovery_codes_remaining: number;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["FactorList"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     resetUserFactors: {
@@ -3942,54 +3687,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     passkeyRegistrationOptions: {
@@ -4001,49 +3703,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        challenge_id: string;
-                        /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
-                        options: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["PasskeyOptions"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     registerPasskey: {
@@ -4058,86 +3721,17 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     challenge_id: string;
-                    credential: {
-                        id: string;
-                        rawId: string;
-                        /** @enum {string} */
-                        type: "public-key";
-                        /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
-                        response: {
-                            [key: string]: unknown;
-                        };
-                        clientExtensionResults?: {
-                            [key: string]: unknown;
-                        };
-                        authenticatorAttachment?: string;
-                    };
+                    credential: components["schemas"]["PasskeyCredential"];
                     friendly_name?: string;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        factor: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                            status: "unverified" | "verified";
-                            /** Format: date-time */
-                            created_at: string;
-                            last_used_at: string | null;
-                        };
-                        /** @description single-use, shown once: xxxxx-xxxxx */
-                        recovery_codes: string[];
-                        access_token: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["EnrolledFactor"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     passkeySignInOptions: {
@@ -4149,49 +3743,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        challenge_id: string;
-                        /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
-                        options: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["PasskeyOptions"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     signInWithPasskey: {
@@ -4206,67 +3761,15 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     challenge_id: string;
-                    credential: {
-                        id: string;
-                        rawId: string;
-                        /** @enum {string} */
-                        type: "public-key";
-                        /** @description clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url) */
-                        response: {
-                            [key: string]: unknown;
-                        };
-                        clientExtensionResults?: {
-                            [key: string]: unknown;
-                        };
-                        authenticatorAttachment?: string;
-                    };
+                    credential: components["schemas"]["PasskeyCredential"];
                 };
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        access_token: string;
-                        refresh_token: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** Format: uuid */
-                        session_id: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["SessionTokens"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     mfaPasskeyOptions: {
@@ -4298,24 +3801,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
         };
     };
     ssoBridge: {
@@ -4343,24 +3830,8 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
         };
     };
     ssoExchange: {
@@ -4380,71 +3851,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        access_token: string;
-                        refresh_token: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** Format: uuid */
-                        session_id: string;
-                    } | {
-                        /** @enum {boolean} */
-                        mfa_required: true;
-                        /** @description single use, 5 minutes: POST /v1/mfa/verify with it and a second factor */
-                        mfa_token: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                        factors: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["SignInAnswer"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     botSignUp: {
@@ -4478,60 +3889,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            502: components["responses"]["Error"];
         };
     };
     botAuth: {
@@ -4554,58 +3917,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        access_token: string;
-                        refresh_token: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** Format: uuid */
-                        session_id: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["SessionTokens"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     listUsers: {
@@ -4634,71 +3950,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        users: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description null for bots */
-                            email: string | null;
-                            email_verified: boolean;
-                            is_bot: boolean;
-                            /** @description written by the server, read by the user too (GET /v1/me) */
-                            public_metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @description written and read by the server only */
-                            private_metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @description written by the user (PATCH /v1/me): never trust it */
-                            unsafe_metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @description every sign-in and refresh is refused while true */
-                            banned: boolean;
-                            /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
-                            external_id: string | null;
-                            /** @description the language of the user's emails, a BCP 47 tag; null: English */
-                            locale: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        /** @description every user matching the query (with `email` or `external_id`: 0 or 1) */
-                        total: number;
-                        /** @description where the next page starts; null on the last page */
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["UserList"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     createUser: {
@@ -4720,80 +3977,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A user of the application */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description null for bots */
-                        email: string | null;
-                        email_verified: boolean;
-                        is_bot: boolean;
-                        /** @description written by the server, read by the user too (GET /v1/me) */
-                        public_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description written and read by the server only */
-                        private_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description written by the user (PATCH /v1/me): never trust it */
-                        unsafe_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description every sign-in and refresh is refused while true */
-                        banned: boolean;
-                        /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
-                        external_id: string | null;
-                        /** @description the language of the user's emails, a BCP 47 tag; null: English */
-                        locale: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["User"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     getUser: {
@@ -4807,80 +3995,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A user of the application */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description null for bots */
-                        email: string | null;
-                        email_verified: boolean;
-                        is_bot: boolean;
-                        /** @description written by the server, read by the user too (GET /v1/me) */
-                        public_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description written and read by the server only */
-                        private_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description written by the user (PATCH /v1/me): never trust it */
-                        unsafe_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description every sign-in and refresh is refused while true */
-                        banned: boolean;
-                        /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
-                        external_id: string | null;
-                        /** @description the language of the user's emails, a BCP 47 tag; null: English */
-                        locale: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["User"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteUser: {
@@ -4894,54 +4013,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     updateUser: {
@@ -4982,89 +4058,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A user of the application */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description null for bots */
-                        email: string | null;
-                        email_verified: boolean;
-                        is_bot: boolean;
-                        /** @description written by the server, read by the user too (GET /v1/me) */
-                        public_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description written and read by the server only */
-                        private_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description written by the user (PATCH /v1/me): never trust it */
-                        unsafe_metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description every sign-in and refresh is refused while true */
-                        banned: boolean;
-                        /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
-                        external_id: string | null;
-                        /** @description the language of the user's emails, a BCP 47 tag; null: English */
-                        locale: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["User"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     revokeSession: {
@@ -5078,54 +4077,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "revoked";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["RevokedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     createSignInToken: {
@@ -5168,42 +4124,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     exportUser: {
@@ -5224,37 +4148,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description A user of the application */
-                        user: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description null for bots */
-                            email: string | null;
-                            email_verified: boolean;
-                            is_bot: boolean;
-                            /** @description written by the server, read by the user too (GET /v1/me) */
-                            public_metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @description written and read by the server only */
-                            private_metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @description written by the user (PATCH /v1/me): never trust it */
-                            unsafe_metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @description every sign-in and refresh is refused while true */
-                            banned: boolean;
-                            /** @description an imported user's id where it came from (POST /v1/users/import); null otherwise */
-                            external_id: string | null;
-                            /** @description the language of the user's emails, a BCP 47 tag; null: English */
-                            locale: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
+                        user: components["schemas"]["User"];
                         identities: {
                             provider: string;
                             subject: string;
@@ -5297,16 +4191,7 @@ export interface operations {
                             created_at: string;
                         }[];
                         /** @description Second factors (docs/mfa.md): type, name and dates; never a TOTP secret, a public key or a recovery code */
-                        factors: {
-                            /** Format: uuid */
-                            factor_id: string;
-                            type: "totp" | "webauthn";
-                            friendly_name: string | null;
-                            status: "unverified" | "verified";
-                            /** Format: date-time */
-                            created_at: string;
-                            last_used_at: string | null;
-                        }[];
+                        factors: components["schemas"]["Factor"][];
                         /** @description The user's memberships (docs/organizations.md) */
                         organizations: {
                             /** Format: uuid */
@@ -5326,42 +4211,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listUserSessions: {
@@ -5382,67 +4235,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sessions: {
-                            /** Format: uuid */
-                            session_id: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description The last refresh, else the sign-in
-                             */
-                            last_used_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When its refresh token stops working unless refreshed again
-                             */
-                            expires_at: string;
-                            user_agent: string | null;
-                            ip: string | null;
-                            /** @description How it was opened (RFC 8176: pwd, email, oauth, sso, bot, token, otp, recovery, webauthn); [] for a session older than the field */
-                            amr: string[];
-                            /** @description aal2 when a second factor was used */
-                            aal: "aal1" | "aal2";
-                        }[];
+                        sessions: components["schemas"]["UserSession"][];
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     revokeUserSessions: {
@@ -5468,42 +4268,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listEvents: {
@@ -5526,69 +4294,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        events: {
-                            /** @description "evt_" + 25 characters; sorts as time */
-                            event_id: string;
-                            /** @description user.created, session.created, ... (docs/events.md) */
-                            type: string;
-                            /** Format: date-time */
-                            occurred_at: string;
-                            tenant_id: string;
-                            /** @description null for the tenant's own events */
-                            app_id: string | null;
-                            actor: {
-                                type: "user" | "secret_key" | "member" | "token" | "operator" | "system";
-                                id: string | null;
-                            };
-                            user_id: string | null;
-                            /** @description the type's own fields; never a password, code, token, hash or secret */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /** @description the client IP as the rate limits see it; null when no request caused it */
-                            ip: string | null;
-                            /** @description at most 512 characters */
-                            user_agent: string | null;
-                        }[];
-                        /** @description where the next page starts; null on the last page */
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["EventList"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     getEventStats: {
@@ -5626,33 +4335,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     getEvent: {
@@ -5672,68 +4357,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description "evt_" + 25 characters; sorts as time */
-                        event_id: string;
-                        /** @description user.created, session.created, ... (docs/events.md) */
-                        type: string;
-                        /** Format: date-time */
-                        occurred_at: string;
-                        tenant_id: string;
-                        /** @description null for the tenant's own events */
-                        app_id: string | null;
-                        actor: {
-                            type: "user" | "secret_key" | "member" | "token" | "operator" | "system";
-                            id: string | null;
-                        };
-                        user_id: string | null;
-                        /** @description the type's own fields; never a password, code, token, hash or secret */
-                        data: {
-                            [key: string]: unknown;
-                        };
-                        /** @description the client IP as the rate limits see it; null when no request caused it */
-                        ip: string | null;
-                        /** @description at most 512 characters */
-                        user_agent: string | null;
-                    };
+                    "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     importUsers: {
@@ -5816,42 +4446,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            413: components["responses"]["Error"];
         };
     };
     getBilling: {
@@ -5893,24 +4491,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     createTopup: {
@@ -5933,70 +4515,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        payment_id: string;
-                        status: "pending" | "confirmed" | "expired";
-                        /** @description USD, at most 2 decimals */
-                        amount_usd: number;
-                        /** @enum {string} */
-                        method: "crypto";
-                        chain: string;
-                        pay_to: {
-                            address: string;
-                            amount: string;
-                        };
-                        /** @description the provider's challenge id */
-                        challenge_id: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["Topup"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            502: components["responses"]["Error"];
         };
     };
     getTopup: {
@@ -6010,79 +4533,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        payment_id: string;
-                        status: "pending" | "confirmed" | "expired";
-                        /** @description USD, at most 2 decimals */
-                        amount_usd: number;
-                        /** @enum {string} */
-                        method: "crypto";
-                        chain: string;
-                        pay_to: {
-                            address: string;
-                            amount: string;
-                        };
-                        /** @description the provider's challenge id */
-                        challenge_id: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Topup"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            502: components["responses"]["Error"];
         };
     };
     listTransactions: {
@@ -6122,33 +4578,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     listOAuthProviders: {
@@ -6167,46 +4599,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        providers: {
-                            /** @description google, apple, github, microsoft or oidc-<name> */
-                            provider: string;
-                            display_name: string;
-                            client_id: string;
-                            /** @enum {string} */
-                            client_secret?: "****";
-                            team_id?: string;
-                            key_id?: string;
-                            /** @enum {string} */
-                            private_key?: "****";
-                            tenant?: string;
-                            issuer?: string;
-                            scopes: string[];
-                            /** Format: date-time */
-                            configured_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        providers: components["schemas"]["OAuthProvider"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     listPublicOAuthProviders: {
@@ -6232,15 +4630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
         };
     };
     putGoogleProvider: {
@@ -6263,60 +4653,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description google, apple, github, microsoft or oidc-<name> */
-                        provider: string;
-                        display_name: string;
-                        client_id: string;
-                        /** @enum {string} */
-                        client_secret?: "****";
-                        team_id?: string;
-                        key_id?: string;
-                        /** @enum {string} */
-                        private_key?: "****";
-                        tenant?: string;
-                        issuer?: string;
-                        scopes: string[];
-                        /** Format: date-time */
-                        configured_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["OAuthProvider"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     putGitHubProvider: {
@@ -6339,60 +4679,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description google, apple, github, microsoft or oidc-<name> */
-                        provider: string;
-                        display_name: string;
-                        client_id: string;
-                        /** @enum {string} */
-                        client_secret?: "****";
-                        team_id?: string;
-                        key_id?: string;
-                        /** @enum {string} */
-                        private_key?: "****";
-                        tenant?: string;
-                        issuer?: string;
-                        scopes: string[];
-                        /** Format: date-time */
-                        configured_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["OAuthProvider"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     putMicrosoftProvider: {
@@ -6415,60 +4705,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description google, apple, github, microsoft or oidc-<name> */
-                        provider: string;
-                        display_name: string;
-                        client_id: string;
-                        /** @enum {string} */
-                        client_secret?: "****";
-                        team_id?: string;
-                        key_id?: string;
-                        /** @enum {string} */
-                        private_key?: "****";
-                        tenant?: string;
-                        issuer?: string;
-                        scopes: string[];
-                        /** Format: date-time */
-                        configured_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["OAuthProvider"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     putAppleProvider: {
@@ -6493,60 +4733,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description google, apple, github, microsoft or oidc-<name> */
-                        provider: string;
-                        display_name: string;
-                        client_id: string;
-                        /** @enum {string} */
-                        client_secret?: "****";
-                        team_id?: string;
-                        key_id?: string;
-                        /** @enum {string} */
-                        private_key?: "****";
-                        tenant?: string;
-                        issuer?: string;
-                        scopes: string[];
-                        /** Format: date-time */
-                        configured_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["OAuthProvider"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     putCustomOAuthProvider: {
@@ -6576,78 +4766,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description google, apple, github, microsoft or oidc-<name> */
-                        provider: string;
-                        display_name: string;
-                        client_id: string;
-                        /** @enum {string} */
-                        client_secret?: "****";
-                        team_id?: string;
-                        key_id?: string;
-                        /** @enum {string} */
-                        private_key?: "****";
-                        tenant?: string;
-                        issuer?: string;
-                        scopes: string[];
-                        /** Format: date-time */
-                        configured_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["OAuthProvider"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     deleteOAuthProvider: {
@@ -6661,45 +4785,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     oauthAuthorize: {
@@ -6727,42 +4816,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            502: components["responses"]["Error"];
         };
     };
     oauthCallback: {
@@ -6792,24 +4849,8 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     oauthFormPostCallback: {
@@ -6845,24 +4886,8 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     openEmailLink: {
@@ -6894,33 +4919,9 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            402: components["responses"]["Error"];
         };
     };
     confirmEmailLink: {
@@ -6947,42 +4948,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            402: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     getTableStorage: {
@@ -7007,24 +4976,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     listTables: {
@@ -7043,45 +4996,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        tables: {
-                            /** Format: uuid */
-                            table_id: string;
-                            name: string;
-                            columns: {
-                                /** Format: uuid */
-                                column_id: string;
-                                name: string;
-                                type: "text" | "int" | "bool" | "float" | "date" | "json";
-                                required: boolean;
-                                default_value: unknown;
-                                position: number;
-                            }[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        tables: components["schemas"]["Table"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     createTable: {
@@ -7096,86 +5016,18 @@ export interface operations {
                 "application/json": {
                     /** @description lower-case letters, digits and _, starting with a letter, at most 63 */
                     name: string;
-                    columns?: ({
-                        /** @description lower-case letters, digits and _, starting with a letter, at most 63 */
-                        name: string;
-                        type: "text" | "int" | "bool" | "float" | "date" | "json";
-                        /** @default false */
-                        required?: boolean;
-                        /** @description a value of the column type, or null for none */
-                        default_value?: unknown;
-                        position?: number;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
+                    columns?: components["schemas"]["ColumnInput"][];
                 } & {
                     [key: string]: unknown;
                 };
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        table_id: string;
-                        name: string;
-                        columns: {
-                            /** Format: uuid */
-                            column_id: string;
-                            name: string;
-                            type: "text" | "int" | "bool" | "float" | "date" | "json";
-                            required: boolean;
-                            default_value: unknown;
-                            position: number;
-                        }[];
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["Table"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     getTable: {
@@ -7189,68 +5041,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        table_id: string;
-                        name: string;
-                        columns: {
-                            /** Format: uuid */
-                            column_id: string;
-                            name: string;
-                            type: "text" | "int" | "bool" | "float" | "date" | "json";
-                            required: boolean;
-                            default_value: unknown;
-                            position: number;
-                        }[];
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Table"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteTable: {
@@ -7264,54 +5059,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     addColumn: {
@@ -7325,101 +5077,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description lower-case letters, digits and _, starting with a letter, at most 63 */
-                    name: string;
-                    type: "text" | "int" | "bool" | "float" | "date" | "json";
-                    /** @default false */
-                    required?: boolean;
-                    /** @description a value of the column type, or null for none */
-                    default_value?: unknown;
-                    position?: number;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["ColumnInput"];
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        table_id: string;
-                        name: string;
-                        columns: {
-                            /** Format: uuid */
-                            column_id: string;
-                            name: string;
-                            type: "text" | "int" | "bool" | "float" | "date" | "json";
-                            required: boolean;
-                            default_value: unknown;
-                            position: number;
-                        }[];
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["Table"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
         };
     };
     deleteColumn: {
@@ -7434,54 +5102,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     updateColumn: {
@@ -7509,86 +5134,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        table_id: string;
-                        name: string;
-                        columns: {
-                            /** Format: uuid */
-                            column_id: string;
-                            name: string;
-                            type: "text" | "int" | "bool" | "float" | "date" | "json";
-                            required: boolean;
-                            default_value: unknown;
-                            position: number;
-                        }[];
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Table"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
         };
     };
     insertRow: {
@@ -7616,84 +5168,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        row_id: string;
-                        data: {
-                            [key: string]: unknown;
-                        };
-                        user_id: string | null;
-                        /** @description the organisation that owns the row (docs/organizations.md) */
-                        organization_id: string | null;
-                        /** @description the user whose session wrote the row */
-                        created_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["Row"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     queryRows: {
@@ -7708,21 +5189,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    filter?: ({
-                        field: string;
-                        op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "contains" | "is_null";
-                        /** @description in: a list of at most 100; is_null: true or false */
-                        value?: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
-                        field: string;
-                        op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "contains" | "is_null";
-                        /** @description in: a list of at most 100; is_null: true or false */
-                        value?: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
+                    filter?: components["schemas"]["RowFilter"] | components["schemas"]["RowFilter"][];
                     sort?: {
                         field: string;
                         /** @default asc */
@@ -7745,63 +5212,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        rows: {
-                            /** Format: uuid */
-                            row_id: string;
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            user_id: string | null;
-                            /** @description the organisation that owns the row (docs/organizations.md) */
-                            organization_id: string | null;
-                            /** @description the user whose session wrote the row */
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["RowPage"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     getRow: {
@@ -7816,66 +5233,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        row_id: string;
-                        data: {
-                            [key: string]: unknown;
-                        };
-                        user_id: string | null;
-                        /** @description the organisation that owns the row (docs/organizations.md) */
-                        organization_id: string | null;
-                        /** @description the user whose session wrote the row */
-                        created_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Row"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteRow: {
@@ -7890,63 +5252,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     updateRow: {
@@ -7972,84 +5283,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        row_id: string;
-                        data: {
-                            [key: string]: unknown;
-                        };
-                        user_id: string | null;
-                        /** @description the organisation that owns the row (docs/organizations.md) */
-                        organization_id: string | null;
-                        /** @description the user whose session wrote the row */
-                        created_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Row"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     listBuckets: {
@@ -8068,43 +5308,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        buckets: {
-                            /** Format: uuid */
-                            bucket_id: string;
-                            name: string;
-                            max_size_bytes: number | null;
-                            max_size_bytes_per_user: number | null;
-                            /** @description bytes one organisation's objects may hold in the bucket */
-                            max_size_bytes_per_org: number | null;
-                            /** @description committed objects plus uploads in flight */
-                            used_bytes: number;
-                            object_count: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        buckets: components["schemas"]["Bucket"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     createBucket: {
@@ -8123,66 +5332,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        bucket_id: string;
-                        name: string;
-                        max_size_bytes: number | null;
-                        max_size_bytes_per_user: number | null;
-                        /** @description bytes one organisation's objects may hold in the bucket */
-                        max_size_bytes_per_org: number | null;
-                        /** @description committed objects plus uploads in flight */
-                        used_bytes: number;
-                        object_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["Bucket"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     getBucketStorage: {
@@ -8214,24 +5368,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     getBucket: {
@@ -8245,66 +5383,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        bucket_id: string;
-                        name: string;
-                        max_size_bytes: number | null;
-                        max_size_bytes_per_user: number | null;
-                        /** @description bytes one organisation's objects may hold in the bucket */
-                        max_size_bytes_per_org: number | null;
-                        /** @description committed objects plus uploads in flight */
-                        used_bytes: number;
-                        object_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Bucket"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteBucket: {
@@ -8318,54 +5401,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     updateBucket: {
@@ -8390,66 +5430,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        bucket_id: string;
-                        name: string;
-                        max_size_bytes: number | null;
-                        max_size_bytes_per_user: number | null;
-                        /** @description bytes one organisation's objects may hold in the bucket */
-                        max_size_bytes_per_org: number | null;
-                        /** @description committed objects plus uploads in flight */
-                        used_bytes: number;
-                        object_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Bucket"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     getObject: {
@@ -8493,60 +5478,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            416: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            416: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     putObject: {
@@ -8576,85 +5513,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        key: string;
-                        size_bytes: number;
-                        content_type: string;
-                        user_id: string | null;
-                        /** @description the organisation that owns the object (user_id is then null) */
-                        organization_id: string | null;
-                        /** @description as in the ETag header, quoted */
-                        etag: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["BucketObject"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            411: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            411: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     deleteObject: {
@@ -8673,54 +5541,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listObjects: {
@@ -8747,60 +5572,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        objects: {
-                            key: string;
-                            size_bytes: number;
-                            content_type: string;
-                            user_id: string | null;
-                            /** @description the organisation that owns the object (user_id is then null) */
-                            organization_id: string | null;
-                            /** @description as in the ETag header, quoted */
-                            etag: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        objects: components["schemas"]["BucketObject"][];
                         next_cursor: string | null;
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listOrganizations: {
@@ -8823,66 +5603,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        organizations: {
-                            /** Format: uuid */
-                            organization_id: string;
-                            name: string;
-                            slug: string;
-                            /** @description a JSON object of at most 8 KiB: written by the server, read by members */
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            members_count: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @description the caller's role (a member's view) */
-                            role?: string;
-                            /** @description the caller's permissions (a member's view) */
-                            permissions?: string[];
-                        }[];
+                        organizations: components["schemas"]["Organization"][];
                         /** @description where the next page starts; null on the last page */
                         next_cursor: string | null;
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     createOrganization: {
@@ -8907,78 +5637,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        organization_id: string;
-                        name: string;
-                        slug: string;
-                        /** @description a JSON object of at most 8 KiB: written by the server, read by members */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        members_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description the caller's role (a member's view) */
-                        role?: string;
-                        /** @description the caller's permissions (a member's view) */
-                        permissions?: string[];
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["Organization"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     listMyOrganizations: {
@@ -9000,66 +5664,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        organizations: {
-                            /** Format: uuid */
-                            organization_id: string;
-                            name: string;
-                            slug: string;
-                            /** @description a JSON object of at most 8 KiB: written by the server, read by members */
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            members_count: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @description the caller's role (a member's view) */
-                            role?: string;
-                            /** @description the caller's permissions (a member's view) */
-                            permissions?: string[];
-                        }[];
+                        organizations: components["schemas"]["Organization"][];
                         /** @description where the next page starts; null on the last page */
                         next_cursor: string | null;
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listUserOrganizations: {
@@ -9083,66 +5697,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        organizations: {
-                            /** Format: uuid */
-                            organization_id: string;
-                            name: string;
-                            slug: string;
-                            /** @description a JSON object of at most 8 KiB: written by the server, read by members */
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            members_count: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            /** @description the caller's role (a member's view) */
-                            role?: string;
-                            /** @description the caller's permissions (a member's view) */
-                            permissions?: string[];
-                        }[];
+                        organizations: components["schemas"]["Organization"][];
                         /** @description where the next page starts; null on the last page */
                         next_cursor: string | null;
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     getOrganization: {
@@ -9156,69 +5720,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        organization_id: string;
-                        name: string;
-                        slug: string;
-                        /** @description a JSON object of at most 8 KiB: written by the server, read by members */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        members_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description the caller's role (a member's view) */
-                        role?: string;
-                        /** @description the caller's permissions (a member's view) */
-                        permissions?: string[];
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Organization"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteOrganization: {
@@ -9232,54 +5738,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     updateOrganization: {
@@ -9304,78 +5767,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        organization_id: string;
-                        name: string;
-                        slug: string;
-                        /** @description a JSON object of at most 8 KiB: written by the server, read by members */
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        members_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description the caller's role (a member's view) */
-                        role?: string;
-                        /** @description the caller's permissions (a member's view) */
-                        permissions?: string[];
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Organization"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     listOrganizationMembers: {
@@ -9399,59 +5796,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        members: {
-                            /** Format: uuid */
-                            organization_id: string;
-                            /** Format: uuid */
-                            user_id: string;
-                            email: string | null;
-                            role: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        members: components["schemas"]["OrganizationMember"][];
                         /** @description where the next page starts; null on the last page */
                         next_cursor: string | null;
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     addOrganizationMember: {
@@ -9474,71 +5828,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        organization_id: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        email: string | null;
-                        role: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["OrganizationMember"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     removeOrganizationMember: {
@@ -9553,63 +5848,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     updateOrganizationMember: {
@@ -9631,71 +5875,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        organization_id: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        email: string | null;
-                        role: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["OrganizationMember"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     listOrganizationInvitations: {
@@ -9720,62 +5905,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        invitations: {
-                            /** Format: uuid */
-                            invitation_id: string;
-                            /** Format: uuid */
-                            organization_id: string;
-                            email: string;
-                            role: string;
-                            status: "pending" | "accepted" | "revoked" | "expired";
-                            /** Format: date-time */
-                            expires_at: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            organization_name?: string;
-                            organization_slug?: string;
-                        }[];
+                        invitations: components["schemas"]["OrganizationInvitation"][];
                         /** @description where the next page starts; null on the last page */
                         next_cursor: string | null;
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     createOrganizationInvitation: {
@@ -9799,74 +5938,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        invitation_id: string;
-                        /** Format: uuid */
-                        organization_id: string;
-                        email: string;
-                        role: string;
-                        status: "pending" | "accepted" | "revoked" | "expired";
-                        /** Format: date-time */
-                        expires_at: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        organization_name?: string;
-                        organization_slug?: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["OrganizationInvitation"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
         };
     };
     getOrganizationInvitation: {
@@ -9881,65 +5958,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        invitation_id: string;
-                        /** Format: uuid */
-                        organization_id: string;
-                        email: string;
-                        role: string;
-                        status: "pending" | "accepted" | "revoked" | "expired";
-                        /** Format: date-time */
-                        expires_at: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        organization_name?: string;
-                        organization_slug?: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["OrganizationInvitation"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     revokeOrganizationInvitation: {
@@ -9954,54 +5977,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listMyInvitations: {
@@ -10020,51 +6000,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        invitations: {
-                            /** Format: uuid */
-                            invitation_id: string;
-                            /** Format: uuid */
-                            organization_id: string;
-                            email: string;
-                            role: string;
-                            status: "pending" | "accepted" | "revoked" | "expired";
-                            /** Format: date-time */
-                            expires_at: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            organization_name?: string;
-                            organization_slug?: string;
-                        }[];
+                        invitations: components["schemas"]["OrganizationInvitation"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     acceptInvitation: {
@@ -10084,71 +6026,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        organization_id: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        email: string | null;
-                        role: string;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["OrganizationMember"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     listOrganizationRoles: {
@@ -10167,46 +6050,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        roles: {
-                            key: string;
-                            name: string;
-                            /** @description org:read and the permissions the role lists */
-                            permissions: string[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        roles: components["schemas"]["OrganizationRole"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     createOrganizationRole: {
@@ -10227,69 +6077,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        key: string;
-                        name: string;
-                        /** @description org:read and the permissions the role lists */
-                        permissions: string[];
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["OrganizationRole"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     deleteOrganizationRole: {
@@ -10303,63 +6096,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     updateOrganizationRole: {
@@ -10381,60 +6123,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        key: string;
-                        name: string;
-                        /** @description org:read and the permissions the role lists */
-                        permissions: string[];
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["OrganizationRole"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     setActiveOrganization: {
@@ -10465,42 +6158,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listWebhooks: {
@@ -10519,46 +6180,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        webhooks: {
-                            webhook_id: string;
-                            url: string;
-                            event_types: string[];
-                            description: string;
-                            enabled: boolean;
-                            /** @description why the service or the app disabled it; null while enabled */
-                            disabled_reason: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                            stats: {
-                                /** @description deliveries whose last attempt in the last 24 hours succeeded */
-                                succeeded_24h: number;
-                                /** @description deliveries whose last attempt in the last 24 hours failed */
-                                failed_24h: number;
-                            };
-                        }[];
+                        webhooks: components["schemas"]["Webhook"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     createWebhook: {
@@ -10587,66 +6214,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        webhook_id: string;
-                        url: string;
-                        event_types: string[];
-                        description: string;
-                        enabled: boolean;
-                        /** @description why the service or the app disabled it; null while enabled */
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        stats: {
-                            /** @description deliveries whose last attempt in the last 24 hours succeeded */
-                            succeeded_24h: number;
-                            /** @description deliveries whose last attempt in the last 24 hours failed */
-                            failed_24h: number;
-                        };
-                    } & {
-                        /** @description whsec_ + base64 of 32 bytes: shown in this answer only */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     getWebhook: {
@@ -10660,69 +6234,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A webhook endpoint of the application */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        webhook_id: string;
-                        url: string;
-                        event_types: string[];
-                        description: string;
-                        enabled: boolean;
-                        /** @description why the service or the app disabled it; null while enabled */
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        stats: {
-                            /** @description deliveries whose last attempt in the last 24 hours succeeded */
-                            succeeded_24h: number;
-                            /** @description deliveries whose last attempt in the last 24 hours failed */
-                            failed_24h: number;
-                        };
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Webhook"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteWebhook: {
@@ -10736,54 +6252,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     updateWebhook: {
@@ -10808,69 +6281,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A webhook endpoint of the application */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        webhook_id: string;
-                        url: string;
-                        event_types: string[];
-                        description: string;
-                        enabled: boolean;
-                        /** @description why the service or the app disabled it; null while enabled */
-                        disabled_reason: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        stats: {
-                            /** @description deliveries whose last attempt in the last 24 hours succeeded */
-                            succeeded_24h: number;
-                            /** @description deliveries whose last attempt in the last 24 hours failed */
-                            failed_24h: number;
-                        };
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Webhook"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     rotateWebhookSecret: {
@@ -10898,51 +6313,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     testWebhook: {
@@ -10967,42 +6342,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listWebhookDeliveries: {
@@ -11027,59 +6370,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        deliveries: {
-                            delivery_id: string;
-                            /** @description the webhook-id header of every attempt */
-                            event_id: string;
-                            event_type: string;
-                            status: "pending" | "succeeded" | "failed";
-                            attempts: number;
-                            next_attempt_at: string | null;
-                            last_attempt_at: string | null;
-                            last_status_code: number | null;
-                            last_error: string | null;
-                        }[];
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     retryWebhookDelivery: {
@@ -11105,42 +6402,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     replayWebhook: {
@@ -11172,51 +6437,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     listTenants: {
@@ -11238,35 +6463,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        tenants: {
-                            tenant_id: string;
-                            name: string;
-                            role: "owner" | "admin" | "viewer";
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        tenants: components["schemas"]["Tenant"][];
                         next_cursor: string | null;
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
         };
     };
     createTenant: {
@@ -11284,48 +6487,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        tenant_id: string;
-                        name: string;
-                        role: "owner" | "admin" | "viewer";
-                        /** Format: date-time */
-                        created_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["Tenant"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     getTenant: {
@@ -11339,39 +6504,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        tenant_id: string;
-                        name: string;
-                        role: "owner" | "admin" | "viewer";
-                        /** Format: date-time */
-                        created_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Tenant"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteTenant: {
@@ -11385,45 +6520,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     updateTenant: {
@@ -11443,57 +6543,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        tenant_id: string;
-                        name: string;
-                        role: "owner" | "admin" | "viewer";
-                        /** Format: date-time */
-                        created_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["Tenant"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listTenantMembers: {
@@ -11514,34 +6568,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        members: {
-                            user_id: string;
-                            email: string | null;
-                            role: "owner" | "admin" | "viewer";
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        members: components["schemas"]["TenantMember"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteTenantMember: {
@@ -11556,54 +6588,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     updateTenantMember: {
@@ -11630,60 +6619,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        user_id: string;
-                        email: string | null;
-                        role: "owner" | "admin" | "viewer";
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["TenantMember"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     listTenantEvents: {
@@ -11707,69 +6650,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        events: {
-                            /** @description "evt_" + 25 characters; sorts as time */
-                            event_id: string;
-                            /** @description user.created, session.created, ... (docs/events.md) */
-                            type: string;
-                            /** Format: date-time */
-                            occurred_at: string;
-                            tenant_id: string;
-                            /** @description null for the tenant's own events */
-                            app_id: string | null;
-                            actor: {
-                                type: "user" | "secret_key" | "member" | "token" | "operator" | "system";
-                                id: string | null;
-                            };
-                            user_id: string | null;
-                            /** @description the type's own fields; never a password, code, token, hash or secret */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /** @description the client IP as the rate limits see it; null when no request caused it */
-                            ip: string | null;
-                            /** @description at most 512 characters */
-                            user_agent: string | null;
-                        }[];
-                        /** @description where the next page starts; null on the last page */
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["EventList"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listTenantInvitations: {
@@ -11790,38 +6674,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        invitations: {
-                            invitation_id: string;
-                            tenant_id: string;
-                            email: string;
-                            role: "owner" | "admin" | "viewer";
-                            status: "pending" | "accepted" | "revoked" | "expired";
-                            /** Format: date-time */
-                            expires_at: string;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        invitations: components["schemas"]["TenantInvitation"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     createTenantInvitation: {
@@ -11843,61 +6701,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        invitation_id: string;
-                        tenant_id: string;
-                        email: string;
-                        role: "owner" | "admin" | "viewer";
-                        status: "pending" | "accepted" | "revoked" | "expired";
-                        /** Format: date-time */
-                        expires_at: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["TenantInvitation"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     getTenantInvitation: {
@@ -11912,43 +6720,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        invitation_id: string;
-                        tenant_id: string;
-                        email: string;
-                        role: "owner" | "admin" | "viewer";
-                        status: "pending" | "accepted" | "revoked" | "expired";
-                        /** Format: date-time */
-                        expires_at: string;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["TenantInvitation"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteTenantInvitation: {
@@ -11963,45 +6737,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     acceptTenantInvitation: {
@@ -12025,43 +6764,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        tenant_id: string;
-                        user_id: string;
-                        email: string | null;
-                        role: "owner" | "admin" | "viewer";
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["TenantMembership"];
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     listApiTokens: {
@@ -12082,35 +6790,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        tokens: {
-                            token_id: string;
-                            name: string;
-                            role: "owner" | "admin" | "viewer";
-                            expires_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        tokens: components["schemas"]["ApiToken"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     createApiToken: {
@@ -12150,42 +6835,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteApiToken: {
@@ -12200,45 +6853,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     listTenantApps: {
@@ -12259,61 +6877,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        apps: {
-                            app_id: string;
-                            tenant_id: string;
-                            name: string;
-                            publishable_key: string;
-                            /** @description only in the answer of the creation: shown once */
-                            secret_key?: string;
-                            domain: string | null;
-                            allowed_origins: string[];
-                            verification_method: string;
-                            passwords_enabled: boolean;
-                            /** @description null: the server's HASHCASH_ENABLED */
-                            hashcash_enabled: boolean | null;
-                            hashcash_difficulty: number;
-                            bot_min_usd: number;
-                            link_landing: boolean;
-                            self_delete: boolean;
-                            mfa: string;
-                            tables_limit_bytes: number | null;
-                            objects_limit_bytes: number | null;
-                            token_claims: {
-                                [key: string]: string;
-                            } | null;
-                            organizations_enabled: boolean;
-                            email_from: string | null;
-                            reply_to: string | null;
-                            org_creation: string;
-                            cookie_domain: string | null;
-                            signing_key_id: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        apps: components["schemas"]["App"][];
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     createTenantApp: {
@@ -12353,93 +6922,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An application, its settings as stored (null: the server default) */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        app_id: string;
-                        tenant_id: string;
-                        name: string;
-                        publishable_key: string;
-                        /** @description only in the answer of the creation: shown once */
-                        secret_key?: string;
-                        domain: string | null;
-                        allowed_origins: string[];
-                        verification_method: string;
-                        passwords_enabled: boolean;
-                        /** @description null: the server's HASHCASH_ENABLED */
-                        hashcash_enabled: boolean | null;
-                        hashcash_difficulty: number;
-                        bot_min_usd: number;
-                        link_landing: boolean;
-                        self_delete: boolean;
-                        mfa: string;
-                        tables_limit_bytes: number | null;
-                        objects_limit_bytes: number | null;
-                        token_claims: {
-                            [key: string]: string;
-                        } | null;
-                        organizations_enabled: boolean;
-                        email_from: string | null;
-                        reply_to: string | null;
-                        org_creation: string;
-                        cookie_domain: string | null;
-                        signing_key_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            201: components["responses"]["App"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     getApp: {
@@ -12453,66 +6941,9 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An application, its settings as stored (null: the server default) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        app_id: string;
-                        tenant_id: string;
-                        name: string;
-                        publishable_key: string;
-                        /** @description only in the answer of the creation: shown once */
-                        secret_key?: string;
-                        domain: string | null;
-                        allowed_origins: string[];
-                        verification_method: string;
-                        passwords_enabled: boolean;
-                        /** @description null: the server's HASHCASH_ENABLED */
-                        hashcash_enabled: boolean | null;
-                        hashcash_difficulty: number;
-                        bot_min_usd: number;
-                        link_landing: boolean;
-                        self_delete: boolean;
-                        mfa: string;
-                        tables_limit_bytes: number | null;
-                        objects_limit_bytes: number | null;
-                        token_claims: {
-                            [key: string]: string;
-                        } | null;
-                        organizations_enabled: boolean;
-                        email_from: string | null;
-                        reply_to: string | null;
-                        org_creation: string;
-                        cookie_domain: string | null;
-                        signing_key_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["App"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteApp: {
@@ -12526,45 +6957,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     updateApp: {
@@ -12604,93 +7000,12 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An application, its settings as stored (null: the server default) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        app_id: string;
-                        tenant_id: string;
-                        name: string;
-                        publishable_key: string;
-                        /** @description only in the answer of the creation: shown once */
-                        secret_key?: string;
-                        domain: string | null;
-                        allowed_origins: string[];
-                        verification_method: string;
-                        passwords_enabled: boolean;
-                        /** @description null: the server's HASHCASH_ENABLED */
-                        hashcash_enabled: boolean | null;
-                        hashcash_difficulty: number;
-                        bot_min_usd: number;
-                        link_landing: boolean;
-                        self_delete: boolean;
-                        mfa: string;
-                        tables_limit_bytes: number | null;
-                        objects_limit_bytes: number | null;
-                        token_claims: {
-                            [key: string]: string;
-                        } | null;
-                        organizations_enabled: boolean;
-                        email_from: string | null;
-                        reply_to: string | null;
-                        org_creation: string;
-                        cookie_domain: string | null;
-                        signing_key_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["App"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
         };
     };
     rotateSecretKey: {
@@ -12722,42 +7037,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     rotateSigningKey: {
@@ -12782,33 +7065,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     getConsoleSession: {
@@ -12837,15 +7096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
         };
     };
     completeConsoleSetup: {
@@ -12876,33 +7127,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
         };
     };
     listEmailTemplates: {
@@ -12940,24 +7167,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     getEmailTemplate: {
@@ -12992,33 +7203,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     setEmailTemplate: {
@@ -13033,13 +7220,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description BCP 47 language tag (default en) */
-                    locale?: string;
-                    subject?: string;
-                    text?: string;
-                    html?: string;
-                };
+                "application/json": components["schemas"]["EmailTemplateParts"];
             };
         };
         responses: {
@@ -13061,42 +7242,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     deleteEmailTemplate: {
@@ -13114,54 +7263,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "deleted";
-                    };
-                };
-            };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            200: components["responses"]["DeletedStatus"];
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
     previewEmailTemplate: {
@@ -13176,13 +7282,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description BCP 47 language tag (default en) */
-                    locale?: string;
-                    subject?: string;
-                    text?: string;
-                    html?: string;
-                };
+                "application/json": components["schemas"]["EmailTemplateParts"];
             };
         };
         responses: {
@@ -13202,33 +7302,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Every error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Every error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
         };
     };
 }

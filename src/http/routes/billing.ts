@@ -44,7 +44,7 @@ const Topup = Type.Object({
   challenge_id: Type.String({ description: "the provider's challenge id" }),
   expires_at: Timestamp,
   created_at: Timestamp,
-});
+}, { title: 'Topup' });
 
 const Transaction = Type.Object({
   transaction_id: Uuid,

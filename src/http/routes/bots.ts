@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { authenticateBot, signUpBot } from '../../services/accounts/bots.js';
 import type { Guards } from '../plugins/guards.js';
+import { SessionTokensBody } from './auth/schemas.js';
 import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 import { clientInfo, rateLimitIp } from '../client-ip.js';
@@ -21,8 +22,6 @@ const AuthBody = Type.Object({
   timestamp: SafeInteger({ description: 'Unix seconds; within 5 minutes of server time' }),
   signature: Type.String({ maxLength: 256, description: 'Base64 Ed25519 signature of service:bot_auth:{app_id}:{bot_id}:{timestamp}' }),
 });
-
-const AuthTokens = Type.Object({ access_token: Type.String(), refresh_token: Type.String(), user_id: Uuid, session_id: Uuid });
 
 export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
@@ -55,7 +54,7 @@ export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'Sign a bot in with an Ed25519 signature; answers a standard session',
         security: [{ publishable: [] }],
         body: AuthBody,
-        response: { 200: AuthTokens, ...errors(400, 401, 404, 429) },
+        response: { 200: SessionTokensBody, ...errors(400, 401, 404, 429) },
       },
     },
     async (request) => {

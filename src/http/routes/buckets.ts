@@ -21,7 +21,7 @@ export const BucketBody = Type.Object({
   object_count: Type.Integer(),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Bucket' });
 
 const bucketBody = (b: Bucket) => ({
   bucket_id: b.id,

@@ -24,7 +24,7 @@ export const EventBody = Type.Object(
     ip: Type.Union([Type.String(), Type.Null()], { description: 'the client IP as the rate limits see it; null when no request caused it' }),
     user_agent: Type.Union([Type.String(), Type.Null()], { description: 'at most 512 characters' }),
   },
-  { description: 'One change in the life of a user, or one management action' },
+  { title: 'Event', description: 'One change in the life of a user, or one management action' },
 );
 
 /** The filters and paging of an event list (the tenant's list takes the same but `user_id`). */
@@ -40,7 +40,7 @@ export const EventListQuery = Type.Object({
 export const EventList = Type.Object({
   events: Type.Array(EventBody),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'where the next page starts; null on the last page' }),
-});
+}, { title: 'EventList' });
 
 export const EventStatsQuery = Type.Object({
   type: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'comma list of types; user.* matches every type starting user.' })),

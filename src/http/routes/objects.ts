@@ -31,7 +31,7 @@ export const ObjectBody = Type.Object({
   etag: Type.String({ description: 'as in the ETag header, quoted' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'BucketObject' });
 
 const objectBody = (o: StoredObject) => ({
   key: o.key,

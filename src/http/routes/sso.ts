@@ -5,7 +5,7 @@ import { unauthorized } from '../../errors.js';
 import { localeFromAcceptLanguage } from '../../services/mail/compose.js';
 import { exchangeSsoToken, startSsoHop } from '../../services/sessions/sso.js';
 import { answerSignIn } from '../sign-in-answer.js';
-import { MfaRequiredBody } from './auth/schemas.js';
+import { SignInAnswerBody } from './auth/schemas.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
@@ -20,13 +20,6 @@ const BridgeQuery = Type.Object({
   return_to: Type.String({ minLength: 1, maxLength: 2048, description: 'absolute URL on the allow-list of an app of the same tenant' }),
   publishable_key: Type.Optional(Type.String({ maxLength: 128, description: 'for navigations, which cannot send X-Publishable-Key' })),
   nonce: Type.Optional(nonce('random, at least 128 bits (22 base64url characters), made and kept by the destination page: the exchange must send it')),
-});
-
-const ExchangeResult = Type.Object({
-  access_token: Type.String(),
-  refresh_token: Type.String(),
-  user_id: Uuid,
-  session_id: Uuid,
 });
 
 export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -75,7 +68,7 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
           token: Type.String({ minLength: 1, maxLength: 256 }),
           nonce: Type.Optional(nonce('the nonce given to the bridge: required when the bridge had one, refused when it had none')),
         }),
-        response: { 200: Type.Union([ExchangeResult, MfaRequiredBody]), ...errors(400, 401, 403, 429) },
+        response: { 200: SignInAnswerBody, ...errors(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {

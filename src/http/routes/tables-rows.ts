@@ -20,7 +20,7 @@ const RowBody = Type.Object({
   created_by: Type.Union([Uuid, Type.Null()], { description: 'the user whose session wrote the row' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'Row' });
 
 const Data = Type.Record(Type.String(), Type.Unknown(), { description: 'values keyed by column name' });
 const TableParams = Type.Object({ table_id: Uuid });
@@ -32,7 +32,7 @@ const Filter = Type.Object(
     op: Type.Union(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'is_null'].map((op) => Type.Literal(op))),
     value: Type.Optional(Type.Unknown({ description: `in: a list of at most ${MAX_IN_VALUES}; is_null: true or false` })),
   },
-  { additionalProperties: NoOtherField },
+  { title: 'RowFilter', additionalProperties: NoOtherField },
 );
 
 const QueryBody = Type.Object(
@@ -53,7 +53,7 @@ const route = { tags: ['custom tables'], security: [{ secret: [] }, { publishabl
  * row's free-form `data` cost about twice V8's own (a 50-row page: 62 → 33 µs in a micro-benchmark).
  * Errors are written with JSON.stringify. The schema still documents the response.
  */
-const PageBody = Type.Object({ rows: Type.Array(RowBody), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+const PageBody = Type.Object({ rows: Type.Array(RowBody), next_cursor: Type.Union([Type.String(), Type.Null()]) }, { title: 'RowPage' });
 /** The handler's answer, typed as the schema's body: PageJson is that body as its text, which pageJson writes out. */
 const asPageBody = (page: PageJson) => page as unknown as Static<typeof PageBody>;
 const pageJson = () => (body: unknown) => (body instanceof PageJson ? body.text : JSON.stringify(body));

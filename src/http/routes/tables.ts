@@ -24,7 +24,7 @@ const ColumnInput = Type.Object(
     default_value: Type.Optional(Type.Unknown({ description: 'a value of the column type, or null for none' })),
     position: Type.Optional(Position),
   },
-  { additionalProperties: NoOtherField },
+  { title: 'ColumnInput', additionalProperties: NoOtherField },
 );
 
 const ColumnPatch = Type.Object(
@@ -45,9 +45,9 @@ export const ColumnBody = Type.Object({
   required: Type.Boolean(),
   default_value: Type.Unknown(),
   position: Type.Integer(),
-});
+}, { title: 'Column' });
 
-export const TableBody = Type.Object({ table_id: Uuid, name: Type.String(), columns: Type.Array(ColumnBody), created_at: Timestamp, updated_at: Timestamp });
+export const TableBody = Type.Object({ table_id: Uuid, name: Type.String(), columns: Type.Array(ColumnBody), created_at: Timestamp, updated_at: Timestamp }, { title: 'Table' });
 
 const TableParams = Type.Object({ table_id: Uuid });
 const ColumnParams = Type.Object({ table_id: Uuid, column_id: Uuid });

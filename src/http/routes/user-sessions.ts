@@ -18,7 +18,7 @@ const UserSession = Type.Object({
   ip: Type.Union([Type.String(), Type.Null()]),
   amr: Type.Array(Type.String(), { description: 'How it was opened (RFC 8176: pwd, email, oauth, sso, bot, token, otp, recovery, webauthn); [] for a session older than the field' }),
   aal: Type.Union([Type.Literal('aal1'), Type.Literal('aal2')], { description: 'aal2 when a second factor was used' }),
-});
+}, { title: 'UserSession' });
 
 const UserParams = Type.Object({ user_id: Uuid });
 const secretRoute = { tags: ['users and sessions'], security: [{ secret: [] }] };

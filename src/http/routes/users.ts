@@ -39,7 +39,7 @@ export const UserBody = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-  { description: 'A user of the application' },
+  { title: 'User', description: 'A user of the application' },
 );
 
 const UpdateBody = Type.Object(
@@ -68,7 +68,7 @@ const UserList = Type.Object({
   users: Type.Array(UserBody),
   total: Type.Integer({ description: 'every user matching the query (with `email` or `external_id`: 0 or 1)' }),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'where the next page starts; null on the last page' }),
-});
+}, { title: 'UserList' });
 
 const CreateBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254 }),

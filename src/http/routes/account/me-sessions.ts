@@ -16,7 +16,7 @@ const MySession = Type.Object({
   user_agent: Type.Union([Type.String(), Type.Null()]),
   ip: Type.Union([Type.String(), Type.Null()]),
   current: Type.Boolean({ description: 'The session making this request' }),
-});
+}, { title: 'MySession' });
 
 export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(

@@ -30,7 +30,7 @@ export const MeBody = Type.Object({
     { description: "the session's active organisation (POST /v1/sessions/active_organization), null when none" },
   ),
   locale: Type.Union([Type.String(), Type.Null()], { description: 'the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English' }),
-});
+}, { title: 'Me' });
 
 /** GET /v1/me's answer: never the private metadata. */
 export const meBody = (user: {
@@ -57,7 +57,7 @@ export const SessionTokensBody = Type.Object({
   refresh_token: Type.String(),
   user_id: Type.String({ format: 'uuid' }),
   session_id: Type.String({ format: 'uuid' }),
-});
+}, { title: 'SessionTokens' });
 
 /** A first factor's answer when the user has a second factor: no session yet (docs/mfa.md). */
 export const MfaRequiredBody = Type.Object(
@@ -73,8 +73,8 @@ export const MfaRequiredBody = Type.Object(
       }),
     ),
   },
-  { description: 'The user has a second factor: no session yet' },
+  { title: 'MfaRequired', description: 'The user has a second factor: no session yet' },
 );
 
 /** What a first factor answers: a session, or an MFA challenge. */
-export const SignInAnswerBody = Type.Union([SessionTokensBody, MfaRequiredBody]);
+export const SignInAnswerBody = Type.Union([SessionTokensBody, MfaRequiredBody], { title: 'SignInAnswer' });

@@ -23,6 +23,7 @@ const Parts = {
   text: Type.Optional(Type.String({ maxLength: 128 * 1024 })),
   html: Type.Optional(Type.String({ maxLength: 256 * 1024 })),
 };
+const PartsBody = Type.Object(Parts, { title: 'EmailTemplateParts' });
 const Source = Type.Union([Type.Literal('app'), Type.Literal('shipped')]);
 const Template = { app_id: Type.String(), kind: Type.String(), locale: Type.String(), subject: Type.String(), text: Type.String(), html: Type.String() };
 const TemplateBody = Type.Object({ ...Template, source: Source });
@@ -67,7 +68,7 @@ export function managementEmailTemplateRoutes(app: Http, deps: Deps, guards: Gua
         ...route,
         summary: "Keep the app's template of a kind in `locale`; parts not given are taken from the one used there now",
         params: Params,
-        body: Type.Object(Parts),
+        body: PartsBody,
         response: { 200: Type.Object({ ...Template, source: Source, unknown_variables: Type.Array(Type.String()) }), ...errors(400, 401, 403, 404) },
       },
     },
@@ -92,7 +93,7 @@ export function managementEmailTemplateRoutes(app: Http, deps: Deps, guards: Gua
         ...route,
         summary: 'Render the template a reader in `locale` gets (or the parts given, not kept) with sample data',
         params: Params,
-        body: Type.Optional(Type.Object(Parts)),
+        body: Type.Optional(PartsBody),
         response: { 200: PreviewBody, ...errors(400, 401, 404) },
       },
     },

@@ -8,11 +8,11 @@ export const consoleRoute = (tag: string) => ({ tags: [tag], security: [{ consol
 export const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('viewer')]);
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const TenantBody = Type.Object({ tenant_id: Type.String(), name: Type.String(), role: Role, created_at: Timestamp });
+export const TenantBody = Type.Object({ tenant_id: Type.String(), name: Type.String(), role: Role, created_at: Timestamp }, { title: 'Tenant' });
 
-export const MemberBody = Type.Object({ user_id: Type.String(), email: Nullable(Type.String()), role: Role, created_at: Timestamp });
+export const MemberBody = Type.Object({ user_id: Type.String(), email: Nullable(Type.String()), role: Role, created_at: Timestamp }, { title: 'TenantMember' });
 
-export const MembershipBody = Type.Object({ tenant_id: Type.String(), user_id: Type.String(), email: Nullable(Type.String()), role: Role, created_at: Timestamp });
+export const MembershipBody = Type.Object({ tenant_id: Type.String(), user_id: Type.String(), email: Nullable(Type.String()), role: Role, created_at: Timestamp }, { title: 'TenantMembership' });
 
 export const InvitationBody = Type.Object({
   invitation_id: Type.String(),
@@ -22,9 +22,9 @@ export const InvitationBody = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('revoked'), Type.Literal('expired')]),
   expires_at: Timestamp,
   created_at: Timestamp,
-});
+}, { title: 'TenantInvitation' });
 
-export const TokenBody = Type.Object({ token_id: Type.String(), name: Type.String(), role: Role, expires_at: Type.Union([Timestamp, Type.Null()]), created_at: Timestamp });
+export const TokenBody = Type.Object({ token_id: Type.String(), name: Type.String(), role: Role, expires_at: Type.Union([Timestamp, Type.Null()]), created_at: Timestamp }, { title: 'ApiToken' });
 
 /** An app's settings under the names `gatehouse app show --json` prints. */
 export const AppSettingsFields = {
@@ -77,7 +77,7 @@ export const AppBody = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-  { description: 'An application, its settings as stored (null: the server default)' },
+  { title: 'App', description: 'An application, its settings as stored (null: the server default)' },
 );
 
 /** The service's settings from a body's snake_case names. */

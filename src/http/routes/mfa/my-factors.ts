@@ -7,7 +7,7 @@ import { setSessionCookie } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { Factor, FactorList, FriendlyName, RecoveryCodes } from './schemas.js';
+import { EnrolledFactor, Factor, FactorList, FriendlyName, RecoveryCodes } from './schemas.js';
 
 const session = [{ publishable: [], session: [] }];
 const FactorParams = Type.Object({ factor_id: Uuid });
@@ -96,7 +96,7 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
         params: FactorParams,
         body: Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$' }) }),
         response: {
-          200: Type.Object({ factor: Factor, recovery_codes: RecoveryCodes, access_token: Type.String(), expires_at: Type.String({ format: 'date-time' }) }),
+          200: EnrolledFactor,
           ...errors(400, 401, 403, 404),
         },
       },

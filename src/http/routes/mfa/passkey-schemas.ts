@@ -13,7 +13,7 @@ export const PasskeyCredential = Type.Object({
   response: Type.Record(Type.String(), Type.Unknown(), { description: 'clientDataJSON, attestationObject / authenticatorData, signature, userHandle (base64url)' }),
   clientExtensionResults: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   authenticatorAttachment: Type.Optional(Type.String({ maxLength: 32 })),
-});
+}, { title: 'PasskeyCredential' });
 
 export const asRegistration = (c: Static<typeof PasskeyCredential>) => ({ clientExtensionResults: {}, ...c }) as unknown as RegistrationResponseJSON;
 export const asAssertion = (c: Static<typeof PasskeyCredential>) => ({ clientExtensionResults: {}, ...c }) as unknown as AuthenticationResponseJSON;
@@ -21,4 +21,4 @@ export const asAssertion = (c: Static<typeof PasskeyCredential>) => ({ clientExt
 export const CeremonyOptions = Type.Object({
   challenge_id: Type.String({ format: 'uuid' }),
   options: Type.Record(Type.String(), Type.Unknown(), { description: 'PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON)' }),
-});
+}, { title: 'PasskeyOptions' });

@@ -12,7 +12,7 @@ import { tokensOnly } from '../../sign-in-answer.js';
 import type { Http } from '../../types.js';
 import { SessionTokensBody } from '../auth/schemas.js';
 import { asAssertion, asRegistration, CeremonyOptions, PasskeyCredential } from './passkey-schemas.js';
-import { Factor, FriendlyName, RecoveryCodes } from './schemas.js';
+import { EnrolledFactor, FriendlyName } from './schemas.js';
 
 const session = [{ publishable: [], session: [] }];
 
@@ -54,7 +54,7 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
         security: session,
         body: Type.Object({ challenge_id: Uuid, credential: PasskeyCredential, friendly_name: Type.Optional(FriendlyName) }),
         response: {
-          201: Type.Object({ factor: Factor, recovery_codes: RecoveryCodes, access_token: Type.String(), expires_at: Type.String({ format: 'date-time' }) }),
+          201: EnrolledFactor,
           ...errors(400, 401, 403, 409),
         },
       },

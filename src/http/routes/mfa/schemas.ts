@@ -12,8 +12,14 @@ export const Factor = Type.Object({
   status: Type.Union([Type.Literal('unverified'), Type.Literal('verified')]),
   created_at: Timestamp,
   last_used_at: Type.Union([Timestamp, Type.Null()]),
-});
+}, { title: 'Factor' });
 
-export const FactorList = Type.Object({ factors: Type.Array(Factor), recovery_codes_remaining: Type.Integer() });
+export const FactorList = Type.Object({ factors: Type.Array(Factor), recovery_codes_remaining: Type.Integer() }, { title: 'FactorList' });
 
 export const RecoveryCodes = Type.Array(Type.String(), { description: 'single-use, shown once: xxxxx-xxxxx' });
+
+/** A factor just verified: fresh recovery codes (shown once) and the session's new aal2 access token. */
+export const EnrolledFactor = Type.Object(
+  { factor: Factor, recovery_codes: RecoveryCodes, access_token: Type.String(), expires_at: Type.String({ format: 'date-time' }) },
+  { title: 'EnrolledFactor' },
+);

@@ -33,7 +33,7 @@ export function mfaVerifyRoutes(app: Http, deps: Deps, guards: Guards): void {
           '(a code, or a passkey). An unknown, used or expired mfa_token, or one of another app, is 401. Counts in the mfa_verify_ip window.',
         security: [{ publishable: [] }],
         body: Type.Object({ mfa_token: MfaToken }),
-        response: { 200: Type.Omit(MfaRequiredBody, ['mfa_token']), ...errors(400, 401, 429) },
+        response: { 200: Type.Omit(MfaRequiredBody, ['mfa_token'], { title: 'MfaChallenge' }), ...errors(400, 401, 429) },
       },
     },
     async (request) => {

@@ -73,7 +73,7 @@ const ProviderBody = Type.Object({
   scopes: Type.Array(Type.String()),
   configured_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'OAuthProvider' });
 
 /** The app and who changed its configuration (the secret key), for the change's event. */
 const changeOf = (request: FastifyRequest): ConfigChange => ({ app: request.application!, context: eventContext(request) });

@@ -33,7 +33,7 @@ export const OrganizationBody = Type.Object({
   updated_at: Timestamp,
   role: Type.Optional(Type.String({ description: "the caller's role (a member's view)" })),
   permissions: Type.Optional(Type.Array(Type.String(), { description: "the caller's permissions (a member's view)" })),
-});
+}, { title: 'Organization' });
 
 export const MemberBody = Type.Object({
   organization_id: Uuid,
@@ -42,7 +42,7 @@ export const MemberBody = Type.Object({
   role: Type.String(),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'OrganizationMember' });
 
 export const InvitationBody = Type.Object({
   invitation_id: Uuid,
@@ -54,7 +54,7 @@ export const InvitationBody = Type.Object({
   created_at: Timestamp,
   organization_name: Type.Optional(Type.String()),
   organization_slug: Type.Optional(Type.String()),
-});
+}, { title: 'OrganizationInvitation' });
 
 export const RoleBody = Type.Object({
   key: Type.String(),
@@ -62,7 +62,7 @@ export const RoleBody = Type.Object({
   permissions: Type.Array(Type.String(), { description: 'org:read and the permissions the role lists' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-});
+}, { title: 'OrganizationRole' });
 
 export const PageQuery = Type.Object({
   limit: SafeInteger({ minimum: 1, maximum: 100, default: 50 }),

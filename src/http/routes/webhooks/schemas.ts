@@ -27,10 +27,10 @@ export const WebhookBody = Type.Object(
       failed_24h: Type.Integer({ description: 'deliveries whose last attempt in the last 24 hours failed' }),
     }),
   },
-  { description: 'A webhook endpoint of the application' },
+  { title: 'Webhook', description: 'A webhook endpoint of the application' },
 );
 
-export const CreatedWebhookBody = Type.Intersect([WebhookBody, Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 bytes: shown in this answer only' }) })]);
+export const CreatedWebhookBody = Type.Intersect([WebhookBody, Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 bytes: shown in this answer only' }) })], { title: 'CreatedWebhook' });
 
 export const CreateBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'https; no private, loopback, link-local or metadata address' }),
@@ -64,7 +64,7 @@ export const DeliveryBody = Type.Object({
   last_attempt_at: Type.Union([Timestamp, Type.Null()]),
   last_status_code: Type.Union([Type.Integer(), Type.Null()]),
   last_error: Type.Union([Type.String({ description: 'at most 1 KiB of the answer or the failure' }), Type.Null()]),
-});
+}, { title: 'WebhookDelivery' });
 
 export const DeliveriesQuery = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')])),
@@ -75,6 +75,6 @@ export const DeliveriesQuery = Type.Object({
 export const DeliveryList = Type.Object({
   deliveries: Type.Array(DeliveryBody),
   next_cursor: Type.Union([Type.String(), Type.Null()]),
-});
+}, { title: 'WebhookDeliveryList' });
 
 export const ReplayBody = Type.Object({ since: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601: every matching event since then is queued again (at most 50,000, the newest)' }) });
