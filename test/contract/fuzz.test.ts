@@ -20,17 +20,22 @@ interface Route {
   declared: Set<number>;
 }
 
+type BodySchema = { properties?: Record<string, unknown>; $ref?: string };
+
 beforeAll(async () => {
   server = await sharedServer();
   app = await createApp(server);
   const doc = (await api(server, 'GET', '/openapi.json')).body as {
-    paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }; responses?: Record<string, unknown> }>>;
+    paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: { content?: Record<string, { schema?: BodySchema }> }; responses?: Record<string, unknown> }>>;
+    components: { schemas: Record<string, BodySchema> };
   };
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
       const parameters = operation.parameters ?? [];
       const content = operation.requestBody?.content ?? {};
-      const schema = Object.values(content)[0]?.schema;
+      const raw = Object.values(content)[0]?.schema;
+      // A named body (`{$ref: '#/components/schemas/ColumnInput'}`) has the fields of the schema it names.
+      const schema = raw?.$ref ? doc.components.schemas[raw.$ref.replace('#/components/schemas/', '')] : raw;
       routes.push({
         method: method.toUpperCase(),
         path,

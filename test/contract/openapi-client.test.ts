@@ -102,6 +102,33 @@ describe('0 openapi: the document', () => {
     expect(document.components.schemas.Error.properties).toHaveProperty('code');
   });
 
+  it('0 openapi: records and error answers are named once in components, referred to everywhere else (issue 47)', () => {
+    const operations = (Object.values(document.paths) as Record<string, any>[]).flatMap((item) => Object.values(item));
+    // Every error answer of every operation is the one named response; it carries {detail, code}.
+    const errorAnswers = operations.flatMap((op: any) => Object.entries(op.responses).filter(([status]) => /^[45]/.test(status)).map(([, answer]) => answer));
+    expect(errorAnswers.length).toBeGreaterThan(100);
+    expect(new Set(errorAnswers.map((answer: any) => answer.$ref))).toEqual(new Set(['#/components/responses/Error']));
+    expect(document.components.responses.Error.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    // The records stand once, under their names, and the operations answering them refer to them.
+    const app201 = document.paths['/v1/tenants/{tenant_id}/apps'].post.responses['201'];
+    expect(document.components.responses[app201.$ref.split('/').pop()].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/App' });
+    expect(document.components.schemas.App.properties).toHaveProperty('publishable_key');
+    expect(document.components.schemas.UserList.properties.users.items).toEqual({ $ref: '#/components/schemas/User' });
+    for (const name of ['User', 'Me', 'MySession', 'Organization', 'OrganizationMember', 'Webhook', 'WebhookDelivery', 'Event', 'Table', 'Bucket', 'BucketObject']) {
+      expect(document.components.schemas[name]?.type, name).toBe('object');
+    }
+    // No titled schema is left inline in an operation: each was moved to components.schemas.
+    const inline: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (typeof node !== 'object' || node === null) return;
+      if (typeof (node as { title?: unknown }).title === 'string') inline.push((node as { title: string }).title);
+      Object.values(node).forEach(walk);
+    };
+    operations.forEach(walk);
+    expect(inline).toEqual([]);
+  });
+
   it('0 openapi: parameters the server defaults are optional', () => {
     const list = document.paths['/v1/users'].get.parameters as any[];
     const limit = list.find((p) => p.name === 'limit');

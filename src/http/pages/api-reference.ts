@@ -36,12 +36,13 @@ type Operation = {
   parameters?: Parameter[];
   security?: Record<string, string[]>[];
   requestBody?: { required?: boolean; content?: Content };
-  responses?: Record<string, { description?: string; content?: Content }>;
+  responses?: Record<string, Answer>;
 };
+type Answer = { description?: string; content?: Content; $ref?: string };
 export type OpenApiDocument = {
   info: { title: string; version: string; description?: string };
   paths: Record<string, Record<string, Operation>>;
-  components?: { schemas?: Record<string, Schema>; securitySchemes?: Record<string, { description?: string; name?: string }> };
+  components?: { schemas?: Record<string, Schema>; responses?: Record<string, Answer>; securitySchemes?: Record<string, { description?: string; name?: string }> };
 };
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'];
@@ -85,6 +86,12 @@ function constraints(schema: Schema): string[] {
   return notes;
 }
 
+/** A named answer (`{$ref: '#/components/responses/Error'}`) is the answer it names. */
+function resolveAnswer(doc: OpenApiDocument, answer: Answer): Answer {
+  if (!answer.$ref) return answer;
+  return doc.components?.responses?.[answer.$ref.split('/').pop()!] ?? answer;
+}
+
 /** One row per field of an object schema, nested objects' fields as `parent.child`. */
 function fieldRows(doc: OpenApiDocument, raw: Schema, prefix = '', depth = 0): string[] {
   const schema = resolve(doc, raw);
@@ -123,7 +130,8 @@ function operationHtml(doc: OpenApiDocument, method: string, path: string, op: O
   const bodyHtml = body
     ? Object.entries(body).map(([type, { schema }]) => `<p>Body (${e(type)})${op.requestBody?.required ? '' : ', optional'}; unknown fields are refused.</p>${type.includes('json') ? fieldTable(doc, 'Body fields', schema) : ''}`).join('')
     : '';
-  const answers = Object.entries(op.responses ?? {}).map(([status, answer]) => {
+  const answers = Object.entries(op.responses ?? {}).map(([status, named]) => {
+    const answer = resolveAnswer(doc, named);
     const types = Object.keys(answer.content ?? {});
     const json = answer.content?.['application/json']?.schema;
     const errorShape = json?.$ref?.endsWith('/Error') || answer.description === 'Every error';
