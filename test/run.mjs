@@ -154,7 +154,9 @@ const named = extraArgs.some((arg) => !arg.startsWith('-'));
 const databases = (process.env.GATEHOUSE_TEST_DATABASES ?? 'sqlite,postgres').split(',').map((name) => name.trim());
 if (set === 'smoke') {
   console.log('GATEHOUSE_TEST_SET=smoke: the smoke set on SQLite (test/suite.mjs)');
-  await runVitest('sqlite', {}, 3, named ? 'any' : 'smoke');
+  const smokeTemplates = await makeTemplates(['sqlite']);
+  await runVitest('sqlite', smokeTemplates.sqlite ? { GATEHOUSE_TEST_SQLITE_TEMPLATE: smokeTemplates.sqlite.path } : {}, 3, named ? 'any' : 'smoke');
+  await smokeTemplates.remove();
   finish();
 }
 
@@ -174,7 +176,12 @@ const runDatabases = databases.filter((db) => db === 'sqlite' || (db === 'postgr
 // On a whole PostgreSQL pass, every process records which repository functions it called
 // (test/helpers/repo-calls.cjs); checkRepoCalls() fails the run on one that was never called.
 const repoCalls = !named && runDatabases.includes('postgres') && set !== 'fault' ? repoCallsRecorder() : undefined;
-const envOf = (db) => (db === 'postgres' ? { TEST_PG_URL: pgUrl.toString(), ...redisEnv, ...(repoCalls?.env ?? {}) } : {});
+
+// Every test server of this build starts from a migrated copy (test/helpers/templates.mjs): one migration
+// run per database kind for the whole run instead of one per server.
+const templates = await makeTemplates(runDatabases);
+const templateEnv = { ...(templates.sqlite ? { GATEHOUSE_TEST_SQLITE_TEMPLATE: templates.sqlite.path } : {}), ...(templates.postgres ? { GATEHOUSE_TEST_PG_TEMPLATE: templates.postgres.name } : {}) };
+const envOf = (db) => ({ ...templateEnv, ...(db === 'postgres' ? { TEST_PG_URL: pgUrl.toString(), ...redisEnv, ...(repoCalls?.env ?? {}) } : {}) });
 
 const mainSet = named ? 'any' : 'main';
 // Files a main pass runs at once. Most of a file's wall time is waiting (on its servers, mail, windows,
@@ -199,8 +206,30 @@ if (process.env.GATEHOUSE_TEST_SERIAL === '1') {
   await Promise.all(passes);
 }
 if (repoCalls) repoCalls.check();
+await templates.remove();
 
 finish();
+
+/** The run's migrated templates, for the databases it runs; none when the build is missing (then each server migrates). */
+async function makeTemplates(dbs) {
+  const made = {};
+  const remove = async () => {
+    made.sqlite?.remove();
+    await made.postgres?.remove().catch(() => {});
+  };
+  // GATEHOUSE_TEST_TEMPLATES=off: every server migrates from empty, as before (to compare, or to rule them out).
+  if (process.env.GATEHOUSE_TEST_TEMPLATES === 'off') return { remove: async () => {} };
+  try {
+    const { postgresTemplate, sqliteTemplate } = await import('./helpers/templates.mjs');
+    made.sqlite = await sqliteTemplate();
+    if (dbs.includes('postgres')) made.postgres = await postgresTemplate(pgUrl.toString());
+  } catch (error) {
+    await remove();
+    console.warn(`no migrated templates (${error.message}): every test server migrates its own database`);
+    return { remove: async () => {} };
+  }
+  return { ...made, remove };
+}
 
 /**
  * GATEHOUSE_REPO_CALLS_DIR for the PostgreSQL passes, and the check that reads it afterwards: every

@@ -44,6 +44,14 @@ export const SQLITE_ONLY = {
   'test/structure/**': 'the engines, import graph, docs and file sizes of the repository, no database (each skipped itself on PostgreSQL)',
   'test/contract/unknown-fields.test.ts': 'an unknown JSON body field is a 400 naming it: route validation (it skipped itself on PostgreSQL)',
   'test/contract/sqlite-wal.test.ts': "SQLite's write-ahead log cap (it skipped itself on PostgreSQL)",
+  'test/contract/error-codes.test.ts': 'the `code` beside `detail` in every error body: the HTTP surface',
+  'test/contract/release.test.ts': "the release's name in /v1/health, --version and build_info, and JSON-only output: the process's surface (the releases of nodes on PostgreSQL: rolling-deploy)",
+  'test/contract/readme-walkthrough.test.ts': "README's curl walk-through, run as written on its default database (SQLite)",
+  'test/contract/token-claims.test.ts': "the access token's custom claims rendered from a template: the token's surface (its app setting's writes: management-email-templates on both)",
+  'test/contract/email-templates.test.ts': "emails rendered in the tenant's words and the user's language: what the SMTP sink receives (the templates' writes: management-email-templates on both)",
+  'test/contract/users-import-hashes.test.ts': "each imported hash family verified and re-hashed: the password hashes' surface (the import's writes: users-import, cli-import on both)",
+  'test/contract/cookie-domain.test.ts': 'Set-Cookie attributes by host name: cookies, the HTTP surface',
+  'test/contract/email-links.test.ts': "emailed links' landing pages and their cookies: pages, the HTTP surface (single-use consumption: account-password-reset, signin on both)",
 };
 
 /**

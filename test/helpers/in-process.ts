@@ -9,7 +9,7 @@ import { createDeps, type Deps } from '../../src/deps.js';
 import { createLogger } from '../../src/observability/logger.js';
 import type { AppsDeps } from '../../src/services/apps/apps.js';
 import { migrateToLatest } from '../../src/store/migrations/index.js';
-import { createPostgresDatabase, TEST_DB } from './db.js';
+import { createPostgresDatabase, seedSqliteDatabase, TEST_DB } from './db.js';
 
 export interface InProcess {
   deps: Deps;
@@ -28,9 +28,11 @@ export async function openInProcess(clock: Clock, env: (dir: string) => Record<s
   let databaseUrl = `sqlite:${join(dir, 'db.sqlite')}`;
   let dropDb = async () => {};
   if (TEST_DB === 'postgres') {
-    const database = await createPostgresDatabase();
+    const database = await createPostgresDatabase({ migrated: true });
     databaseUrl = database.url;
     dropDb = database.drop;
+  } else {
+    seedSqliteDatabase(join(dir, 'db.sqlite'));
   }
   const config = loadConfig({ DATABASE_URL: databaseUrl, MASTER_KEY: randomBytes(32).toString('base64'), SMTP_URL: 'log:', BLOB_DELETION_GRACE_SECONDS: '0', ...env(dir) });
   const deps = createDeps(config, createLogger('silent'), { clock });

@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Deps } from '../../src/deps.js';
-import { createPostgresDatabase, TEST_DB } from './db.js';
+import { createPostgresDatabase, seedSqliteDatabase, TEST_DB } from './db.js';
 import { serverDeps } from './server-deps.js';
 import { onWorkerEnd, workerProcesses } from './worker-processes.js';
 
@@ -165,11 +165,16 @@ export async function startServer(env: Record<string, string> = {}, options: { b
   let dropDatabase = async () => {};
   let databaseUrl = `sqlite:${join(dir, 'data/gatehouse.db')}`;
   const serverEnv: Record<string, string> = { ...BASE_ENV, HOST: '127.0.0.1' };
+  // The build under test starts from the run's migrated template (db.ts); another build (an earlier release)
+  // from empty, migrating it as that release does.
+  const migrated = options.bin === undefined;
   if (TEST_DB === 'postgres') {
-    const database = await createPostgresDatabase();
+    const database = await createPostgresDatabase({ migrated });
     databaseUrl = database.url;
     dropDatabase = database.drop;
     serverEnv.MASTER_KEY = randomBytes(32).toString('base64');
+  } else if (migrated) {
+    seedSqliteDatabase(join(dir, 'data/gatehouse.db'));
   }
   serverEnv.DATABASE_URL = databaseUrl;
   if (process.env.TEST_REDIS_URL) serverEnv.REDIS_URL = process.env.TEST_REDIS_URL;
