@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
 const ci = process.env.CI === 'true' || process.env.CI === '1';
@@ -24,6 +24,19 @@ function reachable(host, port) {
     socket.once('timeout', () => { socket.destroy(); resolve(false); });
   });
 }
+
+/** The machine's CPU counters (Linux /proc/stat, in ticks): busy and all, over every core; undefined elsewhere. */
+function machineTicks() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = fields[3] + (fields[4] ?? 0);
+    const all = fields.reduce((sum, value) => sum + value, 0);
+    return { busy: all - idle, all };
+  } catch {
+    return undefined;
+  }
+}
+const machineAtStart = machineTicks();
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const failures = [];
@@ -59,7 +72,7 @@ function runVitest(db, env, workers, set = 'main') {
     child.on('close', (status) => {
       process.stdout.write(`\n${title}\n`);
       process.stdout.write(Buffer.concat(output));
-      collect(pass, report, status, (Date.now() - started) / 1000, timesDir);
+      collect(pass, report, status, (Date.now() - started) / 1000, timesDir, started);
       resolvePass();
     });
   });
@@ -79,7 +92,7 @@ function cpuTimes(timesDir) {
   return cpu;
 }
 
-function collect(db, report, status, seconds, timesDir) {
+function collect(db, report, status, seconds, timesDir, started) {
   const cpu = cpuTimes(timesDir);
   try {
     const json = JSON.parse(readFileSync(report, 'utf8'));
@@ -99,6 +112,8 @@ function collect(db, report, status, seconds, timesDir) {
         cpuSeconds: used ? round(used.cpuSelf + used.cpuChildren) : null,
         cpuWorkerSeconds: used ? round(used.cpuSelf) : null,
         cpuChildrenSeconds: used ? round(used.cpuChildren) : null,
+        // When it started, in seconds from the pass's start: the pass's timeline (which files ran at the end).
+        startedAt: file.startTime ? round((file.startTime - started) / 1000) : null,
         tests: (file.assertionResults ?? []).length,
         failed: (file.assertionResults ?? []).filter((test) => test.status === 'failed').length,
       });
@@ -268,6 +283,13 @@ function repoCallsRecorder() {
 }
 
 function finish() {
+  // How busy the whole machine was meanwhile (every process, the databases and browsers too): a run whose
+  // cores were near 100 % busy is bound by CPU, one well under it by waiting.
+  const machineAtEnd = machineTicks();
+  if (machineAtStart && machineAtEnd && timings.length > 0) {
+    const share = (machineAtEnd.busy - machineAtStart.busy) / Math.max(1, machineAtEnd.all - machineAtStart.all);
+    timings.push(`machine: ${(share * 100).toFixed(0)} % of its ${availableParallelism()} cores busy during the run`);
+  }
   if (timings.length > 0) console.log(`\ntimes:\n${timings.map((line) => `  ${line}`).join('\n')}`);
   if (failures.length > 0) console.log(`\nfailed:\n${failures.map((line) => `  ${line}`).join('\n')}`);
   console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
