@@ -25,7 +25,11 @@ if (!process.env.UV_THREADPOOL_SIZE && !poolStarted) {
 require('node:module').enableCompileCache?.();
 
 import('../dist/src/cli/index.js')
+  // run() returns the exit code; a command that sets none leaves process.exitCode as it was (serve's shutdown).
   .then(({ run }) => run(process.argv))
+  .then((code) => {
+    if (code !== 0) process.exitCode = code;
+  })
   .catch((error) => {
     console.error(error);
     process.exitCode = 1;

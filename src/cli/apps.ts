@@ -6,6 +6,7 @@ import { markAppDeleted } from '../services/apps/deletion.js';
 import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
 import { registerEmailTemplateCommands } from './email-templates.js';
 import { collect, jsonObject, onOff, print, usd, UsageError, wholeNumber, withDeps } from './shared.js';
+import type { Cli } from './io.js';
 
 // `gatehouse app ...` (docs/operations.md): each command a thin call into services/apps/apps.ts.
 
@@ -92,14 +93,14 @@ export const appsDeps = (deps: Deps): apps.AppsDeps => ({
   config: deps.config,
 });
 
-export function registerAppCommands(program: Command): void {
+export function registerAppCommands(program: Command, cli: Cli): void {
   const app = program.command('app').description('manage applications');
   appSettingOptions(
     app.command('create').requiredOption('--tenant <tenant_id>', 'owning tenant').requiredOption('--name <name>', 'application name'),
   )
     .option('--json', 'print JSON')
     .action(async (flags: SettingFlags & { tenant: string; name: string; json?: boolean }) => {
-      print(await withDeps((deps) => apps.createApp(appsDeps(deps), flags.tenant, flags.name, toSettings(flags))), flags.json);
+      print(cli, await withDeps(cli, (deps) => apps.createApp(appsDeps(deps), flags.tenant, flags.name, toSettings(flags))), flags.json);
     });
   appSettingOptions(app.command('update').argument('<app_id>'))
     .option('--name <name>', 'new name')
@@ -109,7 +110,7 @@ export function registerAppCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (appId: string, flags: SettingFlags & { json?: boolean }) => {
       if (flags.clearDomain && flags.domain) throw new UsageError('--domain and --clear-domain exclude each other');
-      print(await withDeps((deps) => apps.updateApp(appsDeps(deps), appId, toSettings(flags))), flags.json);
+      print(cli, await withDeps(cli, (deps) => apps.updateApp(appsDeps(deps), appId, toSettings(flags))), flags.json);
     });
   app
     .command('rotate-keys')
@@ -117,7 +118,7 @@ export function registerAppCommands(program: Command): void {
     .description('new signing key, used at once; the old one stays in the JWKS while its tokens live')
     .option('--json', 'print JSON')
     .action(async (appId: string, flags: { json?: boolean }) => {
-      print(await withDeps((deps) => apps.rotateSigningKey(appsDeps(deps), appId)), flags.json);
+      print(cli, await withDeps(cli, (deps) => apps.rotateSigningKey(appsDeps(deps), appId)), flags.json);
     });
   app
     .command('rotate-secret')
@@ -126,7 +127,7 @@ export function registerAppCommands(program: Command): void {
     .option('--keep-old-for <seconds>', 'grace period for the old secret key', wholeNumber)
     .option('--json', 'print JSON')
     .action(async (appId: string, flags: { keepOldFor?: number; json?: boolean }) => {
-      print(await withDeps((deps) => apps.rotateSecretKey(appsDeps(deps), appId, flags.keepOldFor ?? 0)), flags.json);
+      print(cli, await withDeps(cli, (deps) => apps.rotateSecretKey(appsDeps(deps), appId, flags.keepOldFor ?? 0)), flags.json);
     });
   app
     .command('list')
@@ -134,9 +135,9 @@ export function registerAppCommands(program: Command): void {
     .option('--tenant <tenant_id>', 'only the apps of this tenant')
     .option('--json', 'print JSON')
     .action(async (flags: { tenant?: string; json?: boolean }) => {
-      const { apps: list } = await withDeps((deps) => listing.listApps(deps, flags.tenant));
-      if (flags.json) return print({ apps: list }, true);
-      for (const a of list) process.stdout.write(`${a.app_id}  ${a.tenant_id}  ${a.name}${a.domain ? `  (${a.domain})` : ''}\n`);
+      const { apps: list } = await withDeps(cli, (deps) => listing.listApps(deps, flags.tenant));
+      if (flags.json) return print(cli, { apps: list }, true);
+      for (const a of list) cli.stdout.write(`${a.app_id}  ${a.tenant_id}  ${a.name}${a.domain ? `  (${a.domain})` : ''}\n`);
     });
   app
     .command('show')
@@ -144,7 +145,7 @@ export function registerAppCommands(program: Command): void {
     .description('the app with its settings as stored (null: the server default applies) and its working secret keys')
     .option('--json', 'print JSON')
     .action(async (appId: string, flags: { json?: boolean }) => {
-      print(await withDeps((deps) => listing.showApp(appsDeps(deps), appId)), flags.json);
+      print(cli, await withDeps(cli, (deps) => listing.showApp(appsDeps(deps), appId)), flags.json);
     });
   app
     .command('delete')
@@ -155,7 +156,7 @@ export function registerAppCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (appId: string, flags: DeleteFlags) => {
       requireYes(flags, `gatehouse app delete ${appId} --yes`);
-      print(await withDeps((deps) => deleteAndPurge(deps, () => markAppDeleted(deps, appId), flags)), flags.json);
+      print(cli, await withDeps(cli, (deps) => deleteAndPurge(cli, deps, () => markAppDeleted(deps, appId), flags)), flags.json);
     });
-  registerEmailTemplateCommands(app);
+  registerEmailTemplateCommands(app, cli);
 }

@@ -7,6 +7,7 @@ import { parsePeriod, previousPeriod } from '../services/billing/pricing.js';
 import { findTenant } from '../store/repos/tenants.js';
 import { ApiError } from '../errors.js';
 import { print, withDeps } from './shared.js';
+import type { Cli } from './io.js';
 
 // `gatehouse billing credit | run | show` (docs/operations.md).
 
@@ -17,7 +18,7 @@ function signedUsd(value: string): number {
 
 const overviewDeps = (deps: Deps) => ({ db: deps.db, clock: deps.clock, config: deps.config, confirmations: deps.confirmations });
 
-export function registerBillingCommands(program: Command): void {
+export function registerBillingCommands(program: Command, cli: Cli): void {
   const billing = program.command('billing').description('tenant balances, manual credits and metering');
 
   billing
@@ -30,7 +31,7 @@ export function registerBillingCommands(program: Command): void {
     .action(async (flags: { tenant: string; amountUsd: number; note: string; json?: boolean }) => {
       const cents = parseUsd(flags.amountUsd, '--amount-usd', 'any');
       if (!flags.note.trim()) throw new ApiError(400, 'validation_failed', '--note must not be empty');
-      print(await withDeps((deps) => adjustBalance(deps, flags.tenant, cents, flags.note.trim())), flags.json);
+      print(cli, await withDeps(cli, (deps) => adjustBalance(deps, flags.tenant, cents, flags.note.trim())), flags.json);
     });
 
   billing
@@ -39,14 +40,14 @@ export function registerBillingCommands(program: Command): void {
     .option('--period <YYYY-MM>', 'the month to charge; the current month charges its usage so far, once')
     .option('--json', 'print JSON')
     .action(async (flags: { period?: string; json?: boolean }) => {
-      const result = await withDeps(async (deps) => {
+      const result = await withDeps(cli, async (deps) => {
         const now = deps.clock.now();
         const period = flags.period ? parsePeriod(flags.period, now) : previousPeriod(now);
         return { period: period.name, charges: await runMetering(deps, period) };
       });
-      if (flags.json) return print(result, true);
-      process.stdout.write(`period ${result.period}: ${result.charges.length} charges\n`);
-      for (const c of result.charges) process.stdout.write(`${c.tenant_id} ${c.item} ${c.quantity} → ${c.amount_usd} USD\n`);
+      if (flags.json) return print(cli, result, true);
+      cli.stdout.write(`period ${result.period}: ${result.charges.length} charges\n`);
+      for (const c of result.charges) cli.stdout.write(`${c.tenant_id} ${c.item} ${c.quantity} → ${c.amount_usd} USD\n`);
     });
 
   billing
@@ -55,11 +56,11 @@ export function registerBillingCommands(program: Command): void {
     .requiredOption('--tenant <tenant_id>', 'tenant')
     .option('--json', 'print JSON')
     .action(async (flags: { tenant: string; json?: boolean }) => {
-      const overview = await withDeps(async (deps) => {
+      const overview = await withDeps(cli, async (deps) => {
         if (!(await findTenant(deps.db, flags.tenant))) throw new ApiError(404, 'not_found', `tenant ${flags.tenant} not found`);
         return billingOverview(overviewDeps(deps), flags.tenant);
       });
-      if (flags.json) return print(overview, true);
-      print({ tenant_id: overview.tenant_id, balance_usd: overview.balance_usd, paused: overview.paused, ...overview.usage }, false);
+      if (flags.json) return print(cli, overview, true);
+      print(cli, { tenant_id: overview.tenant_id, balance_usd: overview.balance_usd, paused: overview.paused, ...overview.usage }, false);
     });
 }

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { purgeUntilGone, type DeletionMark } from '../services/apps/deletion.js';
 import { UsageError } from './shared.js';
+import type { Cli } from './io.js';
 
 // What `app delete` and `tenant delete` share: the confirmation, then mark and purge to the end.
 
@@ -18,13 +19,13 @@ export function requireYes(flags: DeleteFlags, command: string): void {
  * Marks (every route refuses the apps from now on), then runs the purge until the apps are gone, with a
  * progress line per batch on stderr. Killed midway, the same command (or a server's purge job) goes on.
  */
-export async function deleteAndPurge(deps: Deps, mark: () => Promise<DeletionMark>, flags: DeleteFlags) {
+export async function deleteAndPurge(cli: Cli, deps: Deps, mark: () => Promise<DeletionMark>, flags: DeleteFlags) {
   if (flags.batchSize !== undefined && (flags.batchSize < 1 || flags.batchSize > 10_000)) throw new UsageError('--batch-size must be from 1 to 10000');
   const marked = await mark();
-  process.stderr.write(`marked deleted: ${marked.app_ids.join(', ') || 'no apps'}; removing their data\n`);
+  cli.stderr.write(`marked deleted: ${marked.app_ids.join(', ') || 'no apps'}; removing their data\n`);
   const result = await purgeUntilGone(deps, marked.app_ids, {
     batchSize: flags.batchSize,
-    onProgress: (appId, step, total) => process.stderr.write(`${appId} ${step} ${total}\n`),
+    onProgress: (appId, step, total) => cli.stderr.write(`${appId} ${step} ${total}\n`),
   });
   return { status: 'deleted' as const, deleted_at: marked.deleted_at, apps: result.apps };
 }

@@ -4,26 +4,27 @@ import { createLogger } from '../observability/logger.js';
 import { backup, restore } from '../services/operations/backup.js';
 import { runDoctor } from '../services/operations/doctor.js';
 import { liveNodes, liveReleases } from '../services/nodes.js';
+import { pathOf, type Cli } from './io.js';
 import { print, readConfig, withDeps } from './shared.js';
 
 // `gatehouse backup DIR | restore DIR | doctor`: backups that restore, and the check that finds what a bad
 // copy leaves (docs/operations.md, "Backups"); `gatehouse nodes list`: which node runs which release
 // (docs/upgrading.md).
 
-export function registerOperationsCommands(program: Command): void {
+export function registerOperationsCommands(program: Command, cli: Cli): void {
   program
     .command('backup <dir>')
     .description('SQLite: copy the live database (online backup API), then the blob of every object it names, into a new directory')
     .option('--json', 'print JSON')
     .action(async (dir: string, flags: { json?: boolean }) => {
-      const config = readConfig();
-      const blobs = createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log: createLogger('warn', process.stderr) });
+      const config = readConfig(cli);
+      const blobs = createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log: createLogger('warn', cli.stderr as NodeJS.WritableStream) });
       try {
-        const report = await backup(config, blobs, dir);
-        print(report, flags.json);
+        const report = await backup(config, blobs, pathOf(cli, dir));
+        print(cli, report, flags.json);
         if (report.missing_blobs.length) {
-          process.stderr.write(`gatehouse: ${report.missing_blobs.length} object(s) had no blob: the backup is incomplete (did it take longer than BLOB_DELETION_GRACE_SECONDS?)\n`);
-          process.exitCode = 1;
+          cli.stderr.write(`gatehouse: ${report.missing_blobs.length} object(s) had no blob: the backup is incomplete (did it take longer than BLOB_DELETION_GRACE_SECONDS?)\n`);
+          cli.exitCode = 1;
         }
       } finally {
         await blobs.close();
@@ -35,17 +36,17 @@ export function registerOperationsCommands(program: Command): void {
     .description("SQLite: put a backup's blobs into the blob store and its database where DATABASE_URL names (which must hold none), then check them")
     .option('--json', 'print JSON')
     .action(async (dir: string, flags: { json?: boolean }) => {
-      const config = readConfig();
-      const blobs = createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log: createLogger('warn', process.stderr) });
+      const config = readConfig(cli);
+      const blobs = createBlobStore(config.blobStore, { timeoutMs: config.blobTimeoutMs, log: createLogger('warn', cli.stderr as NodeJS.WritableStream) });
       let restored;
       try {
-        restored = await restore(config, blobs, dir);
+        restored = await restore(config, blobs, pathOf(cli, dir));
       } finally {
         await blobs.close();
       }
-      const doctor = await withDeps((deps) => runDoctor(deps));
-      print({ ...restored, doctor }, flags.json);
-      if (!doctor.ok) process.exitCode = 1;
+      const doctor = await withDeps(cli, (deps) => runDoctor(deps));
+      print(cli, { ...restored, doctor }, flags.json);
+      if (!doctor.ok) cli.exitCode = 1;
     });
 
   program
@@ -54,9 +55,9 @@ export function registerOperationsCommands(program: Command): void {
     .option('--remove-orphan-blobs', 'delete the blobs no row names')
     .option('--json', 'print JSON')
     .action(async (flags: { removeOrphanBlobs?: boolean; json?: boolean }) => {
-      const report = await withDeps((deps) => runDoctor(deps, { removeOrphanBlobs: flags.removeOrphanBlobs }));
-      print(report, flags.json);
-      if (!report.ok) process.exitCode = 1;
+      const report = await withDeps(cli, (deps) => runDoctor(deps, { removeOrphanBlobs: flags.removeOrphanBlobs }));
+      print(cli, report, flags.json);
+      if (!report.ok) cli.exitCode = 1;
     });
 
   program
@@ -66,7 +67,7 @@ export function registerOperationsCommands(program: Command): void {
     .description('the live nodes (seen within three NODE_HEARTBEAT_SECONDS) and the releases they run, earliest first')
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
-      const report = await withDeps(async (deps) => ({ releases: await liveReleases(deps), nodes: await liveNodes(deps) }));
-      print(report, flags.json);
+      const report = await withDeps(cli, async (deps) => ({ releases: await liveReleases(deps), nodes: await liveNodes(deps) }));
+      print(cli, report, flags.json);
     });
 }

@@ -3,18 +3,21 @@ import { OWN_BATCH_BYTES, SHARED_BATCH_BYTES } from '../observability/batched-st
 import { createLogger } from '../observability/logger.js';
 import { pruneExpiredRows } from '../services/maintenance.js';
 import { rotateMasterKey } from '../services/apps/master-key.js';
+import type { Cli } from './io.js';
 import { print, readConfig, UsageError, withDeps } from './shared.js';
 
 // `gatehouse serve | migrate | prune | master-key rotate`: running the service and keeping its database.
 
-export function registerServerCommands(program: Command): void {
+export function registerServerCommands(program: Command, cli: Cli): void {
   program
     .command('serve')
     .description('run the HTTP service (applies pending migrations first)')
     .option('--workers <n|auto>', 'processes accepting on the port (auto: one per core; more than 1 needs REDIS_URL)', '1')
     .action(async (flags: { workers: string }) => {
+      // It listens and may fork workers: a process of its own, never a run inside another program's.
+      if (!cli.ownProcess) throw new UsageError('serve runs only as its own process (bin/gatehouse.js)');
       const { serveLogDestination } = await import('../observability/log-pretty.js');
-      const config = readConfig({ serve: true });
+      const config = readConfig(cli, { serve: true });
       // One process writes standard output alone; workers share it, in writes that never interleave.
       const workersFlag = flags.workers;
       const batchBytes = workersFlag === '1' ? OWN_BATCH_BYTES : SHARED_BATCH_BYTES;
@@ -35,8 +38,8 @@ export function registerServerCommands(program: Command): void {
     .command('migrate')
     .description('apply pending migrations and exit')
     .action(async () => {
-      const applied = await withDeps(async (_deps, migrated) => migrated, { createDatabase: true });
-      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+      const applied = await withDeps(cli, async (_deps, migrated) => migrated, { createDatabase: true });
+      cli.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
     });
 
   program
@@ -44,7 +47,7 @@ export function registerServerCommands(program: Command): void {
     .description('delete dead single-use rows now (the server also does it every 10 minutes, one node at a time)')
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
-      print(await withDeps((deps) => pruneExpiredRows(deps)), flags.json);
+      print(cli, await withDeps(cli, (deps) => pruneExpiredRows(deps)), flags.json);
     });
 
   const masterKey = program.command('master-key').description('manage the master key that seals secrets at rest');
@@ -56,6 +59,6 @@ export function registerServerCommands(program: Command): void {
     .action(async (flags: { batchSize: string; json?: boolean }) => {
       const batchSize = Number(flags.batchSize);
       if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new UsageError('--batch-size must be a whole number from 1 to 10000');
-      print(await withDeps((deps) => rotateMasterKey(deps, { batchSize })), flags.json);
+      print(cli, await withDeps(cli, (deps) => rotateMasterKey(deps, { batchSize })), flags.json);
     });
 }

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { ConfigError, loadConfig, loadDotEnv, type Config, type DatabaseConfig } from '../config/index.js';
+import { ConfigError, loadConfig, type Config, type DatabaseConfig } from '../config/index.js';
 import { createDeps, type Deps } from '../deps.js';
 import { createLogger } from '../observability/logger.js';
 import { checkMasterKey } from '../services/apps/master-key-check.js';
 import { ensureConsoleApp } from '../services/management/console-app.js';
 import { appliedMigrations, migrateToLatest } from '../store/migrations/index.js';
+import { envOf, inDirectory, type Cli } from './io.js';
 
 // What every command group shares: option parsers, printing, and the one way a command opens the database.
 
@@ -44,23 +45,22 @@ export function jsonObject(value: string): Record<string, unknown> {
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `--json`: one JSON line; otherwise one `key value` line per field. */
-export function print(value: object, json: boolean | undefined): void {
+export function print(cli: Cli, value: object, json: boolean | undefined): void {
   if (json) {
-    process.stdout.write(JSON.stringify(value) + '\n');
+    cli.stdout.write(JSON.stringify(value) + '\n');
     return;
   }
   for (const [key, field] of Object.entries(value)) {
     const text = (item: unknown) => (item !== null && typeof item === 'object' ? JSON.stringify(item) : String(item));
     const shown = Array.isArray(field) ? field.map(text).join(', ') : text(field);
-    process.stdout.write(`${key.padEnd(22)} ${shown}\n`);
+    cli.stdout.write(`${key.padEnd(22)} ${shown}\n`);
   }
-  if ('secret_key' in value) process.stdout.write('\nThe secret key is shown once: store it now.\n');
+  if ('secret_key' in value) cli.stdout.write('\nThe secret key is shown once: store it now.\n');
 }
 
 /** The configuration from the environment and `.env`; `serve` asks for what only a server needs too. */
-export function readConfig(options: { serve?: boolean } = {}): Config {
-  loadDotEnv();
-  return loadConfig(process.env, options);
+export function readConfig(cli: Cli, options: { serve?: boolean } = {}): Config {
+  return inDirectory(cli, loadConfig(envOf(cli), options));
 }
 
 /**
@@ -70,12 +70,12 @@ export function readConfig(options: { serve?: boolean } = {}): Config {
  * run where no database is (no DATABASE_URL in a PostgreSQL deployment's directory) would make a stray
  * SQLite file and print ids the server never sees, so it stops naming the place it looked.
  */
-export async function withDeps<T>(work: (deps: Deps, migrated: string[]) => Promise<T>, options: { createDatabase?: boolean } = {}): Promise<T> {
-  const config = readConfig();
-  if (!options.createDatabase && config.database.kind === 'sqlite' && !existsSync(config.database.path)) throw noDatabase(config.database);
-  const deps = createDeps(config, createLogger('warn', process.stderr));
+export async function withDeps<T>(cli: Cli, work: (deps: Deps, migrated: string[]) => Promise<T>, options: { createDatabase?: boolean } = {}): Promise<T> {
+  const config = readConfig(cli);
+  if (!options.createDatabase && config.database.kind === 'sqlite' && !existsSync(config.database.path)) throw noDatabase(cli, config.database);
+  const deps = createDeps(config, createLogger('warn', cli.stderr as NodeJS.WritableStream));
   try {
-    if (!options.createDatabase && !(await appliedMigrations(deps.db))?.length) throw noDatabase(config.database);
+    if (!options.createDatabase && !(await appliedMigrations(deps.db))?.length) throw noDatabase(cli, config.database);
     const migrated = await migrateToLatest(deps.db);
     await checkMasterKey(deps);
     // `migrate` makes the console app once (docs/management.md); every later command finds it made.
@@ -86,10 +86,10 @@ export async function withDeps<T>(work: (deps: Deps, migrated: string[]) => Prom
   }
 }
 
-function noDatabase(database: DatabaseConfig): ConfigError {
+function noDatabase(cli: Cli, database: DatabaseConfig): ConfigError {
   const where =
     database.kind === 'sqlite'
-      ? `the SQLite file ${resolve(database.path)}${process.env.DATABASE_URL?.trim() ? '' : ' (DATABASE_URL is unset: the default, under this directory)'}`
+      ? `the SQLite file ${resolve(database.path)}${cli.env.DATABASE_URL?.trim() ? '' : ' (DATABASE_URL is unset: the default, under this directory)'}`
       : `${withoutPassword(database.url)} (no migration has run there)`;
   return new ConfigError(
     'DATABASE_URL',

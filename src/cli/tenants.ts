@@ -8,13 +8,14 @@ import { print, wholeNumber, withDeps } from './shared.js';
 import { invite } from '../services/management/invitations.js';
 import type { ConsoleCaller } from '../services/management/roles.js';
 import { OPERATOR_CONTEXT } from '../services/events/types.js';
+import type { Cli } from './io.js';
 
 /** The shell is the operator's (events name it so). */
 const OPERATOR: ConsoleCaller = { actor: { type: 'operator', id: null }, operator: true };
 
 // `gatehouse tenant ...` (docs/operations.md).
 
-export function registerTenantCommands(program: Command): void {
+export function registerTenantCommands(program: Command, cli: Cli): void {
   const tenant = program.command('tenant').description('manage tenants');
   tenant
     .command('create')
@@ -22,23 +23,23 @@ export function registerTenantCommands(program: Command): void {
     .option('--owner-email <email>', "invite this email as the tenant's owner (emailed; --json adds invitation_url)")
     .option('--json', 'print JSON')
     .action(async (flags: { name: string; ownerEmail?: string; json?: boolean }) => {
-      const created = await withDeps(async (deps) => {
+      const created = await withDeps(cli, async (deps) => {
         const tenant = await apps.createTenant(appsDeps(deps), flags.name);
         if (flags.ownerEmail === undefined) return tenant;
         const invitation = await invite(deps, OPERATOR, tenant.tenant_id, flags.ownerEmail, 'owner', OPERATOR_CONTEXT);
         return { ...tenant, invitation_url: invitation.invitation_url };
       });
-      if (!flags.json && 'invitation_url' in created) process.stderr.write(`The owner is invited by email; the link works once, for 7 days.\n`);
-      print(created, flags.json);
+      if (!flags.json && 'invitation_url' in created) cli.stderr.write(`The owner is invited by email; the link works once, for 7 days.\n`);
+      print(cli, created, flags.json);
     });
   tenant
     .command('list')
     .description('live tenants (deleted ones are not listed)')
     .option('--json', 'print JSON')
     .action(async (flags: { json?: boolean }) => {
-      const { tenants } = await withDeps((deps) => listing.listTenants(deps));
-      if (flags.json) return print({ tenants }, true);
-      for (const t of tenants) process.stdout.write(`${t.tenant_id}  ${t.name}  ${t.created_at}\n`);
+      const { tenants } = await withDeps(cli, (deps) => listing.listTenants(deps));
+      if (flags.json) return print(cli, { tenants }, true);
+      for (const t of tenants) cli.stdout.write(`${t.tenant_id}  ${t.name}  ${t.created_at}\n`);
     });
   tenant
     .command('show')
@@ -46,9 +47,9 @@ export function registerTenantCommands(program: Command): void {
     .description('the tenant and its apps')
     .option('--json', 'print JSON')
     .action(async (tenantId: string, flags: { json?: boolean }) => {
-      const shown = await withDeps((deps) => listing.showTenant(deps, tenantId));
-      if (flags.json) return print(shown, true);
-      print({ ...shown, apps: shown.apps.map((a) => `${a.app_id} (${a.name})`) }, false);
+      const shown = await withDeps(cli, (deps) => listing.showTenant(deps, tenantId));
+      if (flags.json) return print(cli, shown, true);
+      print(cli, { ...shown, apps: shown.apps.map((a) => `${a.app_id} (${a.name})`) }, false);
     });
   tenant
     .command('delete')
@@ -59,7 +60,7 @@ export function registerTenantCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (tenantId: string, flags: DeleteFlags) => {
       requireYes(flags, `gatehouse tenant delete ${tenantId} --yes`);
-      const result = await withDeps((deps) => deleteAndPurge(deps, () => markTenantDeleted(deps, tenantId), flags));
-      print({ tenant_id: tenantId, ...result }, flags.json);
+      const result = await withDeps(cli, (deps) => deleteAndPurge(cli, deps, () => markTenantDeleted(deps, tenantId), flags));
+      print(cli, { tenant_id: tenantId, ...result }, flags.json);
     });
 }

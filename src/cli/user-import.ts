@@ -6,6 +6,7 @@ import { FORMATS, parseHashConfig, readUsers, type FirebaseHashConfig, type Impo
 import { IMPORT_MAX, importUsers, type OnConflict } from '../services/accounts/user-import.js';
 import { OPERATOR_CONTEXT } from '../services/events/index.js';
 import { findApplication } from '../store/repos/applications.js';
+import { pathOf, type Cli } from './io.js';
 import { UsageError, withDeps } from './shared.js';
 
 // `gatehouse user import APP FILE --format ...` (docs/import.md): the vendor's export read as a stream
@@ -37,18 +38,18 @@ async function* fileChunks(path: string, progress: { bytes: number }): AsyncGene
   }
 }
 
-function progressLine(totals: Totals, bytes: number, size: number): void {
+function progressLine(cli: Cli, totals: Totals, bytes: number, size: number): void {
   const share = size === 0 ? 1 : Math.min(1, bytes / size);
   const bar = '#'.repeat(Math.round(share * 30)).padEnd(30, '.');
-  process.stderr.write(`\r[${bar}] ${(share * 100).toFixed(0).padStart(3)}%  created ${totals.created}, skipped ${totals.skipped}, failed ${totals.failed}`);
+  cli.stderr.write(`\r[${bar}] ${(share * 100).toFixed(0).padStart(3)}%  created ${totals.created}, skipped ${totals.skipped}, failed ${totals.failed}`);
 }
 
-async function runImport(deps: Deps, appId: string, file: string, format: ImportFormat, hashConfig: FirebaseHashConfig | undefined, onConflict: OnConflict): Promise<Totals> {
+async function runImport(cli: Cli, deps: Deps, appId: string, file: string, format: ImportFormat, hashConfig: FirebaseHashConfig | undefined, onConflict: OnConflict): Promise<Totals> {
   const app = await findApplication(deps.db, appId);
   if (!app) throw notFound('application not found');
   const size = statSync(file).size;
   const progress = { bytes: 0 };
-  const tty = process.stderr.isTTY === true;
+  const tty = cli.stderr.isTTY === true;
   const totals: Totals = { created: 0, skipped: 0, failed: 0, failures: [] };
   const fail = (index: number, detail: string, code: string | null) => {
     totals.failed++;
@@ -68,18 +69,18 @@ async function runImport(deps: Deps, appId: string, file: string, format: Import
       });
     }
     batch = [];
-    if (tty) progressLine(totals, progress.bytes, size);
+    if (tty) progressLine(cli, totals, progress.bytes, size);
   };
   for await (const read of readUsers(fileChunks(file, progress), format, { hashConfig })) {
     batch.push({ index: index++, read });
     if (batch.length === IMPORT_MAX) await send();
   }
   if (batch.length > 0) await send();
-  if (tty) process.stderr.write('\n');
+  if (tty) cli.stderr.write('\n');
   return totals;
 }
 
-export function registerImportCommand(user: Command): void {
+export function registerImportCommand(user: Command, cli: Cli): void {
   user
     .command('import')
     .argument('<app_id>')
@@ -89,24 +90,25 @@ export function registerImportCommand(user: Command): void {
     .option('--hash-config <file>', "Firebase: the project's password hash parameters, as its console shows them or as JSON")
     .option('--on-conflict <mode>', 'skip: a user the app has already is skipped (a repeated run changes nothing); error (default): it fails', 'error')
     .option('--json', 'print the totals as one JSON document')
-    .action(async (appId: string, file: string, flags: ImportFlags) => {
+    .action(async (appId: string, given: string, flags: ImportFlags) => {
+      const file = pathOf(cli, given);
       if (!(FORMATS as readonly string[]).includes(flags.format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
       if (flags.onConflict !== 'skip' && flags.onConflict !== 'error') throw new UsageError('--on-conflict must be skip or error');
       if (flags.hashConfig !== undefined && flags.format !== 'firebase') throw new UsageError('--hash-config is for --format firebase');
       let hashConfig: FirebaseHashConfig | undefined;
       try {
         statSync(file);
-        hashConfig = flags.hashConfig === undefined ? undefined : parseHashConfig(readFileSync(flags.hashConfig, 'utf8'));
+        hashConfig = flags.hashConfig === undefined ? undefined : parseHashConfig(readFileSync(pathOf(cli, flags.hashConfig), 'utf8'));
       } catch (error) {
         throw new UsageError((error as Error).message);
       }
-      const totals = await withDeps((deps) => runImport(deps, appId, file, flags.format as ImportFormat, hashConfig, flags.onConflict as OnConflict));
-      if (flags.json) process.stdout.write(JSON.stringify(totals) + '\n');
+      const totals = await withDeps(cli, (deps) => runImport(cli, deps, appId, file, flags.format as ImportFormat, hashConfig, flags.onConflict as OnConflict));
+      if (flags.json) cli.stdout.write(JSON.stringify(totals) + '\n');
       else {
-        process.stdout.write(`created ${totals.created}, skipped ${totals.skipped}, failed ${totals.failed}\n`);
-        for (const failure of totals.failures) process.stdout.write(`  user ${failure.index}: ${failure.detail}\n`);
+        cli.stdout.write(`created ${totals.created}, skipped ${totals.skipped}, failed ${totals.failed}\n`);
+        for (const failure of totals.failures) cli.stdout.write(`  user ${failure.index}: ${failure.detail}\n`);
       }
       // Some users failed: the others are in; the summary says which (by their place in the file).
-      if (totals.failed > 0) process.exitCode = 1;
+      if (totals.failed > 0) cli.exitCode = 1;
     });
 }

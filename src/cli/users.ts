@@ -1,5 +1,4 @@
 import { OPERATOR_CONTEXT } from '../services/events/types.js';
-import { once } from 'node:events';
 import type { Command } from 'commander';
 import { deleteUser } from '../services/accounts/user-deletion.js';
 import { exportedUser, exportUser } from '../services/accounts/user-export.js';
@@ -11,6 +10,7 @@ import { findApplication } from '../store/repos/applications.js';
 import type { Deps } from '../deps.js';
 import { jsonObject, onOff, print, UsageError, wholeNumber, withDeps } from './shared.js';
 import { registerImportCommand } from './user-import.js';
+import { writeDrained, type Cli } from './io.js';
 
 // `gatehouse user ...` (docs/cli.md, docs/users.md and docs/privacy.md): the same services as GET /v1/users,
 // GET and PATCH /v1/users/{id}, DELETE /v1/users/{id} and GET /v1/users/{id}/export. An unknown app or user (or a user of another app) exits 1 with "user not found".
@@ -43,7 +43,7 @@ function changesOf(flags: UpdateFlags): ServerUserChanges {
   return changes;
 }
 
-export function registerUserCommands(program: Command): void {
+export function registerUserCommands(program: Command, cli: Cli): void {
   const user = program.command('user').description("list, show, change, delete or export an application's users, or see and reset their second factors");
   /** The app, live; an unknown one answers as an unknown user does. */
   const appOf = async (deps: Deps, appId: string) => {
@@ -51,7 +51,7 @@ export function registerUserCommands(program: Command): void {
     if (!app) throw notFound('user not found');
     return app;
   };
-  registerImportCommand(user);
+  registerImportCommand(user, cli);
   user
     .command('list')
     .argument('<app_id>')
@@ -62,11 +62,11 @@ export function registerUserCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (appId: string, flags: { email?: string; limit: number; cursor?: string; json?: boolean }) => {
       if (flags.limit < 1 || flags.limit > 200) throw new UsageError('--limit must be 1 to 200');
-      const page = await withDeps(async (deps) => {
+      const page = await withDeps(cli, async (deps) => {
         await appOf(deps, appId);
         return listUsers(deps, appId, { limit: flags.limit, offset: 0, email: flags.email, cursor: flags.cursor });
       });
-      print({ users: page.users.map(exportedUser), total: page.total, next_cursor: page.nextCursor }, flags.json);
+      print(cli, { users: page.users.map(exportedUser), total: page.total, next_cursor: page.nextCursor }, flags.json);
     });
   user
     .command('show')
@@ -75,7 +75,7 @@ export function registerUserCommands(program: Command): void {
     .description('one user, as GET /v1/users/{id} (the three metadata objects and banned included)')
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: { json?: boolean }) => {
-      print(exportedUser(await withDeps(async (deps) => getUser(deps, (await appOf(deps, appId)).id, userId))), flags.json);
+      print(cli, exportedUser(await withDeps(cli, async (deps) => getUser(deps, (await appOf(deps, appId)).id, userId))), flags.json);
     });
   user
     .command('update')
@@ -92,7 +92,7 @@ export function registerUserCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: UpdateFlags) => {
       const changes = changesOf(flags);
-      print(exportedUser(await withDeps(async (deps) => updateUserByServer(deps, await appOf(deps, appId), userId, changes, OPERATOR_CONTEXT))), flags.json);
+      print(cli, exportedUser(await withDeps(cli, async (deps) => updateUserByServer(deps, await appOf(deps, appId), userId, changes, OPERATOR_CONTEXT))), flags.json);
     });
   user
     .command('factors')
@@ -101,7 +101,7 @@ export function registerUserCommands(program: Command): void {
     .description("list the user's second factors (TOTP, passkeys) and unused recovery codes left, as GET /v1/users/{id}/factors")
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: { json?: boolean }) => {
-      print(await withDeps(async (deps) => listUserFactors(deps, await appOf(deps, appId), userId)), flags.json);
+      print(cli, await withDeps(cli, async (deps) => listUserFactors(deps, await appOf(deps, appId), userId)), flags.json);
     });
   user
     .command('reset-factors')
@@ -110,7 +110,7 @@ export function registerUserCommands(program: Command): void {
     .description('remove every second factor and recovery code of the user (they lost them all); the user is emailed a notice')
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: { json?: boolean }) => {
-      print(await withDeps(async (deps) => resetUserFactors(deps, await appOf(deps, appId), userId, OPERATOR_CONTEXT)), flags.json);
+      print(cli, await withDeps(cli, async (deps) => resetUserFactors(deps, await appOf(deps, appId), userId, OPERATOR_CONTEXT)), flags.json);
     });
   user
     .command('delete')
@@ -119,8 +119,8 @@ export function registerUserCommands(program: Command): void {
     .description('delete the user and everything they own (sessions, identities, rows, objects), in one transaction')
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: { json?: boolean }) => {
-      await withDeps(async (deps) => deleteUser(deps, await appOf(deps, appId), userId, OPERATOR_CONTEXT));
-      print({ status: 'deleted' }, flags.json);
+      await withDeps(cli, async (deps) => deleteUser(deps, await appOf(deps, appId), userId, OPERATOR_CONTEXT));
+      print(cli, { status: 'deleted' }, flags.json);
     });
   user
     .command('export')
@@ -129,11 +129,11 @@ export function registerUserCommands(program: Command): void {
     .description("print the user's export document (JSON) on stdout, written as it is read")
     .option('--json', 'print JSON (the document is always JSON)')
     .action(async (appId: string, userId: string) => {
-      await withDeps(async (deps) => {
+      await withDeps(cli, async (deps) => {
         for await (const chunk of await exportUser(deps, await appOf(deps, appId), userId, OPERATOR_CONTEXT)) {
-          if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+          await writeDrained(cli.stdout, chunk);
         }
-        process.stdout.write('\n');
+        cli.stdout.write('\n');
       });
     });
 }
