@@ -83,7 +83,7 @@ describe('backup under write load, restored into a fresh server', () => {
     return dir;
   };
   beforeAll(async () => {
-    server = await startServer(GRACE);
+    server = await startServer(GRACE, { cliProcess: true });
   });
   afterAll(async () => {
     fresh?.child.kill('SIGKILL');
@@ -161,7 +161,7 @@ describe('backup under write load, restored into a fresh server', () => {
 describe('gatehouse doctor', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({}, { cliProcess: true });
   });
   afterAll(async () => {
     await server?.stop();

@@ -17,7 +17,7 @@ let server: TestServer;
 let dir: string;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({}, { cliProcess: true });
   dir = mkdtempSync(join(tmpdir(), 'gh-import-'));
 });
 afterAll(async () => {

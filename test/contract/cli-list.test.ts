@@ -12,7 +12,7 @@ describe('1 listing and showing tenants and apps', () => {
   let second: TestApp;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({}, { cliProcess: true });
     tenantId = await createTenant(server, 'Listed Inc');
     first = await createApp(server, { tenantId, name: 'First' });
     second = await createApp(server, { tenantId, name: 'Second', args: ['--hashcash', 'off', '--domain', 'second.example.test'] });

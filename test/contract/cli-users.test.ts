@@ -10,7 +10,7 @@ let app: TestApp;
 let other: TestApp;
 
 beforeAll(async () => {
-  server = await startServer({ RATE_LIMITS: '' });
+  server = await startServer({ RATE_LIMITS: '' }, { cliProcess: true });
   app = await createApp(server);
   other = await createApp(server, { tenantId: app.tenant_id });
 });

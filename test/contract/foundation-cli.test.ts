@@ -9,7 +9,7 @@ import { runCli, startServer, type TestServer } from '../helpers/server.js';
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({}, { cliProcess: true });
 });
 afterAll(async () => {
   await server?.stop();

@@ -53,7 +53,7 @@ describe('1 gatehouse hashcash solve: a curl user can sign up on a default app',
   it('takes a file name too', async () => {
     const file = join(server.dir, 'challenge.json');
     writeFileSync(file, await challenge());
-    const solved = await server.cli(['hashcash', 'solve', '--challenge-json', file]);
+    const solved = await server.cliProcess(['hashcash', 'solve', '--challenge-json', file]);
     expect(solved.code).toBe(0);
     expect(JSON.parse(solved.stdout)).toMatchObject({ nonce: expect.any(String) });
   });

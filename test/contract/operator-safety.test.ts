@@ -21,7 +21,7 @@ const dirs: string[] = [];
 const drops: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({}, { cliProcess: true });
   app = await createApp(server);
 });
 afterAll(async () => {
@@ -177,7 +177,7 @@ describe('a server that cannot listen exits', () => {
   it('with status 1 and the reason when its port is taken (nothing it opened keeps the process alive)', async () => {
     // A running server's own port, with its configuration: the database opens, migrations are done, the
     // checkpoint thread starts on SQLite, and then listen fails.
-    const own = await startServer();
+    const own = await startServer({}, { cliProcess: true });
     try {
       const started = Date.now();
       const result = await runCli(['serve'], { ...own.env, PORT: String(own.port), PUBLIC_BASE_URL: own.url }, own.dir);

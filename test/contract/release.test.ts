@@ -16,7 +16,7 @@ const packageVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer({ SHUTDOWN_DRAIN_SECONDS: '5', SHUTDOWN_GRACE_SECONDS: '8' });
+  server = await startServer({ SHUTDOWN_DRAIN_SECONDS: '5', SHUTDOWN_GRACE_SECONDS: '8' }, { cliProcess: true });
 });
 afterAll(async () => {
   await server?.stop();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createPostgresDatabase, TEST_DB } from './db.js';
-import { BASE_ENV, cleanEnv, runCli, spawnServe, settled, type TestServer } from './server.js';
+import { BASE_ENV, cleanEnv, cliRunner, spawnServe, settled, type TestServer } from './server.js';
 import { serverDeps } from './server-deps.js';
 
 /** A database and working directory that outlive server processes, so a test can kill and restart nodes on them. */
@@ -78,7 +78,7 @@ export async function startNode(deployment: Deployment, extraEnv: Record<string,
     databaseUrl: deployment.databaseUrl,
     output,
     logs: () => settled(output),
-    cli: (args, more = {}) => runCli(args, { ...env, ...more }, deployment.dir),
+    ...cliRunner(env, deployment.dir),
     deps: deps.get,
     stop: async () => {
       // Before the deployment is destroyed (its database dropped).

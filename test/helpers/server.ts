@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Deps } from '../../src/deps.js';
 import { createPostgresDatabase, seedSqliteDatabase, TEST_DB } from './db.js';
+import { runCliInProcess } from './cli-in-process.js';
 import { serverDeps } from './server-deps.js';
 import { onWorkerEnd, workerProcesses } from './worker-processes.js';
 
@@ -43,8 +44,13 @@ export interface TestServer {
   logs(): Promise<string>;
   /** As logs(), standard output alone (the JSON log; stderr carries the plain setup link). Servers of startServer. */
   stdoutLogs?(): Promise<string>;
-  /** Runs `gatehouse ...args` with the server's configuration and working directory. */
+  /**
+   * Runs `gatehouse ...args` with the server's configuration and working directory: in the test process
+   * (cli-in-process.ts) unless the server was started with `cliProcess` (or another build's `bin`).
+   */
   cli(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
+  /** As cli(), always a real `node bin/gatehouse.js` process: for tests of the process itself (docs/testing.md). */
+  cliProcess(args: string[], extraEnv?: Record<string, string>): Promise<CliResult>;
   /**
    * What a `gatehouse` command would open (its configuration, database and master key), in the test
    * process: opened on first use, closed by stop(). For fixtures (fixtures.ts) without a CLI process.
@@ -155,12 +161,24 @@ export function runCli(args: string[], env: Record<string, string>, cwd: string,
   });
 }
 
+/** How a test server's cli() runs: in this process, or (`cliProcess`, or another build's `bin`) as a real process. */
+export function cliRunner(env: Record<string, string>, dir: string, options: { bin?: string; cliProcess?: boolean } = {}) {
+  // GATEHOUSE_TEST_CLI=process: every cli() a real process (to compare the two, docs/testing.md).
+  const inProcess = !options.bin && !options.cliProcess && process.env.GATEHOUSE_TEST_CLI !== 'process';
+  return {
+    cli: (args: string[], extraEnv: Record<string, string> = {}) =>
+      inProcess ? runCliInProcess(args, { ...cleanEnv(), ...env, ...extraEnv }, dir) : runCli(args, { ...env, ...extraEnv }, dir, options.bin),
+    cliProcess: (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { ...env, ...extraEnv }, dir, options.bin),
+  };
+}
+
 /**
  * Starts the built server (`gatehouse serve`) on a free port with its own temporary directory and a
  * fresh database of the run's kind (TEST_DB). `env` overrides the defaults. `bin`: another build's
  * bin/gatehouse.js (an earlier release, test/helpers/earlier-release.ts), for the server and its cli().
+ * `cliProcess`: cli() starts a real CLI process, for the files whose subject is the CLI (docs/testing.md).
  */
-export async function startServer(env: Record<string, string> = {}, options: { bin?: string } = {}): Promise<TestServer> {
+export async function startServer(env: Record<string, string> = {}, options: { bin?: string; cliProcess?: boolean } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
   let dropDatabase = async () => {};
   let databaseUrl = `sqlite:${join(dir, 'data/gatehouse.db')}`;
@@ -196,7 +214,7 @@ export async function startServer(env: Record<string, string> = {}, options: { b
     output,
     logs: () => settled(output),
     stdoutLogs: () => settled(stdout),
-    cli: (args, extraEnv = {}) => runCli(args, { ...serverEnv, ...extraEnv }, dir, options.bin),
+    ...cliRunner(serverEnv, dir, options),
     deps: deps.get,
     stop: async () => {
       // Before the database is dropped and the directory removed, under a pool or file still open.
