@@ -21,11 +21,13 @@ const ledger = async (app: TestApp) =>
   (await api(server, 'GET', '/v1/billing/transactions?limit=200', { bearer: app.secret_key })).body.transactions as any[];
 const overview = async (app: TestApp) => (await api(server, 'GET', '/v1/billing', { bearer: app.secret_key })).body;
 
-async function cli(args: string[]) {
-  const result = await server.cli([...args, '--json']);
+/** `process`: a CLI process of its own (concurrent writers are processes; server.cli runs one at a time in this one). */
+async function cli(args: string[], process = false) {
+  const result = await (process ? server.cliProcess : server.cli)([...args, '--json']);
   return { code: result.code, body: result.code === 0 ? JSON.parse(result.stdout) : undefined, stderr: result.stderr };
 }
-const credit = (tenantId: string, amount: string, note = 'test') => cli(['billing', 'credit', '--tenant', tenantId, '--amount-usd', amount, '--note', note]);
+const credit = (tenantId: string, amount: string, note = 'test', process = false) =>
+  cli(['billing', 'credit', '--tenant', tenantId, '--amount-usd', amount, '--note', note], process);
 const meter = (period: string) => cli(['billing', 'run', '--period', period]);
 
 const DIST = new URL('../../dist/src/services/billing/', import.meta.url).href;
@@ -187,7 +189,7 @@ describe('12 ledger invariant', () => {
 
   it('concurrent credits are all applied: balance_after values are distinct and consistent', async () => {
     const app = await createApp(server, { name: 'Concurrent' });
-    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => credit(app.tenant_id, `${i + 1}.01`)));
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => credit(app.tenant_id, `${i + 1}.01`, 'test', true)));
     expect(results.map((r) => r.code)).toEqual(Array(6).fill(0));
     const rows = await ledger(app);
     expect(rows).toHaveLength(6);
