@@ -58,7 +58,9 @@ const deliveryRow = (page: Page, deliveryId: string) => page.getByRole('row').fi
 
 /** Presses Refresh until the delivery's row shows `status` (deliveries are attempted in the background). */
 async function untilStatus(page: Page, deliveryId: string, status: string): Promise<string> {
-  for (let i = 0; i < 80; i++) {
+  // A deadline, not a count of tries: on a loaded machine each Refresh takes longer.
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
     await press(page, 'Refresh');
     await page.waitForTimeout(250);
     const row = deliveryRow(page, deliveryId);
