@@ -35,11 +35,13 @@ beforeAll(async () => {
     startServer({ HASHCASH_ENABLED: 'false' }),
   ]);
   const [tenantId, ttlTenant, disabledTenant] = await Promise.all([createTenant(server), createTenant(shortTtl), createTenant(disabled)]);
-  [app0, other, app8, defaults, appOff, limited, expiring, plain, strict] = await Promise.all([
+  // The real CLI's defaults, on its own: it runs in this process (test/helpers/cli-in-process.ts), and an SQLite
+  // writer of this thread waiting for another of this thread's transactions would wait out its busy timeout.
+  defaults = await cliJson<TestApp>(server, ['app', 'create', '--tenant', tenantId, '--name', 'defaults']);
+  [app0, other, app8, appOff, limited, expiring, plain, strict] = await Promise.all([
     createApp(server, { tenantId, name: 'zero' }),
     createApp(server, { tenantId, name: 'other' }),
     createApp(server, { tenantId, name: 'eight', args: ['--hashcash-difficulty', '8'] }),
-    cliJson<TestApp>(server, ['app', 'create', '--tenant', tenantId, '--name', 'defaults']),
     createApp(server, { tenantId, name: 'off', args: ['--hashcash', 'off'] }),
     createApp(shortTtl, { tenantId: ttlTenant, name: 'limited' }),
     createApp(shortTtl, { tenantId: ttlTenant, name: 'expiring' }),
