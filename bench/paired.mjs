@@ -130,7 +130,7 @@ async function start(which, endpoints = 0) {
 async function load(target, seconds) {
   const requests = await target.prepare?.();
   const before = cpuOf(target.pid);
-  const result = await autocannon({ url: target.url, headers: target.headers, method: target.method, body: target.body, requests, connections, duration: seconds });
+  const result = await autocannon({ url: target.url, headers: target.headers, method: target.method ?? 'GET', body: target.body, requests, connections, duration: seconds });
   if (result.non2xx) throw new Error(`${target.label}: ${result.non2xx} answers were not 2xx`);
   target.requests = (target.requests ?? 0) + result.requests.total;
   // A round where a server answered almost nothing (sign-in on a loaded machine) says nothing: NaN, left out.
