@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addSeconds, iso, type Clock } from '../../src/clock.js';
-import type { Deps } from '../../src/deps.js';
-import { createApp, createTenant, type AppsDeps } from '../../src/services/apps/apps.js';
+import { createApp, createTenant } from '../../src/services/apps/apps.js';
 import { claimDueMail, insertOutboxMail, releaseMail } from '../../src/store/repos/mail-outbox.js';
 import { isSqlite } from '../../src/store/db.js';
-import { openInProcess } from '../helpers/in-process.js';
+import { useInProcess } from '../helpers/in-process.js';
 
 // The store suite for the mail outbox's lease (migration 0006), in process on the run's database: an email
 // claimed by one node is released only by its holder (a shutdown mid-send, src/services/mail/worker.ts),
 // and is then due again for any node. A release by a node that lost the lease changes nothing.
-let deps: Deps;
-let close: (() => Promise<void>) | undefined;
 const now = new Date('2026-04-01T00:00:00.000Z');
 const clock: Clock = { now: () => now };
-
-beforeAll(async () => {
-  ({ deps, close } = await openInProcess(clock));
-});
-afterAll(async () => {
-  await close?.();
-});
-
-const appsDeps = (): AppsDeps => ({ db: deps.db, clock, keys: deps.keys, hashcashEnabled: false });
+const { deps, appsDeps } = useInProcess(clock);
 const claim = (holder: string) => claimDueMail(deps.db, { holder, now: iso(now), leaseUntil: iso(addSeconds(now, 60)), limit: 10, skipLocked: !isSqlite(deps.db) });
 
 describe('mail outbox: the lease', () => {
