@@ -1,5 +1,3 @@
-import { resolve } from 'node:path';
-import type { Config } from '../../src/config/index.js';
 import type { Deps } from '../../src/deps.js';
 
 // A test server's database and configuration, opened in the test process the way a `gatehouse` command
@@ -14,6 +12,7 @@ export interface Built {
   masterKeyCheck: typeof import('../../src/services/apps/master-key-check.js');
   apps: typeof import('../../src/services/apps/apps.js');
   cliApps: typeof import('../../src/cli/apps.js');
+  cliIo: typeof import('../../src/cli/io.js');
 }
 
 const DIST = new URL('../../dist/src/', import.meta.url).href;
@@ -26,8 +25,8 @@ let loading: Promise<Built> | undefined;
 export function built(): Promise<Built> {
   const load = (path: string) => import(/* @vite-ignore */ DIST + path);
   loading ??= Promise.all(
-    ['config/index.js', 'deps.js', 'observability/logger.js', 'services/apps/master-key-check.js', 'services/apps/apps.js', 'cli/apps.js'].map(load),
-  ).then(([config, deps, logger, masterKeyCheck, apps, cliApps]) => ({ config, deps, logger, masterKeyCheck, apps, cliApps }));
+    ['config/index.js', 'deps.js', 'observability/logger.js', 'services/apps/master-key-check.js', 'services/apps/apps.js', 'cli/apps.js', 'cli/io.js'].map(load),
+  ).then(([config, deps, logger, masterKeyCheck, apps, cliApps, cliIo]) => ({ config, deps, logger, masterKeyCheck, apps, cliApps, cliIo }));
   return loading;
 }
 
@@ -57,8 +56,9 @@ export function serverDeps(env: () => Record<string, string>, dir: string): Serv
 }
 
 async function open(env: Record<string, string>, dir: string): Promise<Deps> {
-  const { config, deps, logger, masterKeyCheck } = await built();
-  const opened = deps.createDeps(inDirectory(config.loadConfig(env), dir), logger.createLogger('silent'));
+  const { config, deps, logger, masterKeyCheck, cliIo } = await built();
+  // Relative paths resolved under `dir` as a command run there resolves them (the CLI's own inDirectory).
+  const opened = deps.createDeps(cliIo.inDirectory(cliIo.cliOf({ cwd: dir }), config.loadConfig(env)), logger.createLogger('silent'));
   try {
     await masterKeyCheck.checkMasterKey(opened);
     return opened;
@@ -66,15 +66,4 @@ async function open(env: Record<string, string>, dir: string): Promise<Deps> {
     await opened.close();
     throw error;
   }
-}
-
-/** `config` as a process working in `dir` reads it: its relative paths resolved there. */
-function inDirectory(config: Config, dir: string): Config {
-  const { database, blobStore } = config;
-  return {
-    ...config,
-    database: database.kind === 'sqlite' ? { ...database, path: resolve(dir, database.path) } : database,
-    blobStore: blobStore.kind === 'file' ? { ...blobStore, dir: resolve(dir, blobStore.dir) } : blobStore,
-    dataDir: resolve(dir, config.dataDir),
-  };
 }
