@@ -170,7 +170,7 @@ const databases = (process.env.GATEHOUSE_TEST_DATABASES ?? 'sqlite,postgres').sp
 if (set === 'smoke') {
   console.log('GATEHOUSE_TEST_SET=smoke: the smoke set on SQLite (test/suite.mjs)');
   const smokeTemplates = await makeTemplates(['sqlite']);
-  await runVitest('sqlite', smokeTemplates.sqlite ? { GATEHOUSE_TEST_SQLITE_TEMPLATE: smokeTemplates.sqlite.path } : {}, 3, named ? 'any' : 'smoke');
+  await runVitest('sqlite', smokeTemplates.env, 3, named ? 'any' : 'smoke');
   await smokeTemplates.remove();
   finish();
 }
@@ -195,8 +195,7 @@ const repoCalls = !named && runDatabases.includes('postgres') && set !== 'fault'
 // Every test server of this build starts from a migrated copy (test/helpers/templates.mjs): one migration
 // run per database kind for the whole run instead of one per server.
 const templates = await makeTemplates(runDatabases);
-const templateEnv = { ...(templates.sqlite ? { GATEHOUSE_TEST_SQLITE_TEMPLATE: templates.sqlite.path } : {}), ...(templates.postgres ? { GATEHOUSE_TEST_PG_TEMPLATE: templates.postgres.name } : {}) };
-const envOf = (db) => ({ ...templateEnv, ...(db === 'postgres' ? { TEST_PG_URL: pgUrl.toString(), ...redisEnv, ...(repoCalls?.env ?? {}) } : {}) });
+const envOf = (db) => ({ ...templates.env, ...(db === 'postgres' ? { TEST_PG_URL: pgUrl.toString(), ...redisEnv, ...(repoCalls?.env ?? {}) } : {}) });
 
 const mainSet = named ? 'any' : 'main';
 // Files a main pass runs at once. Most of a file's wall time is waiting (on its servers, mail, windows,
@@ -225,7 +224,10 @@ await templates.remove();
 
 finish();
 
-/** The run's migrated templates, for the databases it runs; none when the build is missing (then each server migrates). */
+/**
+ * The run's migrated templates, for the databases it runs, and the environment that names them to the test
+ * processes (test/helpers/db.ts); none when the build is missing (then each server migrates).
+ */
 async function makeTemplates(dbs) {
   const made = {};
   const remove = async () => {
@@ -233,7 +235,7 @@ async function makeTemplates(dbs) {
     await made.postgres?.remove().catch(() => {});
   };
   // GATEHOUSE_TEST_TEMPLATES=off: every server migrates from empty, as before (to compare, or to rule them out).
-  if (process.env.GATEHOUSE_TEST_TEMPLATES === 'off') return { remove: async () => {} };
+  if (process.env.GATEHOUSE_TEST_TEMPLATES === 'off') return { env: {}, remove: async () => {} };
   try {
     const { postgresTemplate, sqliteTemplate } = await import('./helpers/templates.mjs');
     made.sqlite = await sqliteTemplate();
@@ -241,9 +243,10 @@ async function makeTemplates(dbs) {
   } catch (error) {
     await remove();
     console.warn(`no migrated templates (${error.message}): every test server migrates its own database`);
-    return { remove: async () => {} };
+    return { env: {}, remove: async () => {} };
   }
-  return { ...made, remove };
+  const env = { GATEHOUSE_TEST_SQLITE_TEMPLATE: made.sqlite.path, ...(made.postgres ? { GATEHOUSE_TEST_PG_TEMPLATE: made.postgres.name } : {}) };
+  return { env, remove };
 }
 
 /**
