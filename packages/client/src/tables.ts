@@ -55,23 +55,17 @@ export class Query<T extends object> implements PromiseLike<Page<T>>, AsyncItera
     this.conditions.push({ field, op, value });
     return this;
   }
-  eq<K extends Field<T>>(field: K, value: K extends keyof T ? T[K] : string): this {
-    return this.where(field, 'eq', value as never);
-  }
-  neq<K extends Field<T>>(field: K, value: K extends keyof T ? T[K] : string): this {
-    return this.where(field, 'ne', value as never);
-  }
-  gt<K extends Field<T>>(field: K, value: K extends keyof T ? T[K] : string): this {
-    return this.where(field, 'gt', value as never);
-  }
-  gte<K extends Field<T>>(field: K, value: K extends keyof T ? T[K] : string): this {
-    return this.where(field, 'gte', value as never);
-  }
-  lt<K extends Field<T>>(field: K, value: K extends keyof T ? T[K] : string): this {
-    return this.where(field, 'lt', value as never);
-  }
-  lte<K extends Field<T>>(field: K, value: K extends keyof T ? T[K] : string): this {
-    return this.where(field, 'lte', value as never);
+  /** `field = value`; `neq`, `gt`, `gte`, `lt`, `lte` compare the same way (≠, >, ≥, <, ≤). */
+  readonly eq = this.comparison('eq');
+  readonly neq = this.comparison('ne');
+  readonly gt = this.comparison('gt');
+  readonly gte = this.comparison('gte');
+  readonly lt = this.comparison('lt');
+  readonly lte = this.comparison('lte');
+
+  /** One operator's method: the field and a value of its column's type. */
+  private comparison(op: Op) {
+    return <K extends Field<T>>(field: K, value: K extends keyof T ? T[K] : string): this => this.where(field, op, value as never);
   }
   in<K extends Field<T>>(field: K, values: K extends keyof T ? T[K][] : string[]): this {
     return this.where(field, 'in', values as never);

@@ -1,0 +1,195 @@
+// The layout of the generated OpenAPI types (packages/api-types/src/openapi.ts). openapi-typescript writes
+// every structure out in full: each path lists its eight methods (`put?: never` where there is none), each
+// answer repeats `headers: { [name: string]: unknown }`, each operation lists its error statuses one line
+// apiece, all with the same `components["responses"]["Error"]`. Those lines were two thirds of the file.
+// This names the three shapes once (`Json<T>`, `JsonBody<T>`, `Errors<S>`), leaves out what declares
+// nothing (a method that is not there, path-level parameters that are all `never`), and writes a type
+// literal that fits in WIDTH characters and carries no comment on one line, as a person would.
+//
+// The types stay what they were: the same keys with the same types for every operation, path and schema
+// (openapi-fetch sees a path without `put?: never` as one without a PUT, as before); the suite's
+// typechecks of both SDKs, the console and the generated client hold it.
+import ts from 'typescript';
+import { referenceRepeats, routesTable } from './openapi-references.js';
+
+/** Declared once at the top of the generated file; the transform below writes references to them. */
+export const LAYOUT_ALIASES = `/** An answer with a JSON body, as openapi-typescript writes one. */
+type Json<T> = { headers: { [name: string]: unknown }; content: { "application/json": T } };
+/** A JSON request body. */
+type JsonBody<T> = { content: { "application/json": T } };
+/** Error answers: each status given carries the one error body, \`{detail, code}\`. */
+type Errors<S extends number> = { [K in S]: components["responses"]["Error"] };
+/** A page's last field. */
+type NextCursor = {
+    /** @description where the next page starts; null on the last page */
+    next_cursor: string | null;
+};
+/** Where the browser goes next. */
+type Redirect = { headers: { /** @description where the browser goes next */ Location?: string; [name: string]: unknown }; content?: never };
+/** \`paths\` from \`routes\`: for each path, its operations by method. */
+type PathsOf<R extends { [O in keyof R]: [string, string] }> = { [P in R[keyof R][1]]: { [O in keyof R as R[O][1] extends P ? R[O][0] : never]: operations[O & keyof operations] } };
+/** An operation's parameters: none, only in its path, or only (optional) in its query. */
+type NoParameters = { query?: never; header?: never; path?: never; cookie?: never };
+type InPath<P> = { query?: never; header?: never; path: P; cookie?: never };
+type InQuery<Q> = { query?: Q; header?: never; path?: never; cookie?: never };
+`;
+
+const WIDTH = 200;
+const f = ts.factory;
+const printer = ts.createPrinter({ removeComments: false });
+const scratch = ts.createSourceFile('layout.ts', '', ts.ScriptTarget.ESNext, false, ts.ScriptKind.TS);
+const text = (node: ts.Node): string => printer.printNode(ts.EmitHint.Unspecified, node, scratch);
+const ERROR = 'components["responses"]["Error"]';
+const NEXT_CURSOR = '/** @description where the next page starts; null on the last page */ next_cursor: string | null;';
+const REDIRECT = '{ headers: { /** @description where the browser goes next */ Location?: string; [name: string]: unknown; }; content?: never; }';
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'parameters']);
+
+const nameOf = (member: ts.TypeElement): string | undefined =>
+  member.name && (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) || ts.isNumericLiteral(member.name)) ? member.name.text : undefined;
+const isOptionalNever = (member: ts.TypeElement): boolean =>
+  ts.isPropertySignature(member) && member.questionToken !== undefined && member.type?.kind === ts.SyntaxKind.NeverKeyword;
+const withType = (member: ts.PropertySignature, type: ts.TypeNode): ts.PropertySignature =>
+  ts.setSyntheticLeadingComments(f.updatePropertySignature(member, member.modifiers, member.name, member.questionToken, type), ts.getSyntheticLeadingComments(member));
+const flat = (node: ts.Node): string => text(node).replace(/\s+/g, ' ');
+const commentedHere = (node: ts.Node): boolean => (ts.getSyntheticLeadingComments(node)?.length ?? 0) > 0;
+const commented = (node: ts.Node): boolean => {
+  let found = false;
+  const visit = (n: ts.Node): void => {
+    if (commentedHere(n)) found = true;
+    else ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return found;
+};
+
+/** `{ content: { "application/json": T } }` (after `headers: { [name: string]: unknown }`, when `withHeaders`): its T. */
+function jsonContent(type: ts.TypeLiteralNode, withHeaders: boolean): ts.TypeNode | undefined {
+  const [headers, content] = withHeaders ? type.members : [undefined, ...type.members];
+  if (type.members.length !== (withHeaders ? 2 : 1) || !content || nameOf(content) !== 'content' || !ts.isPropertySignature(content)) return undefined;
+  if (withHeaders && (!headers || flat(headers) !== 'headers: { [name: string]: unknown; };')) return undefined;
+  const media = content.type && ts.isTypeLiteralNode(content.type) && content.type.members.length === 1 ? content.type.members[0] : undefined;
+  if (!media || nameOf(media) !== 'application/json' || !ts.isPropertySignature(media) || commentedHere(content) || commentedHere(media)) return undefined;
+  return media.type;
+}
+
+/** Fastify's description of an answer that has none says nothing: left out. */
+function withoutDefaultDescription(member: ts.TypeElement): ts.TypeElement {
+  const comments = ts.getSyntheticLeadingComments(member);
+  if (comments?.length === 1 && comments[0]!.text.trim() === '* @description Default Response') ts.setSyntheticLeadingComments(member, undefined);
+  return member;
+}
+
+/** An operation's `responses`: the error statuses as one `Errors<...>`, each JSON answer as `Json<T>`. */
+function responses(type: ts.TypeLiteralNode): ts.TypeNode {
+  const errors: string[] = [];
+  const rest: ts.TypeElement[] = [];
+  for (const member of type.members) {
+    if (ts.isPropertySignature(member) && member.type && text(member.type) === ERROR && !commentedHere(member)) errors.push(nameOf(member)!);
+    else rest.push(withoutDefaultDescription(member));
+  }
+  if (!errors.length) return type;
+  const alias = f.createTypeReferenceNode('Errors', [f.createUnionTypeNode(errors.map((status) => f.createLiteralTypeNode(f.createNumericLiteral(status))))]);
+  return rest.length ? f.createIntersectionTypeNode([oneLineWhenItFits(f.createTypeLiteralNode(rest)), alias]) : alias;
+}
+
+function visitor(context: ts.TransformationContext): (node: ts.Node) => ts.Node {
+  const visit = (node: ts.Node): ts.Node => {
+    const inner = ts.visitEachChild(node, visit, context);
+    if (ts.isPropertySignature(inner) && inner.type) {
+      const name = nameOf(inner);
+      const answer = ts.isTypeLiteralNode(inner.type) ? jsonContent(inner.type, true) : undefined;
+      if (answer) return withType(inner, f.createTypeReferenceNode('Json', [pageOf(answer)]));
+      if (flat(inner.type) === REDIRECT) return withType(inner, f.createTypeReferenceNode('Redirect'));
+      const body = name === 'requestBody' && ts.isTypeLiteralNode(inner.type) ? jsonContent(inner.type, false) : undefined;
+      if (body) return withType(inner, f.createTypeReferenceNode('JsonBody', [body]));
+      if (name === 'responses' && ts.isTypeLiteralNode(inner.type)) return withType(inner, responses(inner.type));
+      const parameters = name === 'parameters' && ts.isTypeLiteralNode(inner.type) ? parametersAlias(inner.type) : undefined;
+      if (parameters) return withType(inner, parameters);
+    }
+    if (ts.isTypeLiteralNode(inner)) return oneLineWhenItFits(inner);
+    return inner;
+  };
+  return visit;
+}
+
+/** The last pass: each type literal the references made, on one line when it fits. */
+function oneLiners(context: ts.TransformationContext): (node: ts.Node) => ts.Node {
+  const visit = (node: ts.Node): ts.Node => {
+    const inner = ts.visitEachChild(node, visit, context);
+    return ts.isTypeLiteralNode(inner) ? oneLineWhenItFits(inner) : inner;
+  };
+  return visit;
+}
+
+function oneLineWhenItFits(node: ts.TypeLiteralNode): ts.TypeLiteralNode {
+  if (node.members.length === 0 || commented(node)) return node;
+  ts.setEmitFlags(node, ts.EmitFlags.SingleLine);
+  if (text(node).length > WIDTH) ts.setEmitFlags(node, ts.EmitFlags.None);
+  return node;
+}
+
+/** A page of records, `{ users: User[] } & NextCursor`, when the answer ends in the cursor as every page does. */
+function pageOf(answer: ts.TypeNode): ts.TypeNode {
+  if (!ts.isTypeLiteralNode(answer) || answer.members.length < 2) return answer;
+  const last = answer.members[answer.members.length - 1]!;
+  if (flat(last) !== NEXT_CURSOR) return answer;
+  return f.createIntersectionTypeNode([oneLineWhenItFits(f.createTypeLiteralNode(answer.members.slice(0, -1))), f.createTypeReferenceNode('NextCursor')]);
+}
+
+/** `NoParameters`, `InPath<P>` or `InQuery<Q>` for the parameters that are one of those, to the letter. */
+function parametersAlias(type: ts.TypeLiteralNode): ts.TypeNode | undefined {
+  const byName = new Map(type.members.map((m) => [nameOf(m), m]));
+  if (type.members.length !== 4 || !['query', 'header', 'path', 'cookie'].every((k) => byName.has(k)) || commentedHere(type)) return undefined;
+  const given = type.members.filter((m) => !isOptionalNever(m)) as ts.PropertySignature[];
+  if (given.length === 0) return f.createTypeReferenceNode('NoParameters');
+  const [only] = given;
+  if (given.length !== 1 || !only!.type || commentedHere(only!)) return undefined;
+  if (nameOf(only!) === 'path' && !only!.questionToken) return f.createTypeReferenceNode('InPath', [only!.type]);
+  if (nameOf(only!) === 'query' && only!.questionToken) return f.createTypeReferenceNode('InQuery', [only!.type]);
+  return undefined;
+}
+
+/** A path item without the methods it does not have, nor path-level parameters that are all `never`. */
+function pathItem(member: ts.TypeElement, summaries: Map<string, ts.SynthesizedComment[]>): ts.TypeElement {
+  if (!ts.isPropertySignature(member) || !member.type || !ts.isTypeLiteralNode(member.type)) return member;
+  const kept = member.type.members.filter((m) => {
+    if (!METHODS.has(nameOf(m) ?? '')) return true;
+    if (isOptionalNever(m)) return false;
+    const type = ts.isPropertySignature(m) ? m.type : undefined;
+    return !(nameOf(m) === 'parameters' && type && ts.isTypeLiteralNode(type) && type.members.every(isOptionalNever));
+  });
+  // The summary goes with the operation, where `Ok<'getUser'>` and the SDKs look; the path lists its methods.
+  for (const method of kept) {
+    const operation = ts.isPropertySignature(method) && method.type ? /^operations\["(\w+)"\]$/.exec(text(method.type))?.[1] : undefined;
+    const comments = ts.getSyntheticLeadingComments(method);
+    if (operation && comments) {
+      summaries.set(operation, comments);
+      ts.setSyntheticLeadingComments(method, undefined);
+    }
+  }
+  return withType(member, f.createTypeLiteralNode(kept));
+}
+
+function operation(member: ts.TypeElement, summaries: Map<string, ts.SynthesizedComment[]>): ts.TypeElement {
+  const summary = summaries.get(nameOf(member) ?? '');
+  return summary ? ts.setSyntheticLeadingComments(member, summary) : member;
+}
+
+/** openapi-typescript's nodes in the layout above. */
+export function compactLayout(nodes: ts.Node[]): ts.Node[] {
+  const summaries = new Map<string, ts.SynthesizedComment[]>();
+  const members = (name: string, node: ts.Node, each: (member: ts.TypeElement, summaries: Map<string, ts.SynthesizedComment[]>) => ts.TypeElement): ts.Node =>
+    ts.isInterfaceDeclaration(node) && node.name.text === name
+      ? f.updateInterfaceDeclaration(node, node.modifiers, node.name, node.typeParameters, node.heritageClauses, node.members.map((m) => each(m, summaries)))
+      : node;
+  const shaped = nodes.map((node) => members('paths', node, pathItem)).map((node) => members('operations', node, operation));
+  return shaped
+    .map((node) => ts.transform(node, [visitor]).transformed[0]!)
+    .flatMap((node) => {
+      if (!ts.isInterfaceDeclaration(node)) return [node];
+      if (node.name.text === 'paths') return routesTable(node);
+      if (node.name.text === 'operations') return [referenceRepeats(node)];
+      return [node];
+    })
+    .map((node) => ts.transform(node, [oneLiners]).transformed[0]!);
+}

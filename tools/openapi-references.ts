@@ -1,0 +1,108 @@
+// The second half of the generated types' layout (tools/openapi-layout.ts has the first): what one operation
+// declares exactly as an earlier one did is written as a reference to it, and the paths are derived from a
+// table of routes rather than written out path by path.
+//
+// - Parameters, a request body or an answer that spans several lines and is, to the letter and with its
+//   comments, one an earlier operation declared: `operations["getObject"]["parameters"]`. A request body that
+//   is an earlier one with every field optional (an update beside its create):
+//   `Partial<operations["createTenantApp"]["requestBody"]["content"]["application/json"]>`.
+// - `routes`: each operation's method and path, a row apiece. `paths`, which openapi-fetch reads, is the
+//   same routes grouped by path: `paths["/v1/users/{user_id}"]` has `get`, `patch` and `delete`, as before.
+import ts from 'typescript';
+
+const f = ts.factory;
+const printer = ts.createPrinter({ removeComments: false });
+const scratch = ts.createSourceFile('references.ts', '', ts.ScriptTarget.ESNext, false, ts.ScriptKind.TS);
+const text = (node: ts.Node): string => printer.printNode(ts.EmitHint.Unspecified, node, scratch);
+const nameOf = (member: ts.TypeElement): string =>
+  member.name && (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) || ts.isNumericLiteral(member.name)) ? member.name.text : '';
+const lit = (value: string): ts.LiteralTypeNode => f.createLiteralTypeNode(f.createStringLiteral(value));
+const indexed = (...keys: (string | number)[]): ts.TypeNode =>
+  keys.reduce<ts.TypeNode>(
+    (type, key) => f.createIndexedAccessTypeNode(type, typeof key === 'number' ? f.createLiteralTypeNode(f.createNumericLiteral(key)) : lit(key)),
+    f.createTypeReferenceNode('operations'),
+  );
+const withType = (member: ts.PropertySignature, type: ts.TypeNode): ts.PropertySignature =>
+  ts.setSyntheticLeadingComments(f.updatePropertySignature(member, member.modifiers, member.name, member.questionToken, type), ts.getSyntheticLeadingComments(member));
+const multiLine = (type: ts.TypeNode): boolean => text(type).includes('\n');
+
+/** `JsonBody<T>`'s T, when the body is written that way. */
+function bodyOf(type: ts.TypeNode | undefined): ts.TypeLiteralNode | undefined {
+  if (!type || !ts.isTypeReferenceNode(type) || text(type.typeName) !== 'JsonBody') return undefined;
+  const [body] = type.typeArguments ?? [];
+  return body && ts.isTypeLiteralNode(body) ? body : undefined;
+}
+const allOptional = (body: ts.TypeLiteralNode): string =>
+  text(f.createTypeLiteralNode(body.members.map((m) => (ts.isPropertySignature(m) ? withType(f.updatePropertySignature(m, m.modifiers, m.name, f.createToken(ts.SyntaxKind.QuestionToken), m.type), m.type!) : m))));
+
+/** The operations, each member that repeats an earlier operation's written as a reference to it. */
+export function referenceRepeats(operations: ts.InterfaceDeclaration): ts.InterfaceDeclaration {
+  const seen = new Map<string, ts.TypeNode>();
+  const partials = new Map<string, string>();
+  const reuse = (type: ts.TypeNode, reference: ts.TypeNode): ts.TypeNode => {
+    if (!multiLine(type)) return type;
+    const key = text(type);
+    const earlier = seen.get(key);
+    if (earlier) return earlier;
+    seen.set(key, reference);
+    return type;
+  };
+  const members = operations.members.map((op) => {
+    if (!ts.isPropertySignature(op) || !op.type || !ts.isTypeLiteralNode(op.type)) return op;
+    const id = nameOf(op);
+    const parts = op.type.members.map((part) => {
+      if (!ts.isPropertySignature(part) || !part.type) return part;
+      const name = nameOf(part);
+      if (name === 'parameters') return withType(part, reuse(part.type, indexed(id, 'parameters')));
+      if (name === 'requestBody') {
+        const body = bodyOf(part.type);
+        const partialOf = body && partials.get(text(body));
+        if (partialOf) {
+          const whole = indexed(partialOf, 'requestBody', 'content', 'application/json');
+          return withType(part, f.createTypeReferenceNode('JsonBody', [f.createTypeReferenceNode('Partial', [whole])]));
+        }
+        if (body && !partials.has(allOptional(body))) partials.set(allOptional(body), id);
+        return withType(part, reuse(part.type, indexed(id, 'requestBody')));
+      }
+      if (name === 'responses' && ts.isIntersectionTypeNode(part.type)) {
+        const [answers, ...rest] = part.type.types;
+        if (answers && ts.isTypeLiteralNode(answers)) {
+          const statuses = answers.members.map((answer) =>
+            ts.isPropertySignature(answer) && answer.type ? withType(answer, reuse(answer.type, indexed(id, 'responses', Number(nameOf(answer))))) : answer,
+          );
+          return withType(part, f.createIntersectionTypeNode([f.createTypeLiteralNode(statuses), ...rest]));
+        }
+      }
+      return part;
+    });
+    return withType(op, f.createTypeLiteralNode(parts));
+  });
+  return f.updateInterfaceDeclaration(operations, operations.modifiers, operations.name, operations.typeParameters, operations.heritageClauses, members);
+}
+
+/** `routes` (an operation's method and path) from openapi-typescript's `paths`, and `paths` derived from it. */
+export function routesTable(paths: ts.InterfaceDeclaration): ts.Node[] {
+  const rows: ts.PropertySignature[] = [];
+  for (const item of paths.members) {
+    if (!ts.isPropertySignature(item) || !item.type || !ts.isTypeLiteralNode(item.type)) throw new Error(`a path item the layout does not know: ${text(item)}`);
+    for (const method of item.type.members) {
+      const operation = ts.isPropertySignature(method) && method.type ? /^operations\["(\w+)"\]$/.exec(text(method.type))?.[1] : undefined;
+      if (!operation || method.questionToken) throw new Error(`a path member the layout does not know: ${text(method)}`);
+      rows.push(f.createPropertySignature(undefined, operation, undefined, f.createTupleTypeNode([lit(nameOf(method)), lit(nameOf(item))])));
+    }
+  }
+  const table = f.createInterfaceDeclaration([f.createModifier(ts.SyntaxKind.ExportKeyword)], 'routes', undefined, undefined, rows);
+  ts.addSyntheticLeadingComment(table, ts.SyntaxKind.MultiLineCommentTrivia, '* Each operation\'s method and path. ', true);
+  const derived = ts.addSyntheticLeadingComment(
+    f.createTypeAliasDeclaration(
+      [f.createModifier(ts.SyntaxKind.ExportKeyword)],
+      'paths',
+      undefined,
+      f.createTypeReferenceNode('PathsOf', [f.createTypeReferenceNode('routes')]),
+    ),
+    ts.SyntaxKind.MultiLineCommentTrivia,
+    '* The routes by path, as openapi-fetch reads them: each path\'s operations by method. ',
+    true,
+  );
+  return [table, derived];
+}
