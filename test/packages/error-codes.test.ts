@@ -10,7 +10,7 @@ import { createApp, type TestApp } from '../helpers/fixtures.js';
 import { userWithTotp } from '../helpers/mfa.js';
 
 // contract 0 (error codes) through both SDKs against a real Gatehouse: a caller branches on `error.code`,
-// never on the sentence, and `isGatehouseError` holds for either SDK's error and across bundled copies.
+// never on the sentence; both SDKs throw @gatehouse/errors' one class, and `isGatehouseError` holds across bundled copies.
 
 let env: AuthEnv;
 let app: TestApp;
@@ -111,23 +111,26 @@ describe('contract 0 @gatehouse/server: error.code', () => {
 });
 
 describe('contract 0: isGatehouseError across copies and SDKs', () => {
-  it('an error of a second bundled copy, or of the other SDK, passes both guards; instanceof does not', async () => {
-    // A second copy of each SDK's errors module, as two bundles of one page would each carry.
+  it('both SDKs throw the one class; an error of a second bundled copy passes both guards; instanceof does not', async () => {
+    expect(GatehouseError).toBe(ServerGatehouseError);
+    // Two copies of @gatehouse/errors' module, as two bundles of one page would each carry.
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-copy-'));
     try {
-      for (const name of ['client', 'server']) copyFileSync(resolve(`packages/${name}/dist/errors.js`), join(dir, `${name}-errors.js`));
-      const clientCopy = await import(pathToFileURL(join(dir, 'client-errors.js')).href);
-      const serverCopy = await import(pathToFileURL(join(dir, 'server-errors.js')).href);
-      const fromClientCopy = new clientCopy.GatehouseError(429, 'rate_limited', 'too many requests', 'req-1', 3);
-      const fromServerCopy = new serverCopy.GatehouseError(401, 'invalid_credentials', 'invalid email or password', { requestId: 'req-2' });
+      for (const name of ['first', 'second']) copyFileSync(resolve('packages/errors/dist/index.js'), join(dir, `${name}-errors.js`));
+      const firstCopy = await import(pathToFileURL(join(dir, 'first-errors.js')).href);
+      const secondCopy = await import(pathToFileURL(join(dir, 'second-errors.js')).href);
+      const fromFirstCopy = new firstCopy.GatehouseError(429, 'rate_limited', 'too many requests', { requestId: 'req-1', retryAfter: 3 });
+      const fromSecondCopy = new secondCopy.GatehouseError(401, 'invalid_credentials', 'invalid email or password', { requestId: 'req-2' });
 
-      expect(fromClientCopy).not.toBeInstanceOf(GatehouseError);
-      for (const error of [fromClientCopy, fromServerCopy, new ServerGatehouseError(404, 'not_found', 'user not found')]) {
+      expect(fromFirstCopy).not.toBeInstanceOf(GatehouseError);
+      expect(fromFirstCopy).not.toBeInstanceOf(secondCopy.GatehouseError);
+      for (const error of [fromFirstCopy, fromSecondCopy, new ServerGatehouseError(404, 'not_found', 'user not found')]) {
         expect(isGatehouseError(error)).toBe(true);
         expect(isServerGatehouseError(error)).toBe(true);
+        expect(firstCopy.isGatehouseError(error)).toBe(true);
       }
-      expect(outcome(fromClientCopy)).toBe('try again in 3 s');
-      expect(outcome(fromServerCopy)).toBe('wrong email or password');
+      expect(outcome(fromFirstCopy)).toBe('try again in 3 s');
+      expect(outcome(fromSecondCopy)).toBe('wrong email or password');
       for (const other of [new Error('x'), { name: 'GatehouseError', code: 'not_found' }, null, 'GatehouseError']) {
         expect(isGatehouseError(other)).toBe(false);
         expect(isServerGatehouseError(other)).toBe(false);

@@ -31,9 +31,9 @@ export type ErrorBody = components['schemas']['Error'];
 export type ErrorCode = ErrorBody['code'] | 'network_error';
 
 /**
- * What both SDKs' `GatehouseError` hold. Tell one from any other error with the SDK's `isGatehouseError(e)`:
- * it checks a brand (the `Symbol.for('gatehouse.error')` key), not `instanceof`, so it holds across two
- * bundled copies of an SDK, and across the two SDKs.
+ * What the SDKs' `GatehouseError` holds (the one class of @gatehouse/errors, which both re-export). Tell one
+ * from any other error with `isGatehouseError(e)`: it checks a brand (the `Symbol.for('gatehouse.error')` key),
+ * not `instanceof`, so it holds across two bundled copies of an SDK.
  */
 export interface GatehouseErrorFields {
   /** The HTTP status; 0 when Gatehouse could not be reached. */

@@ -1,39 +1,7 @@
-import type { ErrorCode, GatehouseErrorFields } from '@gatehouse/api-types';
-
-// The brand `isGatehouseError` checks. Symbol.for is one symbol per JavaScript realm, whichever copy of
-// which SDK made the error: `instanceof` fails across two bundled copies, the brand does not.
-// @gatehouse/server's GatehouseError carries the same brand.
-const BRAND = Symbol.for('gatehouse.error');
-
-/**
- * An answer of Gatehouse other than 2xx: its status, its `code` (docs/api.md, "Error codes": branch on it),
- * its `detail` sentence and the request id to quote. `status` is 0 (code `network_error`) when Gatehouse
- * could not be reached at all.
- */
-export class GatehouseError extends Error implements GatehouseErrorFields {
-  readonly status: number;
-  readonly code: ErrorCode;
-  readonly detail: string;
-  readonly requestId: string | undefined;
-  /** Seconds to wait before sending the same request again (429 and 503 carry it). */
-  readonly retryAfter: number | undefined;
-
-  constructor(status: number, code: ErrorCode, detail: string, requestId?: string, retryAfter?: number) {
-    super(`${status} ${code}: ${detail}`);
-    this.name = 'GatehouseError';
-    this.status = status;
-    this.code = code;
-    this.detail = detail;
-    this.requestId = requestId;
-    this.retryAfter = retryAfter;
-    Object.defineProperty(this, BRAND, { value: true });
-  }
-}
-
-/** Whether `error` is a GatehouseError of any copy of @gatehouse/client or @gatehouse/server. */
-export function isGatehouseError(error: unknown): error is GatehouseError {
-  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true;
-}
+import type { ErrorCode } from '@gatehouse/api-types';
+// GatehouseError is @gatehouse/errors', the one class @gatehouse/server throws too; this module makes the
+// client's from what fetch gives.
+import { GatehouseError } from '@gatehouse/errors';
 
 /**
  * Gatehouse could not be reached (status 0). A page cannot tell a server that is down from a CORS refusal
@@ -59,7 +27,10 @@ export function errorFrom(status: number, body: unknown, header: (name: string) 
   // A proxy's own error page has no code: name it by status, as the server names its own.
   const code = typeof fields.code === 'string' ? (fields.code as ErrorCode) : status >= 500 ? 'internal' : 'bad_request';
   const retryAfter = Number(header('retry-after'));
-  return new GatehouseError(status, code, detail, header('x-request-id') ?? undefined, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  return new GatehouseError(status, code, detail, {
+    requestId: header('x-request-id') ?? undefined,
+    retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  });
 }
 
 /** A second factor the account asks for, as a sign-in's answer names it. */
@@ -81,7 +52,7 @@ export class MfaRequiredError extends GatehouseError {
   readonly expiresAt: string;
 
   constructor(answer: { mfa_token: string; factors: MfaFactor[]; expires_at: string }, requestId?: string) {
-    super(200, 'mfa_required', 'a second factor is required to finish signing in', requestId);
+    super(200, 'mfa_required', 'a second factor is required to finish signing in', { requestId });
     this.name = 'MfaRequiredError';
     this.mfaToken = answer.mfa_token;
     this.factors = answer.factors;

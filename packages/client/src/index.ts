@@ -138,7 +138,8 @@ export function createClient(options: ClientOptions): GatehouseClient {
   };
 }
 
-export { GatehouseError, isGatehouseError, MfaRequiredError, type MfaFactor } from './errors.js';
+export { GatehouseError, isGatehouseError } from '@gatehouse/errors';
+export { MfaRequiredError, type MfaFactor } from './errors.js';
 export type { ErrorCode } from '@gatehouse/api-types';
 export { memoryStorage, type StorageAdapter } from './storage.js';
 export type { AuthApi, OAuthProvider, OAuthProviderInfo, SignUpResult } from './auth.js';

@@ -1,6 +1,6 @@
 // The session the client keeps for its caller: who is signed in and until when, the tokens when they are
 // Bearer tokens, auth-state events, and a refresh a minute before expiry that runs once across tabs.
-import { isGatehouseError } from './errors.js';
+import { isGatehouseError } from '@gatehouse/errors';
 import { tokenTimes } from './jwt.js';
 import type { StorageAdapter } from './storage.js';
 import type { Tabs, TabMessage } from './tabs.js';

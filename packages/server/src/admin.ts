@@ -1,6 +1,6 @@
 import type { Body, ErrorCode, Ok, paths, Query } from '@gatehouse/api-types';
+import { GatehouseError } from '@gatehouse/errors';
 import createClient, { type Client } from 'openapi-fetch';
-import { GatehouseError } from './errors.js';
 
 /** A user as the secret-key routes answer it, its metadata typed as JSON objects (docs/users.md). */
 export type User = Ok<'getUser'>;
