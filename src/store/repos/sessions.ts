@@ -1,7 +1,8 @@
-import { sql, type QueryCreator } from 'kysely';
+import { sql, type ExpressionBuilder, type QueryCreator } from 'kysely';
 import type { Db } from '../db.js';
 import { compiledQuery } from '../compiled.js';
 import type { Database, SessionRow } from '../types.js';
+import { wroteOne } from './conditional-write.js';
 
 /** Values of a new session's row. */
 export interface NewSessionValues {
@@ -58,16 +59,25 @@ export const insertSessionQuery = compiledQuery(['id', 'app_id', 'user_id', 'cre
   insertUnbannedSession(db, v, 'sqlite'),
 );
 
+type SessionsEb = ExpressionBuilder<Database, 'sessions'>;
+
+/** Not revoked yet: every revoking write matches only these, so of racing revokes one ends the session. */
+const unrevoked = (eb: SessionsEb) => eb('revoked_at', 'is', null);
+
+/** A session that still authenticates at `now`: not revoked, not expired. */
+const liveSession = (now: string) => (eb: SessionsEb) => eb.and([unrevoked(eb), eb('expires_at', '>', now)]);
+
+/** The user's sessions in the app: both keys, in every statement about one user's own sessions. */
+const userSessions = (appId: string, userId: string) => (eb: SessionsEb) => eb.and([eb('app_id', '=', appId), eb('user_id', '=', userId)]);
+
 /** The session if it belongs to the app, is not revoked and has not expired; else undefined. */
 export async function findLiveSession(db: Db, appId: string, sessionId: string, now: string): Promise<SessionRow | undefined> {
-  return db
-    .selectFrom('sessions')
-    .selectAll()
-    .where('id', '=', sessionId)
-    .where('app_id', '=', appId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
+  return db.selectFrom('sessions').selectAll().where('id', '=', sessionId).where('app_id', '=', appId).where(liveSession(now)).executeTakeFirst();
+}
+
+/** The revoke the clean-up follows up (see revokeSession): ends the app's unrevoked sessions that the caller's conditions select. */
+function revokeForSweep(db: Db, appId: string, now: string) {
+  return db.updateTable('sessions').set({ revoked_at: now, sweep_after: now }).where('app_id', '=', appId).where(unrevoked);
 }
 
 /**
@@ -75,14 +85,7 @@ export async function findLiveSession(db: Db, appId: string, sessionId: string, 
  * moves to now: the clean-up looks at the session again once the retention after its revocation has passed.
  */
 export async function revokeSession(db: Db, appId: string, sessionId: string, now: string): Promise<string | undefined> {
-  const row = await db
-    .updateTable('sessions')
-    .set({ revoked_at: now, sweep_after: now })
-    .where('id', '=', sessionId)
-    .where('app_id', '=', appId)
-    .where('revoked_at', 'is', null)
-    .returning('user_id')
-    .executeTakeFirst();
+  const row = await revokeForSweep(db, appId, now).where('id', '=', sessionId).returning('user_id').executeTakeFirst();
   return row?.user_id;
 }
 
@@ -91,14 +94,7 @@ export async function revokeSession(db: Db, appId: string, sessionId: string, no
  * those that were live (an expired one is revoked too, so the clean-up takes it sooner, but ended already).
  */
 export async function revokeUserSessions(db: Db, appId: string, userId: string, now: string): Promise<string[]> {
-  const rows = await db
-    .updateTable('sessions')
-    .set({ revoked_at: now, sweep_after: now })
-    .where('app_id', '=', appId)
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .returning(['id', 'expires_at'])
-    .execute();
+  const rows = await revokeForSweep(db, appId, now).where('user_id', '=', userId).returning(['id', 'expires_at']).execute();
   return rows.filter((row) => row.expires_at > now).map((row) => row.id);
 }
 
@@ -114,56 +110,31 @@ export async function listLiveUserSessions(db: Db, appId: string, userId: string
   return db
     .selectFrom('sessions')
     .select(['id', 'created_at', 'rotated_at', 'expires_at', 'user_agent', 'ip', 'amr'])
-    .where('app_id', '=', appId)
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    .where(userSessions(appId, userId))
+    .where(liveSession(now))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
 }
 
+/** The user's own revoke from "where you're signed in": ends the live sessions of theirs the caller narrows down. */
+function revokeOwnLive(db: Db, appId: string, userId: string, now: string) {
+  return db.updateTable('sessions').set({ revoked_at: now }).where(userSessions(appId, userId)).where(liveSession(now)).returning('id');
+}
+
 /** Revokes the session if it is the user's own and live; true when this call revoked it. */
 export async function revokeUserSession(db: Db, appId: string, userId: string, sessionId: string, now: string): Promise<boolean> {
-  const rows = await db
-    .updateTable('sessions')
-    .set({ revoked_at: now })
-    .where('id', '=', sessionId)
-    .where('app_id', '=', appId)
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('id')
-    .execute();
-  return rows.length === 1;
+  return wroteOne(revokeOwnLive(db, appId, userId, now).where('id', '=', sessionId));
 }
 
 /** Revokes every live session of the user but `keepSessionId`; answers the ids of those it revoked. */
 export async function revokeOtherUserSessions(db: Db, appId: string, userId: string, keepSessionId: string, now: string): Promise<string[]> {
-  const rows = await db
-    .updateTable('sessions')
-    .set({ revoked_at: now })
-    .where('app_id', '=', appId)
-    .where('user_id', '=', userId)
-    .where('id', '!=', keepSessionId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('id')
-    .execute();
+  const rows = await revokeOwnLive(db, appId, userId, now).where('id', '!=', keepSessionId).execute();
   return rows.map((row) => row.id);
 }
 
 /** Sets a live session's amr (a second factor enrolled from it); false when it is not live. */
 export async function setSessionAmr(db: Db, appId: string, sessionId: string, amr: string, now: string): Promise<boolean> {
-  const row = await db
-    .updateTable('sessions')
-    .set({ amr })
-    .where('id', '=', sessionId)
-    .where('app_id', '=', appId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+  return wroteOne(db.updateTable('sessions').set({ amr }).where('id', '=', sessionId).where('app_id', '=', appId).where(liveSession(now)).returning('id'));
 }
