@@ -1,12 +1,26 @@
 import type { Db } from '../db.js';
-import type { MfaFactorRow, MfaFactorsTable } from '../types.js';
-import { sql, type Insertable } from 'kysely';
+import type { Database, MfaFactorRow, MfaFactorsTable } from '../types.js';
+import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
+import { wroteOne } from './conditional-write.js';
 
 // A user's second factors (migration 0024): TOTP authenticators and passkeys. Every function is scoped
 // by app and user; the writes that decide (confirming, using a step) are conditional UPDATEs.
 
 /** Wrong codes an unverified TOTP factor takes before it is dead (enroll again). */
 export const ENROLL_ATTEMPTS = 5;
+
+type FactorsEb = ExpressionBuilder<Database, 'mfa_factors'>;
+
+/** An unconfirmed TOTP enrollment still open: fewer than ENROLL_ATTEMPTS wrong codes so far. */
+const openEnrollment = (eb: FactorsEb) => eb.and([eb('status', '=', 'unverified'), eb('attempts', '<', ENROLL_ATTEMPTS)]);
+
+/** A verified factor not locked at `now` by wrong sign-in codes (a lock ends at its `locked_until`). */
+const usableAt = (now: string) => (eb: FactorsEb) => eb.and([eb('status', '=', 'verified'), eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)])]);
+
+/** The write of the app's factor `factorId`; the caller sets, adds its conditions and what it returns. */
+function updateFactor(db: Db, appId: string, factorId: string) {
+  return db.updateTable('mfa_factors').where('id', '=', factorId).where('app_id', '=', appId);
+}
 
 export async function insertFactor(db: Db, row: Insertable<MfaFactorsTable>): Promise<void> {
   await db.insertInto('mfa_factors').values(row).execute();
@@ -31,16 +45,12 @@ export async function deleteUnverifiedTotp(db: Db, appId: string, userId: string
 
 /** Counts a wrong code against an unconfirmed factor, in the write that checks the limit: false when it is already dead or gone. */
 export async function countEnrollAttempt(db: Db, appId: string, factorId: string, now: string): Promise<boolean> {
-  const row = await db
-    .updateTable('mfa_factors')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
-    .where('id', '=', factorId)
-    .where('app_id', '=', appId)
-    .where('status', '=', 'unverified')
-    .where('attempts', '<', ENROLL_ATTEMPTS)
-    .returning('attempts')
-    .executeTakeFirst();
-  return row !== undefined;
+  return wroteOne(
+    updateFactor(db, appId, factorId)
+      .set((eb) => ({ attempts: eb('attempts', '+', 1), updated_at: now }))
+      .where(openEnrollment)
+      .returning('attempts'),
+  );
 }
 
 /**
@@ -48,17 +58,13 @@ export async function countEnrollAttempt(db: Db, appId: string, factorId: string
  * `startedAfter`; false when another request did, or it is dead (wrong codes, expired, dropped).
  */
 export async function confirmTotpFactor(db: Db, appId: string, factorId: string, step: number, now: string, startedAfter: string): Promise<boolean> {
-  const row = await db
-    .updateTable('mfa_factors')
-    .set({ status: 'verified', last_step: step, updated_at: now, last_used_at: now })
-    .where('id', '=', factorId)
-    .where('app_id', '=', appId)
-    .where('status', '=', 'unverified')
-    .where('attempts', '<', ENROLL_ATTEMPTS)
-    .where('created_at', '>', startedAfter)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+  return wroteOne(
+    updateFactor(db, appId, factorId)
+      .set({ status: 'verified', last_step: step, updated_at: now, last_used_at: now })
+      .where(openEnrollment)
+      .where('created_at', '>', startedAfter)
+      .returning('id'),
+  );
 }
 
 /**
@@ -68,17 +74,13 @@ export async function confirmTotpFactor(db: Db, appId: string, factorId: string,
  * not newer or the factor is locked.
  */
 export async function advanceTotpStep(db: Db, appId: string, factorId: string, step: number, now: string): Promise<boolean> {
-  const row = await db
-    .updateTable('mfa_factors')
-    .set({ last_step: step, last_used_at: now, failed_codes: 0, locked_until: null })
-    .where('id', '=', factorId)
-    .where('app_id', '=', appId)
-    .where('status', '=', 'verified')
-    .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+  return wroteOne(
+    updateFactor(db, appId, factorId)
+      .set({ last_step: step, last_used_at: now, failed_codes: 0, locked_until: null })
+      .where(usableAt(now))
+      .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
+      .returning('id'),
+  );
 }
 
 /**
@@ -91,29 +93,17 @@ export async function countFailedCode(db: Db, appId: string, factorId: string, n
   const next = sql`${sql.ref('failed_codes')} + 1`;
   const steps = schedule.untils.slice(0, -1).map((until, i) => sql`when ${next} = ${schedule.from + i} then ${until}`);
   const lock = sql<string | null>`case when ${next} < ${schedule.from} then null ${sql.join(steps, sql` `)} else ${schedule.untils.at(-1)!} end`;
-  const row = await db
-    .updateTable('mfa_factors')
+  const row = await updateFactor(db, appId, factorId)
     .set((eb) => ({ failed_codes: eb('failed_codes', '+', 1), locked_until: lock }))
-    .where('id', '=', factorId)
-    .where('app_id', '=', appId)
     .where('type', '=', 'totp')
-    .where('status', '=', 'verified')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .where(usableAt(now))
     .returning('failed_codes')
     .executeTakeFirst();
   return row?.failed_codes;
 }
 
 export async function renameFactor(db: Db, appId: string, userId: string, factorId: string, name: string | null, now: string): Promise<boolean> {
-  const row = await db
-    .updateTable('mfa_factors')
-    .set({ friendly_name: name, updated_at: now })
-    .where('id', '=', factorId)
-    .where('app_id', '=', appId)
-    .where('user_id', '=', userId)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+  return wroteOne(updateFactor(db, appId, factorId).set({ friendly_name: name, updated_at: now }).where('user_id', '=', userId).returning('id'));
 }
 
 /** Removes one factor; false when it was not the user's (or already gone). */
@@ -148,5 +138,5 @@ export async function findPasskeyByCredential(db: Db, appId: string, credentialI
 
 /** Records a passkey's use: its signature counter and when. */
 export async function recordPasskeyUse(db: Db, appId: string, factorId: string, counter: number, now: string): Promise<void> {
-  await db.updateTable('mfa_factors').set({ sign_count: counter, last_used_at: now }).where('id', '=', factorId).where('app_id', '=', appId).execute();
+  await updateFactor(db, appId, factorId).set({ sign_count: counter, last_used_at: now }).execute();
 }
