@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { wroteOne } from './conditional-write.js';
 
 // The installation's console (docs/management.md): the operators among its users and the first-run setup
 // links (SHA-256 of the token only).
@@ -10,17 +11,11 @@ export async function isOperator(db: Db, userId: string): Promise<boolean> {
 
 /** Makes the user an operator; false when they were one already. */
 export async function insertOperator(db: Db, userId: string, now: string): Promise<boolean> {
-  const rows = await db
-    .insertInto('console_operators')
-    .values({ user_id: userId, created_at: now })
-    .onConflict((oc) => oc.column('user_id').doNothing())
-    .returning('user_id')
-    .execute();
-  return rows.length === 1;
+  return wroteOne(db.insertInto('console_operators').values({ user_id: userId, created_at: now }).onConflict((oc) => oc.column('user_id').doNothing()).returning('user_id'));
 }
 
 export async function deleteOperator(db: Db, userId: string): Promise<boolean> {
-  return (await db.deleteFrom('console_operators').where('user_id', '=', userId).returning('user_id').executeTakeFirst()) !== undefined;
+  return wroteOne(db.deleteFrom('console_operators').where('user_id', '=', userId).returning('user_id'));
 }
 
 /** The operators with their console email, oldest first. */
@@ -49,13 +44,11 @@ export async function deleteUnusedSetupTokens(db: Db): Promise<void> {
 
 /** Consumes a setup token in one conditional write: true only for an unused, unexpired one, once. */
 export async function consumeSetupToken(db: Db, tokenHash: string, now: string): Promise<boolean> {
-  const row = await db
+  const consume = db
     .updateTable('console_setup_tokens')
     .set({ used_at: now })
     .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('token_hash')
-    .executeTakeFirst();
-  return row !== undefined;
+    .where((eb) => eb.and([eb('used_at', 'is', null), eb('expires_at', '>', now)]))
+    .returning('token_hash');
+  return wroteOne(consume);
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { wroteOne } from './conditional-write.js';
 
 // Installation-wide settings (not per app): the master key's check value.
 
@@ -10,13 +11,7 @@ export async function findSetting(db: Db, name: string): Promise<string | undefi
 
 /** Sets a setting unless it is set already (the first writer wins); true when this call wrote it. */
 export async function insertSettingIfAbsent(db: Db, name: string, value: string, now: string): Promise<boolean> {
-  const rows = await db
-    .insertInto('settings')
-    .values({ name, value, updated_at: now })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .returning('name')
-    .execute();
-  return rows.length === 1;
+  return wroteOne(db.insertInto('settings').values({ name, value, updated_at: now }).onConflict((oc) => oc.column('name').doNothing()).returning('name'));
 }
 
 /** Sets a setting, whether or not it was set. */

@@ -1,9 +1,19 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db.js';
-import type { TenantInvitationsTable, TenantRole } from '../types.js';
+import type { Database, TenantInvitationsTable, TenantRole } from '../types.js';
+import { wroteOne } from './conditional-write.js';
 
 // Invitations to a tenant (docs/management.md), scoped by the tenant; the token is kept as its SHA-256.
 
 export type InvitationRow = TenantInvitationsTable;
+
+/** Still pending: neither accepted nor revoked (an invitation ends once, one way). */
+const pendingInvitation = (eb: ExpressionBuilder<Database, 'tenant_invitations'>) => eb.and([eb('accepted_at', 'is', null), eb('revoked_at', 'is', null)]);
+
+/** Revokes the tenant's pending invitations that the caller's conditions select; returns their ids. */
+function revokePending(db: Db, tenantId: string, now: string) {
+  return db.updateTable('tenant_invitations').set({ revoked_at: now }).where('tenant_id', '=', tenantId).where(pendingInvitation).returning('id');
+}
 
 export async function insertInvitation(db: Db, row: InvitationRow): Promise<void> {
   await db.insertInto('tenant_invitations').values(row).execute();
@@ -25,16 +35,7 @@ export async function findInvitationByTokenHash(db: Db, tokenHash: string): Prom
 
 /** Revokes a pending invitation; false when it is unknown or no longer pending. */
 export async function revokeInvitation(db: Db, tenantId: string, invitationId: string, now: string): Promise<boolean> {
-  const row = await db
-    .updateTable('tenant_invitations')
-    .set({ revoked_at: now })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', invitationId)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
+  return wroteOne(revokePending(db, tenantId, now).where('id', '=', invitationId));
 }
 
 /**
@@ -48,8 +49,7 @@ export async function acceptInvitation(db: Db, tenantId: string, tokenHash: stri
     .where('tenant_id', '=', tenantId)
     .where('token_hash', '=', tokenHash)
     .where('email_normalized', '=', emailNormalized)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
+    .where(pendingInvitation)
     .where('expires_at', '>', now)
     .returningAll()
     .executeTakeFirst();
@@ -58,15 +58,6 @@ export async function acceptInvitation(db: Db, tenantId: string, tokenHash: stri
 /** Revokes the pending invitations `createdBy` made in the tenant with one of `roles`; the ids revoked. */
 export async function revokeInvitationsMadeBy(db: Db, tenantId: string, createdBy: string, roles: readonly TenantRole[], now: string): Promise<string[]> {
   if (!roles.length) return [];
-  const rows = await db
-    .updateTable('tenant_invitations')
-    .set({ revoked_at: now })
-    .where('tenant_id', '=', tenantId)
-    .where('created_by', '=', createdBy)
-    .where('role', 'in', roles)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .returning('id')
-    .execute();
+  const rows = await revokePending(db, tenantId, now).where('created_by', '=', createdBy).where('role', 'in', roles).execute();
   return rows.map((row) => row.id).sort();
 }
