@@ -5,6 +5,7 @@ import type { Db } from '../db.js';
 import type { DialectName } from '../dialect.js';
 import { lockClause, type ColumnType } from '../tables-dialect.js';
 import type { CustomColumnRow, CustomTableRow, CustomTablesTable } from '../types.js';
+import { prefixed } from './prefixed-columns.js';
 
 // Metadata of custom tables and columns, and the per-app usage row. Every function is scoped by app_id.
 
@@ -64,16 +65,7 @@ const tableWithColumnsQuery = compiledQuery(['tableId', 'appId'], (db, v) =>
     .selectFrom('custom_tables as t')
     .leftJoin('custom_columns as c', 'c.table_id', 't.id')
     .select(qualified('t', CUSTOM_TABLE_COLUMNS))
-    .select([
-      'c.id as column_id',
-      'c.table_id as column_table_id',
-      'c.name as column_name',
-      'c.type as column_type',
-      'c.required as column_required',
-      'c.default_value as column_default_value',
-      'c.position as column_position',
-      'c.created_at as column_created_at',
-    ])
+    .select(prefixed('c', 'column_', ['id', 'table_id', 'name', 'type', 'required', 'default_value', 'position', 'created_at']))
     .where('t.id', '=', v.tableId)
     .where('t.app_id', '=', v.appId)
     .orderBy('c.position')

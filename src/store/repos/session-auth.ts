@@ -2,6 +2,7 @@ import { compiledQuery } from '../compiled.js';
 import { rowLimit } from '../limit.js';
 import { liveKeyAppQuery, toApplication, type Application } from './applications.js';
 import type { ActiveOrganization } from './active-organization.js';
+import { prefixed } from './prefixed-columns.js';
 import { parseMetadata, toUser, type Metadata, type User, type UserFields } from './users.js';
 
 /** What GET /v1/me answers about the signed-in user. */
@@ -28,14 +29,7 @@ const sessionAuthQuery = compiledQuery(['keyHash', 'appId', 'sessionId', 'userId
     .leftJoin('organization_roles as orl', (join) => join.onRef('orl.app_id', '=', 'oo.app_id').onRef('orl.key', '=', 'om.role'))
     .select(['oo.id as org_id', 'oo.slug as org_slug', 'om.role as org_role', 'orl.permissions as org_role_permissions'])
     // The metadata GET /v1/me shows rides on the row already read (never the private one).
-    .select([
-      'users.email as user_email',
-      'users.email_verified as user_email_verified',
-      'users.is_bot as user_is_bot',
-      'users.public_metadata as user_public_metadata',
-      'users.unsafe_metadata as user_unsafe_metadata',
-      'users.locale as user_locale',
-    ])
+    .select(prefixed('users', 'user_', ['email', 'email_verified', 'is_bot', 'public_metadata', 'unsafe_metadata', 'locale']))
     .where('api_keys.app_id', '=', v.appId)
     .where('sessions.id', '=', v.sessionId)
     .where('sessions.user_id', '=', v.userId)
@@ -75,22 +69,12 @@ export async function findSessionAuth(
 const keyAppAndEmailUserQuery = compiledQuery(['keyHash', 'emailNormalized', 'now'], (db, v) =>
   liveKeyAppQuery(db, v.keyHash, 'publishable', v.now)
     .leftJoin('users', (join) => join.onRef('users.app_id', '=', 'applications.id').on('users.email_normalized', '=', v.emailNormalized))
-    .select([
-      'users.id as user_id',
-      'users.email as user_email',
-      'users.email_verified as user_email_verified',
-      'users.password_hash as user_password_hash',
-      'users.is_bot as user_is_bot',
-      'users.public_key as user_public_key',
-      'users.requires_verification as user_requires_verification',
-      'users.created_at as user_created_at',
-      'users.updated_at as user_updated_at',
-      'users.public_metadata as user_public_metadata',
-      'users.private_metadata as user_private_metadata',
-      'users.unsafe_metadata as user_unsafe_metadata',
-      'users.banned as user_banned',
-      'users.locale as user_locale',
-    ])
+    .select(
+      prefixed('users', 'user_', [
+        'id', 'email', 'email_verified', 'password_hash', 'is_bot', 'public_key', 'requires_verification', 'created_at', 'updated_at',
+        'public_metadata', 'private_metadata', 'unsafe_metadata', 'banned', 'locale',
+      ]),
+    )
     .limit(rowLimit(1)),
 );
 
