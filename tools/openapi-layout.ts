@@ -10,7 +10,7 @@
 // (openapi-fetch sees a path without `put?: never` as one without a PUT, as before); the suite's
 // typechecks of both SDKs, the console and the generated client hold it.
 import ts from 'typescript';
-import { referenceRepeats, routesTable } from './openapi-references.js';
+import { hoistBodies, referenceRepeats, routesTable } from './openapi-references.js';
 
 /** Declared once at the top of the generated file; the transform below writes references to them. */
 export const LAYOUT_ALIASES = `/** An answer with a JSON body, as openapi-typescript writes one. */
@@ -188,7 +188,7 @@ export function compactLayout(nodes: ts.Node[]): ts.Node[] {
     .flatMap((node) => {
       if (!ts.isInterfaceDeclaration(node)) return [node];
       if (node.name.text === 'paths') return routesTable(node);
-      if (node.name.text === 'operations') return [referenceRepeats(node)];
+      if (node.name.text === 'operations') return hoistBodies(referenceRepeats(node));
       return [node];
     })
     .map((node) => ts.transform(node, [oneLiners]).transformed[0]!);

@@ -106,3 +106,51 @@ export function routesTable(paths: ts.InterfaceDeclaration): ts.Node[] {
   );
   return [table, derived];
 }
+
+/**
+ * The request bodies and answers that span lines, moved out of `operations` into `bodies` and `answers` by
+ * operation, so that each operation is a row: `updateUser: { parameters: ...; requestBody: JsonBody<bodies["updateUser"]>; ... }`.
+ */
+export function hoistBodies(operations: ts.InterfaceDeclaration): ts.Node[] {
+  const bodies: ts.PropertySignature[] = [];
+  const answers: ts.PropertySignature[] = [];
+  const hoist = (into: ts.PropertySignature[], table: string, id: string, type: ts.TypeNode): ts.TypeNode => {
+    into.push(f.createPropertySignature(undefined, id, undefined, type));
+    return f.createIndexedAccessTypeNode(f.createTypeReferenceNode(table), lit(id));
+  };
+  const wrapped = (type: ts.TypeNode | undefined, alias: string): ts.TypeNode | undefined =>
+    type && ts.isTypeReferenceNode(type) && text(type.typeName) === alias && type.typeArguments?.length === 1 && multiLine(type.typeArguments[0]!) ? type.typeArguments[0] : undefined;
+  const members = operations.members.map((op) => {
+    if (!ts.isPropertySignature(op) || !op.type || !ts.isTypeLiteralNode(op.type)) return op;
+    const id = nameOf(op);
+    let answered = false;
+    const parts = op.type.members.map((part) => {
+      if (!ts.isPropertySignature(part) || !part.type) return part;
+      const body = nameOf(part) === 'requestBody' ? wrapped(part.type, 'JsonBody') : undefined;
+      if (body) return withType(part, f.createTypeReferenceNode('JsonBody', [hoist(bodies, 'bodies', id, body)]));
+      if (nameOf(part) !== 'responses' || !ts.isIntersectionTypeNode(part.type)) return part;
+      const [statuses, ...rest] = part.type.types;
+      if (!statuses || !ts.isTypeLiteralNode(statuses)) return part;
+      const moved = statuses.members.map((answer) => {
+        const json = ts.isPropertySignature(answer) && !answered ? wrapped(answer.type, 'Json') : undefined;
+        if (!json) return answer;
+        answered = true;
+        return withType(answer as ts.PropertySignature, f.createTypeReferenceNode('Json', [hoist(answers, 'answers', id, json)]));
+      });
+      return withType(part, f.createIntersectionTypeNode([f.createTypeLiteralNode(moved), ...rest]));
+    });
+    return withType(op, f.createTypeLiteralNode(parts));
+  });
+  const table = (name: string, comment: string, rows: ts.PropertySignature[]): ts.Node =>
+    ts.addSyntheticLeadingComment(
+      f.createInterfaceDeclaration([f.createModifier(ts.SyntaxKind.ExportKeyword)], name, undefined, undefined, rows),
+      ts.SyntaxKind.MultiLineCommentTrivia,
+      `* ${comment} `,
+      true,
+    );
+  return [
+    f.updateInterfaceDeclaration(operations, operations.modifiers, operations.name, operations.typeParameters, operations.heritageClauses, members),
+    table('bodies', 'The JSON request bodies of more than a line, by operation.', bodies),
+    table('answers', 'The JSON answers of more than a line, by operation (its success answer).', answers),
+  ];
+}

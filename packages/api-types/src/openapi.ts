@@ -1253,18 +1253,7 @@ export interface components {
 export type $defs = Record<string, never>;
 export interface operations {
     /** Readiness: the database answers and the node is not shutting down (503 names what is down) */
-    getHealth: {
-        parameters: NoParameters;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                /** @enum {string} */
-                status: "ok";
-                version: string;
-                release: string;
-            }>;
-        } & Errors<503>;
-    };
+    getHealth: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<answers["getHealth"]>; } & Errors<503>; };
     /** Liveness: the process answers (no dependency checked) */
     getLiveness: {
         parameters: NoParameters;
@@ -1277,103 +1266,26 @@ export interface operations {
         };
     };
     /** Public keys of an application, for offline verification of access tokens */
-    getJwks: {
-        parameters: InQuery<{ app_id?: string; }>;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                keys: {
-                    /** @enum {string} */
-                    kty: "RSA";
-                    kid: string;
-                    /** @enum {string} */
-                    use: "sig";
-                    /** @enum {string} */
-                    alg: "RS256";
-                    n: string;
-                    e: string;
-                }[];
-            }>;
-        } & Errors<400 | 404>;
-    };
+    getJwks: { parameters: InQuery<{ app_id?: string; }>; requestBody?: never; responses: { 200: Json<answers["getJwks"]>; } & Errors<400 | 404>; };
     /** A proof-of-work challenge, required before sign-up when hashcash is on */
     createChallenge: {
         parameters: NoParameters;
         requestBody?: never;
         responses: {
             /** @description Hashcash challenge (docs/api.md); the proof encoding is in docs/hashcash.md */
-            200: Json<{
-                /** @description Opaque; send it back unchanged with the nonce */
-                challenge: string;
-                /** @description Required leading zero bits of the proof hash */
-                difficulty: number;
-                /** @enum {string} */
-                algorithm: "argon2id";
-                params: {
-                    time_cost: number;
-                    /** @description KiB */
-                    memory_cost: number;
-                    parallelism: number;
-                    /** @description bytes */
-                    hash_len: number;
-                };
-                /** @description seconds */
-                expires_in: number;
-            }>;
+            200: Json<answers["createChallenge"]>;
         } & Errors<401 | 429>;
     };
     /** Sign up by email, with or without a password (proof-of-work when required) */
-    signUp: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /**
-             * Format: email
-             * @description Compared case-insensitively
-             */
-            email: string;
-            password?: string | null;
-            /** @description Absolute URL whose origin is on the app allow-list */
-            redirect_url?: string | null;
-            hashcash?: { challenge: string; nonce: string; };
-        }>;
-        responses: {
-            200: Json<{
-                /** @enum {string} */
-                status: "verification_sent";
-                /** Format: uuid */
-                user_id: string;
-            }>;
-        } & Errors<400 | 401 | 409 | 410 | 422 | 429 | 503>;
-    };
+    signUp: { parameters: NoParameters; requestBody: JsonBody<bodies["signUp"]>; responses: { 200: Json<answers["signUp"]>; } & Errors<400 | 401 | 409 | 410 | 422 | 429 | 503>; };
     /** Sign in with a password (tokens and cookie) or by magic link / code (emailed) */
     signIn: {
         parameters: NoParameters;
-        requestBody: JsonBody<{
-            /**
-             * Format: email
-             * @description Compared case-insensitively
-             */
-            email: string;
-            password?: string | null;
-            /** @description Absolute URL whose origin is on the app allow-list */
-            redirect_url?: string | null;
-            strategy?: "password" | "magic_link";
-        }>;
+        requestBody: JsonBody<bodies["signIn"]>;
         responses: { 200: Json<components["schemas"]["SessionTokens"] | components["schemas"]["MfaRequired"] | { status: "magic_link_sent" | "verification_sent"; user_id?: string | null; }>; } & Errors<400 | 401 | 429 | 503>;
     };
     /** Exchange an emailed 6-digit code for a session */
-    verifyCode: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /**
-             * Format: email
-             * @description Compared case-insensitively
-             */
-            email: string;
-            code: string;
-        }>;
-        responses: { 200: components["responses"]["SignInAnswer"]; } & Errors<400 | 401 | 429>;
-    };
+    verifyCode: { parameters: NoParameters; requestBody: JsonBody<bodies["verifyCode"]>; responses: { 200: components["responses"]["SignInAnswer"]; } & Errors<400 | 401 | 429>; };
     /** The signed-in user */
     getMe: { parameters: NoParameters; requestBody?: never; responses: { 200: components["responses"]["Me"]; } & Errors<401 | 403>; };
     /**
@@ -1382,80 +1294,24 @@ export interface operations {
      */
     deleteMe: { parameters: NoParameters; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<401 | 403 | 404>; };
     /** Change my unsafe_metadata (replaced whole) or locale; any other field is 400 */
-    updateMe: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description at most 8 KiB as JSON */
-            unsafe_metadata?: { [key: string]: unknown; };
-            /** @description the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English */
-            locale?: string | null;
-        }>;
-        responses: { 200: components["responses"]["Me"]; } & Errors<400 | 401 | 403>;
-    };
+    updateMe: { parameters: NoParameters; requestBody: JsonBody<bodies["updateMe"]>; responses: { 200: components["responses"]["Me"]; } & Errors<400 | 401 | 403>; };
     /** Revoke the current session and clear the cookies */
-    logOut: {
-        parameters: NoParameters;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                /** @enum {string} */
-                status: "logged_out";
-            }>;
-        } & Errors<401 | 403>;
-    };
+    logOut: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<answers["logOut"]>; } & Errors<401 | 403>; };
     /**
      * Rotate a refresh token: new access and refresh tokens
      * @description The refresh token comes from the body, else from the __refresh cookie: then both cookies are renewed and the answer carries no refresh_token (page scripts never see one).
      */
-    refreshSession: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{ refresh_token?: string; }>;
-        responses: {
-            200: Json<{
-                access_token: string;
-                /** @description only when the refresh token came in the body */
-                refresh_token?: string;
-                /** Format: uuid */
-                user_id: string;
-                /** Format: uuid */
-                session_id: string;
-            }>;
-        } & Errors<400 | 401 | 403 | 429>;
-    };
+    refreshSession: { parameters: NoParameters; requestBody: JsonBody<{ refresh_token?: string; }>; responses: { 200: Json<answers["refreshSession"]>; } & Errors<400 | 401 | 403 | 429>; };
     /**
      * Email a password reset code and/or link
      * @description Answers 200 {"status":"reset_sent"} for every email, known or not, with or without a password (no account oracle); only a user with a password is emailed. The link goes to redirect_url (allow-listed), else the app's own page, with ?reset_token=.
      */
-    requestPasswordReset: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /**
-             * Format: email
-             * @description Compared case-insensitively
-             */
-            email: string;
-            /** @description Absolute URL whose origin is on the app allow-list */
-            redirect_url?: string | null;
-        }>;
-        responses: { 200: Json<components["schemas"]["ResetSentStatus"]>; } & Errors<400 | 401 | 429>;
-    };
+    requestPasswordReset: { parameters: NoParameters; requestBody: JsonBody<bodies["requestPasswordReset"]>; responses: { 200: Json<components["schemas"]["ResetSentStatus"]>; } & Errors<400 | 401 | 429>; };
     /**
      * Set a new password with an emailed reset code or token: a new session
      * @description Body {email, code, new_password} or {reset_token, new_password}. Answers as verify-code does (tokens and cookies); every other session of the user is revoked and the email counts as verified. A wrong, used or expired code or token is 400; each code dies after 5 wrong tries.
      */
-    confirmPasswordReset: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /**
-             * Format: email
-             * @description Compared case-insensitively
-             */
-            email: string;
-            code: string;
-            new_password: string;
-        } | { reset_token: string; new_password: string; }>;
-        responses: { 200: components["responses"]["SignInAnswer"]; } & Errors<400 | 401 | 429>;
-    };
+    confirmPasswordReset: { parameters: NoParameters; requestBody: JsonBody<bodies["confirmPasswordReset"]>; responses: { 200: components["responses"]["SignInAnswer"]; } & Errors<400 | 401 | 429>; };
     /**
      * Change (or set) the signed-in user's password; every other session is revoked
      * @description current_password is required when the account has a password (a wrong one is 403 and counts in the sign-in windows). An account without one may set it without current_password within 10 minutes of signing in (the token's auth_time); later, 403. A user with a second factor needs an aal2 session (403 aal2_required).
@@ -1469,19 +1325,7 @@ export interface operations {
      * Start a change of email: a code and/or link to the new address
      * @description Nothing changes until the new address is proven (POST /v1/me/email/confirm). 409 when another user of the app has it. The link goes to redirect_url (allow-listed), else the app's own page, with ?email_change_token=.
      */
-    requestEmailChange: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /**
-             * Format: email
-             * @description Compared case-insensitively
-             */
-            new_email: string;
-            /** @description Absolute URL whose origin is on the app allow-list */
-            redirect_url?: string | null;
-        }>;
-        responses: { 200: Json<components["schemas"]["VerificationSentStatus"]>; } & Errors<400 | 401 | 403 | 409 | 429>;
-    };
+    requestEmailChange: { parameters: NoParameters; requestBody: JsonBody<bodies["requestEmailChange"]>; responses: { 200: Json<components["schemas"]["VerificationSentStatus"]>; } & Errors<400 | 401 | 403 | 409 | 429>; };
     /**
      * Prove the new address with its code or token: the email changes
      * @description Body {code} or {token}, of the signed-in user's own change. Answers the user as GET /v1/me does. A wrong, used or expired code or token is 400 (5 wrong tries kill a code); 409 when another user took the address meanwhile. The old address gets a notice.
@@ -1502,10 +1346,7 @@ export interface operations {
      */
     describeMfaChallenge: {
         parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description from the sign-in that answered mfa_required */
-            mfa_token: string;
-        }>;
+        requestBody: JsonBody<bodies["describeMfaChallenge"]>;
         responses: {
             /** @description The user has a second factor: no session yet */
             200: Json<components["schemas"]["MfaChallenge"]>;
@@ -1515,55 +1356,14 @@ export interface operations {
      * Complete a sign-in with a second factor: a TOTP code, a recovery code or a passkey → the session
      * @description Answers as the sign-in would have (tokens and cookies); the access token carries amr (e.g. ["pwd","otp"]) and aal "aal2". A wrong code is 400 and counts against the mfa_token (5 and it dies: 401, sign in again); a code, a time step or a recovery code is accepted once. A TOTP factor with 5 wrong codes in a row, across challenges, refuses every code (right or wrong) with 429 and Retry-After for 1 minute, doubling with each further wrong code up to an hour; its right code resets the count. An unknown, used or expired mfa_token, or one of another app, is 401.
      */
-    verifyMfa: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description from the sign-in that answered mfa_required */
-            mfa_token: string;
-            /** @description the authenticator app's code */
-            code: string;
-            /** Format: uuid */
-            factor_id?: string;
-        } | {
-            /** @description from the sign-in that answered mfa_required */
-            mfa_token: string;
-            recovery_code: string;
-        } | {
-            /** @description from the sign-in that answered mfa_required */
-            mfa_token: string;
-            passkey: components["schemas"]["PasskeyCredential"];
-        }>;
-        responses: { 200: components["responses"]["SessionTokens"]; } & Errors<400 | 401 | 429>;
-    };
+    verifyMfa: { parameters: NoParameters; requestBody: JsonBody<bodies["verifyMfa"]>; responses: { 200: components["responses"]["SessionTokens"]; } & Errors<400 | 401 | 429>; };
     /** The signed-in user's second factors, and how many unused recovery codes are left */
     listMyFactors: { parameters: NoParameters; requestBody?: never; responses: { 200: components["responses"]["FactorList"]; } & Errors<401 | 403>; };
     /**
      * Start a TOTP enrollment: the secret, its otpauth:// URI and an SVG QR code (shown once)
      * @description The factor stays unverified until POST /v1/me/factors/{factor_id}/verify gets a first code; a new enrollment replaces an unconfirmed one. A user who already has a verified factor needs an aal2 session (403 otherwise); a user whose email is unverified cannot enroll (403). An enrollment not confirmed within 10 minutes is dead.
      */
-    enrollTotp: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{ friendly_name?: string; }>;
-        responses: {
-            201: Json<{
-                /** Format: uuid */
-                factor_id: string;
-                /** @enum {string} */
-                type: "totp";
-                /** @enum {string} */
-                status: "unverified";
-                friendly_name: string | null;
-                totp: {
-                    /** @description base32, for manual entry */
-                    secret: string;
-                    /** @description otpauth://totp/... (SHA1, 6 digits, 30 s) */
-                    uri: string;
-                    /** @description an SVG image of the URI */
-                    qr_code: string;
-                };
-            }>;
-        } & Errors<400 | 401 | 403>;
-    };
+    enrollTotp: { parameters: NoParameters; requestBody: JsonBody<{ friendly_name?: string; }>; responses: { 201: Json<answers["enrollTotp"]>; } & Errors<400 | 401 | 403>; };
     /**
      * Confirm a TOTP enrollment with its first code: 10 recovery codes (shown once) and an aal2 access token
      * @description A wrong code is 400 (5, or 10 minutes since the enrollment, and it is dead: start again). The earlier recovery codes, if any, stop working. A user with another verified factor confirms from an aal2 session only (403 aal2_required). A first factor signs out the user's other sessions. The session becomes aal2: the answer carries a new access token (and renews the __session cookie when the session came by cookie); its refresh token keeps working and its next refresh is aal2 too. The user is sent a notice.
@@ -1577,16 +1377,7 @@ export interface operations {
     /** Rename one of my factors (a passkey or an authenticator app) */
     renameMyFactor: { parameters: InPath<{ factor_id: string; }>; requestBody: JsonBody<{ friendly_name: string | null; }>; responses: { 200: Json<components["schemas"]["Factor"]>; } & Errors<400 | 401 | 403 | 404>; };
     /** A new set of 10 recovery codes (shown once); the earlier set stops working. Needs an aal2 session */
-    renewRecoveryCodes: {
-        parameters: NoParameters;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                /** @description single-use, shown once: xxxxx-xxxxx */
-                recovery_codes: string[];
-            }>;
-        } & Errors<400 | 401 | 403>;
-    };
+    renewRecoveryCodes: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<answers["renewRecoveryCodes"]>; } & Errors<400 | 401 | 403>; };
     /** A user's second factors (no secret) and unused recovery codes left */
     listUserFactors: { parameters: InPath<{ user_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["FactorList"]; } & Errors<400 | 401 | 403 | 404>; };
     /**
@@ -1603,45 +1394,19 @@ export interface operations {
      * Register a passkey: the credential navigator.credentials.create made for the options
      * @description Answers the factor, recovery codes (10 when it is the user's first factor, shown once; else none) and an aal2 access token for this session. A credential that does not verify, or a used or expired challenge_id, is 400; a credential id the app already holds is 409 (nothing is stored). The user is sent a notice.
      */
-    registerPasskey: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** Format: uuid */
-            challenge_id: string;
-            credential: components["schemas"]["PasskeyCredential"];
-            friendly_name?: string;
-        }>;
-        responses: { 201: components["responses"]["EnrolledFactor"]; } & Errors<400 | 401 | 403 | 409>;
-    };
+    registerPasskey: { parameters: NoParameters; requestBody: JsonBody<bodies["registerPasskey"]>; responses: { 201: components["responses"]["EnrolledFactor"]; } & Errors<400 | 401 | 403 | 409>; };
     /** Options for navigator.credentials.get: sign in with a passkey (discoverable: no email needed) */
     passkeySignInOptions: { parameters: NoParameters; requestBody?: never; responses: { 200: components["responses"]["PasskeyOptions"]; } & Errors<400 | 401 | 429>; };
     /**
      * Sign in with a passkey: the session (amr ["webauthn"], aal2), as a sign-in answers it
      * @description A credential unknown to the app, one that does not verify, or a used or expired challenge_id is 401.
      */
-    signInWithPasskey: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** Format: uuid */
-            challenge_id: string;
-            credential: components["schemas"]["PasskeyCredential"];
-        }>;
-        responses: { 200: components["responses"]["SessionTokens"]; } & Errors<400 | 401 | 429>;
-    };
+    signInWithPasskey: { parameters: NoParameters; requestBody: JsonBody<bodies["signInWithPasskey"]>; responses: { 200: components["responses"]["SessionTokens"]; } & Errors<400 | 401 | 429>; };
     /**
      * Options for navigator.credentials.get to complete an MFA challenge with one of the user's passkeys
      * @description Then POST /v1/mfa/verify with {mfa_token, passkey: credential}. An unknown, used or expired mfa_token is 401; a user without a passkey 400.
      */
-    mfaPasskeyOptions: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{ mfa_token: string; }>;
-        responses: {
-            200: Json<{
-                /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
-                options: { [key: string]: unknown; };
-            }>;
-        } & Errors<400 | 401>;
-    };
+    mfaPasskeyOptions: { parameters: NoParameters; requestBody: JsonBody<{ mfa_token: string; }>; responses: { 200: Json<answers["mfaPasskeyOptions"]>; } & Errors<400 | 401>; };
     /** Redirect the signed-in browser to return_to with a one-time __sso_token */
     ssoBridge: {
         parameters: {
@@ -1664,45 +1429,11 @@ export interface operations {
         } & Errors<400 | 401>;
     };
     /** Exchange an SSO token for a session in this app (tokens in the body, cookies set) */
-    ssoExchange: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            token: string;
-            /** @description the nonce given to the bridge: required when the bridge had one, refused when it had none */
-            nonce?: string;
-        }>;
-        responses: { 200: components["responses"]["SignInAnswer"]; } & Errors<400 | 401 | 403 | 429>;
-    };
+    ssoExchange: { parameters: NoParameters; requestBody: JsonBody<bodies["ssoExchange"]>; responses: { 200: components["responses"]["SignInAnswer"]; } & Errors<400 | 401 | 403 | 429>; };
     /** Register a bot with a confirmed donation challenge and its Ed25519 public key */
-    botSignUp: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description The donation challenge id from the provider */
-            challenge_id: string;
-            /** @description Standard base64 of the 32-byte Ed25519 public key */
-            public_key: string;
-        }>;
-        responses: {
-            200: Json<{
-                /** Format: uuid */
-                bot_id: string;
-                public_key: string;
-            }>;
-        } & Errors<400 | 401 | 404 | 409 | 429 | 502>;
-    };
+    botSignUp: { parameters: NoParameters; requestBody: JsonBody<bodies["botSignUp"]>; responses: { 200: Json<answers["botSignUp"]>; } & Errors<400 | 401 | 404 | 409 | 429 | 502>; };
     /** Sign a bot in with an Ed25519 signature; answers a standard session */
-    botAuth: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** Format: uuid */
-            bot_id: string;
-            /** @description Unix seconds; within 5 minutes of server time */
-            timestamp: number;
-            /** @description Base64 Ed25519 signature of service:bot_auth:{app_id}:{bot_id}:{timestamp} */
-            signature: string;
-        }>;
-        responses: { 200: components["responses"]["SessionTokens"]; } & Errors<400 | 401 | 404 | 429>;
-    };
+    botAuth: { parameters: NoParameters; requestBody: JsonBody<bodies["botAuth"]>; responses: { 200: components["responses"]["SessionTokens"]; } & Errors<400 | 401 | 404 | 429>; };
     /** A page of the app's users, newest first */
     listUsers: {
         parameters: InQuery<{
@@ -1721,44 +1452,13 @@ export interface operations {
         responses: { 200: Json<components["schemas"]["UserList"]>; } & Errors<400 | 401 | 403>;
     };
     /** Create a user (email_verified false; no verification, no rate limit) */
-    createUser: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** Format: email */
-            email: string;
-            password?: string | null;
-            /** @description the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English */
-            locale?: string | null;
-        }>;
-        responses: { 201: components["responses"]["User"]; } & Errors<400 | 401 | 403 | 409>;
-    };
+    createUser: { parameters: NoParameters; requestBody: JsonBody<bodies["createUser"]>; responses: { 201: components["responses"]["User"]; } & Errors<400 | 401 | 403 | 409>; };
     /** One user of the app */
     getUser: { parameters: InPath<{ user_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["User"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Delete a user and everything they own (sessions, identities, rows, objects); their tokens are refused at once */
     deleteUser: { parameters: InPath<{ user_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Change a user: email, email_verified, metadata (each replaced whole), banned, locale */
-    updateUser: {
-        parameters: InPath<{ user_id: string; }>;
-        requestBody: JsonBody<{
-            /**
-             * Format: email
-             * @description unverified unless email_verified is given; 409 when another user has it
-             */
-            email?: string;
-            email_verified?: boolean;
-            /** @description written by the server, read by the user too (GET /v1/me) */
-            public_metadata?: { [key: string]: unknown; };
-            /** @description written and read by the server only */
-            private_metadata?: { [key: string]: unknown; };
-            /** @description written by the user (PATCH /v1/me): never trust it */
-            unsafe_metadata?: { [key: string]: unknown; };
-            /** @description true ends the user's sessions at once and refuses every sign-in (403 user_banned); false lets them sign in again */
-            banned?: boolean;
-            /** @description the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English */
-            locale?: string | null;
-        }>;
-        responses: { 200: components["responses"]["User"]; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    updateUser: { parameters: InPath<{ user_id: string; }>; requestBody: JsonBody<bodies["updateUser"]>; responses: { 200: components["responses"]["User"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** Revoke a session: its access token is refused at once, its refresh token dies */
     revokeSession: {
         parameters: { query: { session_id: string; }; header?: never; path?: never; cookie?: never; };
@@ -1766,91 +1466,14 @@ export interface operations {
         responses: { 200: components["responses"]["RevokedStatus"]; } & Errors<400 | 401 | 403 | 404>;
     };
     /** Issue a session for a user on the server’s word (a sign-in token) */
-    createSignInToken: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** Format: uuid */
-            user_id: string;
-            /**
-             * @description clamped to MAX_SIGNIN_TOKEN_LIFETIME_SECONDS
-             * @default 300
-             */
-            expires_in_seconds?: number;
-        }>;
-        responses: {
-            200: Json<{
-                /** @description access JWT; its exp is expires_at */
-                token: string;
-                refresh_token: string;
-                /** Format: uuid */
-                user_id: string;
-                /** Format: uuid */
-                session_id: string;
-                /** Format: date-time */
-                expires_at: string;
-            }>;
-        } & Errors<400 | 401 | 403 | 404>;
-    };
+    createSignInToken: { parameters: NoParameters; requestBody: JsonBody<bodies["createSignInToken"]>; responses: { 200: Json<answers["createSignInToken"]>; } & Errors<400 | 401 | 403 | 404>; };
     /** Export a user: their record, identities, sessions, rows, objects' metadata, second factors and organisations, streamed */
     exportUser: {
         parameters: InPath<{ user_id: string; }>;
         requestBody?: never;
         responses: {
             /** @description Everything the app holds about the user (no password, token hash or secret); only tables holding a row of the user are listed */
-            200: Json<{
-                user: components["schemas"]["User"];
-                identities: { provider: string; subject: string; email: string | null; }[];
-                sessions: {
-                    /** Format: uuid */
-                    session_id: string;
-                    /** Format: date-time */
-                    created_at: string;
-                    /** Format: date-time */
-                    last_used_at: string;
-                    revoked_at: string | null;
-                }[];
-                tables: {
-                    /** Format: uuid */
-                    table_id: string;
-                    name: string;
-                    rows: {
-                        /** Format: uuid */
-                        row_id: string;
-                        data: { [key: string]: unknown; };
-                        user_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    }[];
-                }[];
-                objects: {
-                    /** Format: uuid */
-                    bucket_id: string;
-                    bucket_name: string;
-                    key: string;
-                    size_bytes: number;
-                    content_type: string;
-                    /** Format: date-time */
-                    created_at: string;
-                }[];
-                /** @description Second factors (docs/mfa.md): type, name and dates; never a TOTP secret, a public key or a recovery code */
-                factors: components["schemas"]["Factor"][];
-                /** @description The user's memberships (docs/organizations.md) */
-                organizations: {
-                    /** Format: uuid */
-                    organization_id: string;
-                    name: string;
-                    slug: string;
-                    role: string;
-                    /** Format: date-time */
-                    created_at: string;
-                    /** Format: date-time */
-                    updated_at: string;
-                }[];
-                /** @description The user's events, newest first (docs/events.md), this export's user.exported among them */
-                events: { [key: string]: unknown; }[];
-            }>;
+            200: Json<answers["exportUser"]>;
         } & Errors<400 | 401 | 403 | 404>;
     };
     /** A user's live sessions, newest first (at most 100): where they are signed in and how */
@@ -1859,16 +1482,7 @@ export interface operations {
      * Sign a user out everywhere: every live session revoked at once (each with its session.revoked event)
      * @description Their access tokens are refused by the next request on every node; their refresh tokens die. They may sign in again (a ban keeps them out).
      */
-    revokeUserSessions: {
-        parameters: InPath<{ user_id: string; }>;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                /** @description how many sessions were live */
-                revoked: number;
-            }>;
-        } & Errors<400 | 401 | 403 | 404>;
-    };
+    revokeUserSessions: { parameters: InPath<{ user_id: string; }>; requestBody?: never; responses: { 200: Json<answers["revokeUserSessions"]>; } & Errors<400 | 401 | 403 | 404>; };
     /** A page of the app's events, newest first */
     listEvents: {
         parameters: InQuery<{
@@ -1897,17 +1511,7 @@ export interface operations {
             until?: string;
         }>;
         requestBody?: never;
-        responses: {
-            200: Json<{
-                /** @description every day of the range, oldest first; at most 366 */
-                days: {
-                    /** @description YYYY-MM-DD (UTC) */
-                    date: string;
-                    /** @description events of the day by type; {} when none */
-                    counts: { [key: string]: number; };
-                }[];
-            }>;
-        } & Errors<400 | 401 | 403>;
+        responses: { 200: Json<answers["getEventStats"]>; } & Errors<400 | 401 | 403>;
     };
     /** One event of the app */
     getEvent: {
@@ -1919,109 +1523,11 @@ export interface operations {
         } & Errors<400 | 401 | 403 | 404>;
     };
     /** Import up to 1,000 users with their password hashes, identities and TOTP secrets, each its own write */
-    importUsers: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            users: {
-                email: string;
-                /** @default false */
-                email_verified?: boolean;
-                /** @description a hash made elsewhere, verified at sign-in and then replaced by argon2id (docs/import.md) */
-                password_hash?: {
-                    /** @description bcrypt, argon2id, argon2i, argon2d, scrypt, firebase_scrypt, pbkdf2_sha1, pbkdf2_sha256, pbkdf2_sha512, md5, sha1, sha256, sha512 */
-                    algorithm: string;
-                    hash?: string;
-                    salt?: string;
-                    /** @description md5/sha*: utf8 (default), base64 or hex */
-                    salt_encoding?: string;
-                    /** @description md5/sha*: prefix or suffix */
-                    salt_position?: string;
-                    /** @description scrypt: a power of two, at most 2^20 */
-                    n?: number;
-                    r?: number;
-                    p?: number;
-                    /** @description scrypt: bytes of the hash (default 64) */
-                    key_length?: number;
-                    /** @description firebase_scrypt: base64_signer_key of the project's hash parameters */
-                    signer_key?: string;
-                    salt_separator?: string;
-                    rounds?: number;
-                    mem_cost?: number;
-                };
-                /** @description hashed by the server; not with password_hash */
-                password?: string;
-                /** @description 1 to 255 characters, unique in the app: the user's id where it came from */
-                external_id?: string;
-                created_at?: string;
-                identities?: { provider: string; subject: string; email?: string; }[];
-                /** @description base32: becomes a verified TOTP factor */
-                totp_secret?: string;
-                /** @description BCP 47: the language of the user's emails (docs/email.md) */
-                locale?: string;
-            }[];
-            /** @default error */
-            on_conflict?: "skip" | "error";
-        }>;
-        responses: {
-            200: Json<{
-                created: number;
-                skipped: number;
-                failed: number;
-                /** @description one per user sent, in order */
-                results: {
-                    index: number;
-                    status: "created" | "skipped" | "error";
-                    /** @description the new user, or the one already holding the email or external_id (skipped) */
-                    user_id: string | null;
-                    detail: string | null;
-                    /** @description why the item failed (docs/api.md) */
-                    code: ("validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached" | "invalid_locale" | "invalid_email_sender" | "invalid_cookie_domain" | "invalid_domain" | "operator_only_setting" | "invalid_email_template" | "app_id_required") | null;
-                }[];
-            }>;
-        } & Errors<400 | 401 | 403 | 413>;
-    };
+    importUsers: { parameters: NoParameters; requestBody: JsonBody<bodies["importUsers"]>; responses: { 200: Json<answers["importUsers"]>; } & Errors<400 | 401 | 403 | 413>; };
     /** Balance, pause state, this month’s usage and payment methods */
-    getBilling: {
-        parameters: NoParameters;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                tenant_id: string;
-                /** @description USD, at most 2 decimals */
-                balance_usd: number;
-                paused: boolean;
-                usage: {
-                    /** Format: date-time */
-                    period_start: string;
-                    /** Format: date-time */
-                    period_end: string;
-                    monthly_active_users: number;
-                    table_storage_bytes: number;
-                    object_storage_bytes: number;
-                    /** @description USD, at most 2 decimals */
-                    estimated_charges_usd: number;
-                };
-                payment_methods: {
-                    /** @enum {string} */
-                    method: "crypto";
-                    chains: string[];
-                }[];
-            }>;
-        } & Errors<401 | 403>;
-    };
+    getBilling: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<answers["getBilling"]>; } & Errors<401 | 403>; };
     /** Start a crypto top-up: a donation challenge at the provider; pay to pay_to */
-    createTopup: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description JSON number of USD, > 0, at most 2 decimals, at most 100000 */
-            amount_usd: unknown;
-            /** @enum {string} */
-            method: "crypto";
-            /** @description one of BILLING_CHAINS; default the first of them */
-            chain?: string;
-        }>;
-        responses: { 201: components["responses"]["Topup"]; } & Errors<400 | 401 | 403 | 502>;
-    };
+    createTopup: { parameters: NoParameters; requestBody: JsonBody<bodies["createTopup"]>; responses: { 201: components["responses"]["Topup"]; } & Errors<400 | 401 | 403 | 502>; };
     /** A top-up’s status; asks the provider and credits a confirmed payment once */
     getTopup: { parameters: InPath<{ payment_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["Topup"]; } & Errors<400 | 401 | 403 | 404 | 502>; };
     /** Ledger rows, newest first, by keyset pages (next_cursor) */
@@ -2032,101 +1538,27 @@ export interface operations {
             cursor?: string;
         }>;
         requestBody?: never;
-        responses: {
-            200: Json<{
-                transactions: {
-                    /** Format: uuid */
-                    transaction_id: string;
-                    type: "topup" | "usage" | "adjustment";
-                    /** @description USD, at most 2 decimals */
-                    amount_usd: number;
-                    /** @description USD, at most 2 decimals */
-                    balance_after_usd: number;
-                    description: string;
-                    payment_id: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                }[];
-                next_cursor: string | null;
-            }>;
-        } & Errors<400 | 401 | 403>;
+        responses: { 200: Json<answers["listTransactions"]>; } & Errors<400 | 401 | 403>;
     };
     /** The app's configured OAuth providers, secrets shown as **** */
     listOAuthProviders: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<{ providers: components["schemas"]["OAuthProvider"][]; }>; } & Errors<401 | 403>; };
     /** The providers a sign-in page may offer: name and display name only */
     listPublicOAuthProviders: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<{ providers: { provider: string; display_name: string; }[]; }>; } & Errors<401>; };
     /** Configure Google sign-in */
-    putGoogleProvider: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description the OAuth client id from the Google Cloud console */
-            client_id: string;
-            /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
-            client_secret?: string;
-            /** @description default openid email profile; openid is always added */
-            scopes?: string[];
-        }>;
-        responses: { 200: components["responses"]["OAuthProvider"]; } & Errors<400 | 401 | 403>;
-    };
+    putGoogleProvider: { parameters: NoParameters; requestBody: JsonBody<bodies["putGoogleProvider"]>; responses: { 200: components["responses"]["OAuthProvider"]; } & Errors<400 | 401 | 403>; };
     /** Configure GitHub sign-in (OAuth 2.0; the primary verified email from the emails API) */
-    putGitHubProvider: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description the GitHub OAuth app's client id */
-            client_id: string;
-            /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
-            client_secret?: string;
-            /** @description default read:user user:email; user:email is always added */
-            scopes?: string[];
-        }>;
-        responses: { 200: components["responses"]["OAuthProvider"]; } & Errors<400 | 401 | 403>;
-    };
+    putGitHubProvider: { parameters: NoParameters; requestBody: JsonBody<bodies["putGitHubProvider"]>; responses: { 200: components["responses"]["OAuthProvider"]; } & Errors<400 | 401 | 403>; };
     /** Configure Microsoft sign-in (issuer checked per tenant) */
-    putMicrosoftProvider: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description the application (client) id of the Entra app registration */
-            client_id: string;
-            /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
-            client_secret?: string;
-            /** @description common, organizations, consumers, or a tenant id or domain */
-            tenant: string;
-        }>;
-        responses: { 200: components["responses"]["OAuthProvider"]; } & Errors<400 | 401 | 403>;
-    };
+    putMicrosoftProvider: { parameters: NoParameters; requestBody: JsonBody<bodies["putMicrosoftProvider"]>; responses: { 200: components["responses"]["OAuthProvider"]; } & Errors<400 | 401 | 403>; };
     /** Configure Sign in with Apple (the .p8 key must parse as ES256) */
-    putAppleProvider: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description the Services ID (e.g. com.example.web) */
-            client_id: string;
-            /** @description the Apple developer team id */
-            team_id: string;
-            /** @description the id of the Sign in with Apple key */
-            key_id: string;
-            /** @description PEM of the .p8 key (ES256); required on the first PUT, omitted on a later one: the stored key is kept */
-            private_key?: string;
-        }>;
-        responses: { 200: components["responses"]["OAuthProvider"]; } & Errors<400 | 401 | 403>;
-    };
+    putAppleProvider: { parameters: NoParameters; requestBody: JsonBody<bodies["putAppleProvider"]>; responses: { 200: components["responses"]["OAuthProvider"]; } & Errors<400 | 401 | 403>; };
     /** Configure a custom OpenID Connect provider oidc-<name> (any issuer by discovery; at most 20 per app) */
     putCustomOAuthProvider: {
         parameters: InPath<{
             /** @description oidc-<name>: ^oidc-[a-z0-9-]{1,40}$ */
             provider: string;
         }>;
-        requestBody: JsonBody<{
-            /** @description the issuer URL; its discovery document is read at /.well-known/openid-configuration */
-            issuer: string;
-            /** @description the client id at the issuer */
-            client_id: string;
-            /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
-            client_secret?: string;
-            /** @description default openid email profile; openid is always added */
-            scopes?: string[];
-            /** @description what a sign-in page shows ("Sign in with …") */
-            display_name: string;
-        }>;
+        requestBody: JsonBody<bodies["putCustomOAuthProvider"]>;
         responses: { 200: components["responses"]["OAuthProvider"]; } & Errors<400 | 401 | 403 | 404 | 409>;
     };
     /** Remove the provider's configuration */
@@ -2193,15 +1625,7 @@ export interface operations {
     /** The application's tables */
     listTables: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<{ tables: components["schemas"]["Table"][]; }>; } & Errors<401 | 403>; };
     /** Create a table (at most 200 per application, 100 columns each) */
-    createTable: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description lower-case letters, digits and _, starting with a letter, at most 63 */
-            name: string;
-            columns?: components["schemas"]["ColumnInput"][];
-        } & { [key: string]: unknown; }>;
-        responses: { 201: components["responses"]["Table"]; } & Errors<400 | 401 | 403 | 409>;
-    };
+    createTable: { parameters: NoParameters; requestBody: JsonBody<bodies["createTable"]>; responses: { 201: components["responses"]["Table"]; } & Errors<400 | 401 | 403 | 409>; };
     /** A table with its columns */
     getTable: { parameters: InPath<{ table_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["Table"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Delete a table with its rows (their bytes are given back) */
@@ -2217,44 +1641,13 @@ export interface operations {
     /** Change a column: name, required, default_value, position; type only while the table is empty */
     updateColumn: {
         parameters: InPath<{ table_id: string; column_id: string; }>;
-        requestBody: JsonBody<{
-            /** @description lower-case letters, digits and _, starting with a letter, at most 63 */
-            name?: string;
-            type?: "text" | "int" | "bool" | "float" | "date" | "json";
-            required?: boolean;
-            default_value?: unknown;
-            position?: number;
-        } & { [key: string]: unknown; }>;
+        requestBody: JsonBody<bodies["updateColumn"]>;
         responses: { 200: components["responses"]["Table"]; } & Errors<400 | 401 | 403 | 404 | 409 | 413>;
     };
     /** Create a row (data at most 256 KiB; 413 past the storage limit) */
-    insertRow: {
-        parameters: InPath<{ table_id: string; }>;
-        requestBody: JsonBody<{
-            /** @description values keyed by column name */
-            data: { [key: string]: unknown; };
-            user_id?: string | null;
-            /** @description the organisation that owns the row: a session's active organisation (docs/organizations.md) */
-            organization_id?: string | null;
-        } & { [key: string]: unknown; }>;
-        responses: { 201: components["responses"]["Row"]; } & Errors<400 | 401 | 403 | 404 | 413 | 429>;
-    };
+    insertRow: { parameters: InPath<{ table_id: string; }>; requestBody: JsonBody<bodies["insertRow"]>; responses: { 201: components["responses"]["Row"]; } & Errors<400 | 401 | 403 | 404 | 413 | 429>; };
     /** Filter (AND of field/op/value), sort and page by cursor */
-    queryRows: {
-        parameters: InPath<{ table_id: string; }>;
-        requestBody: JsonBody<{
-            filter?: components["schemas"]["RowFilter"] | components["schemas"]["RowFilter"][];
-            sort?: {
-                field: string;
-                /** @default asc */
-                dir: "asc" | "desc";
-            } & { [key: string]: unknown; };
-            /** @default 50 */
-            limit?: number;
-            cursor?: string | null;
-        } & { [key: string]: unknown; }>;
-        responses: { 200: Json<components["schemas"]["RowPage"]>; } & Errors<400 | 401 | 403 | 404>;
-    };
+    queryRows: { parameters: InPath<{ table_id: string; }>; requestBody: JsonBody<bodies["queryRows"]>; responses: { 200: Json<components["schemas"]["RowPage"]>; } & Errors<400 | 401 | 403 | 404>; };
     /** A row */
     getRow: { parameters: InPath<{ table_id: string; row_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["Row"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Delete a row */
@@ -2262,59 +1655,21 @@ export interface operations {
     /** Merge data into the row; null clears a non-required field */
     updateRow: {
         parameters: InPath<{ table_id: string; row_id: string; }>;
-        requestBody: JsonBody<{
-            /** @description values keyed by column name */
-            data: { [key: string]: unknown; };
-        } & { [key: string]: unknown; }>;
+        requestBody: JsonBody<bodies["updateRow"]>;
         responses: { 200: components["responses"]["Row"]; } & Errors<400 | 401 | 403 | 404 | 413 | 429>;
     };
     /** The app's buckets */
     listBuckets: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<{ buckets: components["schemas"]["Bucket"][]; }>; } & Errors<401 | 403>; };
     /** Create a bucket */
-    createBucket: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description 1-63 of a-z 0-9 . _ - */
-            name: string;
-        }>;
-        responses: { 201: components["responses"]["Bucket"]; } & Errors<400 | 401 | 403 | 409>;
-    };
+    createBucket: { parameters: NoParameters; requestBody: JsonBody<bodies["createBucket"]>; responses: { 201: components["responses"]["Bucket"]; } & Errors<400 | 401 | 403 | 409>; };
     /** The app's object storage: used, limit, per bucket */
-    getBucketStorage: {
-        parameters: NoParameters;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                used_bytes: number;
-                limit_bytes: number;
-                used_percent: number;
-                buckets: {
-                    /** Format: uuid */
-                    bucket_id: string;
-                    name: string;
-                    used_bytes: number;
-                    object_count: number;
-                }[];
-            }>;
-        } & Errors<401 | 403>;
-    };
+    getBucketStorage: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<answers["getBucketStorage"]>; } & Errors<401 | 403>; };
     /** One bucket */
     getBucket: { parameters: InPath<{ bucket_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["Bucket"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Delete a bucket with its objects and their bytes */
     deleteBucket: { parameters: InPath<{ bucket_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Set or remove the caps (either field alone; null removes it) */
-    updateBucket: {
-        parameters: InPath<{ bucket_id: string; }>;
-        requestBody: JsonBody<{
-            /** @description bytes; null: no cap */
-            max_size_bytes?: null | number;
-            /** @description bytes; null: no cap */
-            max_size_bytes_per_user?: null | number;
-            /** @description bytes; null: no cap */
-            max_size_bytes_per_org?: null | number;
-        }>;
-        responses: { 200: components["responses"]["Bucket"]; } & Errors<400 | 401 | 403 | 404>;
-    };
+    updateBucket: { parameters: InPath<{ bucket_id: string; }>; requestBody: JsonBody<bodies["updateBucket"]>; responses: { 200: components["responses"]["Bucket"]; } & Errors<400 | 401 | 403 | 404>; };
     /** The bytes, with ETag, Last-Modified, If-None-Match (304) and one Range (206) */
     getObject: {
         parameters: {
@@ -2359,18 +1714,7 @@ export interface operations {
         responses: { 200: Json<{ organizations: components["schemas"]["Organization"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>;
     };
     /** Create an organisation: a user becomes its owner (org_creation users); the server may name an owner */
-    createOrganization: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            name: string;
-            slug?: string;
-            /** Format: uuid */
-            owner_user_id?: string;
-            /** @description a JSON object of at most 8 KiB: written by the server, read by members */
-            metadata?: { [key: string]: unknown; };
-        }>;
-        responses: { 201: components["responses"]["Organization"]; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    createOrganization: { parameters: NoParameters; requestBody: JsonBody<bodies["createOrganization"]>; responses: { 201: components["responses"]["Organization"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** The signed-in user's organisations, with their role in each */
     listMyOrganizations: {
         parameters: InQuery<{ limit?: number; cursor?: string; }>;
@@ -2390,12 +1734,7 @@ export interface operations {
     /** Change name or slug (org:update); metadata: the server only */
     updateOrganization: {
         parameters: InPath<{ organization_id: string; }>;
-        requestBody: JsonBody<{
-            name?: string;
-            slug?: string;
-            /** @description a JSON object of at most 8 KiB: written by the server, read by members */
-            metadata?: { [key: string]: unknown; };
-        }>;
+        requestBody: JsonBody<bodies["updateOrganization"]>;
         responses: { 200: components["responses"]["Organization"]; } & Errors<400 | 401 | 403 | 404 | 409>;
     };
     /** The organisation's members, a page at a time (any member) */
@@ -2407,12 +1746,7 @@ export interface operations {
     /** Add a user of the app to the organisation with a role */
     addOrganizationMember: {
         parameters: InPath<{ organization_id: string; }>;
-        requestBody: JsonBody<{
-            /** Format: uuid */
-            user_id: string;
-            /** @description owner, admin, member, or a custom role key */
-            role: string;
-        }>;
+        requestBody: JsonBody<bodies["addOrganizationMember"]>;
         responses: { 201: components["responses"]["OrganizationMember"]; } & Errors<400 | 401 | 403 | 404 | 409>;
     };
     /** Remove a member (oneself, or org:members:manage); the last owner stays (409) */
@@ -2420,10 +1754,7 @@ export interface operations {
     /** Change a member's role (org:members:manage; only an owner makes or changes an owner; the last owner stays) */
     updateOrganizationMember: {
         parameters: InPath<{ organization_id: string; user_id: string; }>;
-        requestBody: JsonBody<{
-            /** @description owner, admin, member, or a custom role key */
-            role: string;
-        }>;
+        requestBody: JsonBody<bodies["updateOrganizationMember"]>;
         responses: { 200: components["responses"]["OrganizationMember"]; } & Errors<400 | 401 | 403 | 404 | 409>;
     };
     /** The organisation's invitations (org:invitations:manage) */
@@ -2438,13 +1769,7 @@ export interface operations {
      */
     createOrganizationInvitation: {
         parameters: InPath<{ organization_id: string; }>;
-        requestBody: JsonBody<{
-            /** Format: email */
-            email: string;
-            /** @description owner, admin, member, or a custom role key */
-            role: string;
-            redirect_url?: string;
-        }>;
+        requestBody: JsonBody<bodies["createOrganizationInvitation"]>;
         responses: { 201: components["responses"]["OrganizationInvitation"]; } & Errors<400 | 401 | 403 | 404 | 429>;
     };
     /** One invitation (org:invitations:manage) */
@@ -2458,100 +1783,32 @@ export interface operations {
     /** The pending invitations to the signed-in user's verified email */
     listMyInvitations: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<{ invitations: components["schemas"]["OrganizationInvitation"][]; }>; } & Errors<401 | 403 | 404>; };
     /** Accept an invitation by its emailed token or its id, with a session whose verified email is the invitation's */
-    acceptInvitation: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            token?: string;
-            /** Format: uuid */
-            invitation_id?: string;
-        }>;
-        responses: { 200: components["responses"]["OrganizationMember"]; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    acceptInvitation: { parameters: NoParameters; requestBody: JsonBody<bodies["acceptInvitation"]>; responses: { 200: components["responses"]["OrganizationMember"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** The app's custom roles */
     listOrganizationRoles: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<{ roles: components["schemas"]["OrganizationRole"][]; }>; } & Errors<401 | 403 | 404>; };
     /** Create a custom role */
-    createOrganizationRole: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            key: string;
-            name: string;
-            /** @description permission strings, built-in (org:update, ...) or the app's own */
-            permissions: string[];
-        }>;
-        responses: { 201: components["responses"]["OrganizationRole"]; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    createOrganizationRole: { parameters: NoParameters; requestBody: JsonBody<bodies["createOrganizationRole"]>; responses: { 201: components["responses"]["OrganizationRole"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** Delete a custom role no member or pending invitation holds (409 role_in_use otherwise) */
     deleteOrganizationRole: { parameters: InPath<{ key: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** Change a custom role's name or permissions (members holding it have them at once) */
-    updateOrganizationRole: {
-        parameters: InPath<{ key: string; }>;
-        requestBody: JsonBody<{
-            name?: string;
-            /** @description permission strings, built-in (org:update, ...) or the app's own */
-            permissions?: string[];
-        }>;
-        responses: { 200: components["responses"]["OrganizationRole"]; } & Errors<400 | 401 | 403 | 404>;
-    };
+    updateOrganizationRole: { parameters: InPath<{ key: string; }>; requestBody: JsonBody<bodies["updateOrganizationRole"]>; responses: { 200: components["responses"]["OrganizationRole"]; } & Errors<400 | 401 | 403 | 404>; };
     /**
      * Set (or, with null, clear) the session's active organisation: a new access token with org_* claims
      * @description The session keeps it across refreshes. A session authenticated by cookie gets its __session cookie renewed.
      */
-    setActiveOrganization: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{ organization_id: string | null; }>;
-        responses: {
-            200: Json<{
-                access_token: string;
-                /** Format: date-time */
-                expires_at: string;
-            }>;
-        } & Errors<400 | 401 | 403 | 404>;
-    };
+    setActiveOrganization: { parameters: NoParameters; requestBody: JsonBody<{ organization_id: string | null; }>; responses: { 200: Json<answers["setActiveOrganization"]>; } & Errors<400 | 401 | 403 | 404>; };
     /** The app's webhook endpoints */
     listWebhooks: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<{ webhooks: components["schemas"]["Webhook"][]; }>; } & Errors<401 | 403>; };
     /** Create a webhook endpoint (its secret is shown once) */
-    createWebhook: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{
-            /** @description https; no private, loopback, link-local or metadata address */
-            url: string;
-            /** @description event types, prefixes such as "user.*", or "*" (every type but signin.failed) */
-            event_types?: string[];
-            description?: string;
-            enabled?: boolean;
-        }>;
-        responses: { 201: Json<components["schemas"]["CreatedWebhook"]>; } & Errors<400 | 401 | 403 | 409>;
-    };
+    createWebhook: { parameters: NoParameters; requestBody: JsonBody<bodies["createWebhook"]>; responses: { 201: Json<components["schemas"]["CreatedWebhook"]>; } & Errors<400 | 401 | 403 | 409>; };
     /** One webhook endpoint */
     getWebhook: { parameters: InPath<{ webhook_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["Webhook"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Delete a webhook endpoint and its deliveries */
     deleteWebhook: { parameters: InPath<{ webhook_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Change a webhook endpoint */
-    updateWebhook: {
-        parameters: InPath<{ webhook_id: string; }>;
-        requestBody: JsonBody<{
-            url?: string;
-            /** @description event types, prefixes such as "user.*", or "*" (every type but signin.failed) */
-            event_types?: string[];
-            description?: string;
-            /** @description true clears disabled_reason */
-            enabled?: boolean;
-        }>;
-        responses: { 200: components["responses"]["Webhook"]; } & Errors<400 | 401 | 403 | 404>;
-    };
+    updateWebhook: { parameters: InPath<{ webhook_id: string; }>; requestBody: JsonBody<bodies["updateWebhook"]>; responses: { 200: components["responses"]["Webhook"]; } & Errors<400 | 401 | 403 | 404>; };
     /** A new secret; the old one signs beside it for 24 hours */
-    rotateWebhookSecret: {
-        parameters: InPath<{ webhook_id: string; }>;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                /** @description the new secret, shown in this answer only */
-                secret: string;
-                /** Format: date-time */
-                previous_expires_at: string;
-            }>;
-        } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    rotateWebhookSecret: { parameters: InPath<{ webhook_id: string; }>; requestBody?: never; responses: { 200: Json<answers["rotateWebhookSecret"]>; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** Send a webhook.test event to this endpoint alone */
     testWebhook: { parameters: InPath<{ webhook_id: string; }>; requestBody?: never; responses: { 202: Json<{ delivery_id: string; }>; } & Errors<400 | 401 | 403 | 404>; };
     /** The endpoint's deliveries, newest first */
@@ -2573,14 +1830,7 @@ export interface operations {
     /** Attempt a delivery again now (same webhook-id and body) */
     retryWebhookDelivery: { parameters: InPath<{ webhook_id: string; delivery_id: string; }>; requestBody?: never; responses: { 202: Json<{ delivery_id: string; }>; } & Errors<400 | 401 | 403 | 404>; };
     /** Queue every matching event since a time for this endpoint again (same webhook-ids) */
-    replayWebhook: {
-        parameters: InPath<{ webhook_id: string; }>;
-        requestBody: JsonBody<{
-            /** @description ISO 8601: every matching event since then is queued again (at most 50,000, the newest) */
-            since: string;
-        }>;
-        responses: { 202: Json<{ queued: number; }>; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    replayWebhook: { parameters: InPath<{ webhook_id: string; }>; requestBody: JsonBody<bodies["replayWebhook"]>; responses: { 202: Json<{ queued: number; }>; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** The caller's tenants (the operator: every tenant, paged) */
     listTenants: {
         parameters: InQuery<{ limit?: number; cursor?: string; }>;
@@ -2631,11 +1881,7 @@ export interface operations {
     /** Invite an email to the tenant (emailed; 7 days) */
     createTenantInvitation: {
         parameters: InPath<{ tenant_id: string; }>;
-        requestBody: JsonBody<{
-            /** Format: email */
-            email: string;
-            role: "owner" | "admin" | "viewer";
-        }>;
+        requestBody: JsonBody<bodies["createTenantInvitation"]>;
         responses: { 201: components["responses"]["TenantInvitation"]; } & Errors<400 | 401 | 403 | 404>;
     };
     /** An invitation */
@@ -2650,49 +1896,14 @@ export interface operations {
     createApiToken: {
         parameters: InPath<{ tenant_id: string; }>;
         requestBody: JsonBody<{ name: string; role: "owner" | "admin" | "viewer"; expires_in_days?: number; }>;
-        responses: {
-            201: Json<{
-                token_id: string;
-                name: string;
-                role: "owner" | "admin" | "viewer";
-                expires_at: string | null;
-                /** Format: date-time */
-                created_at: string;
-                /** @description shown once */
-                token: string;
-            }>;
-        } & Errors<400 | 401 | 403 | 404>;
+        responses: { 201: Json<answers["createApiToken"]>; } & Errors<400 | 401 | 403 | 404>;
     };
     /** Revoke an API token (refused at once on every node) */
     deleteApiToken: { parameters: InPath<{ tenant_id: string; token_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<401 | 403 | 404>; };
     /** The tenant's apps */
     listTenantApps: { parameters: InPath<{ tenant_id: string; }>; requestBody?: never; responses: { 200: Json<{ apps: components["schemas"]["App"][]; }>; } & Errors<401 | 404>; };
     /** Create an app: its publishable key and its secret key (shown once), as gatehouse app create --json */
-    createTenantApp: {
-        parameters: InPath<{ tenant_id: string; }>;
-        requestBody: JsonBody<{
-            name: string;
-            domain?: string | null;
-            allowed_origins?: string[];
-            verification_method?: "code" | "link" | "both";
-            passwords_enabled?: boolean;
-            hashcash_enabled?: boolean;
-            hashcash_difficulty?: number;
-            bot_min_usd?: number;
-            tables_limit_bytes?: number | null;
-            objects_limit_bytes?: number | null;
-            link_landing?: boolean;
-            self_delete?: boolean;
-            mfa?: "optional" | "required";
-            token_claims?: { [key: string]: unknown; } | null;
-            organizations_enabled?: boolean;
-            email_from?: string | null;
-            reply_to?: string | null;
-            org_creation?: "users" | "server";
-            cookie_domain?: string | null;
-        }>;
-        responses: { 201: components["responses"]["App"]; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    createTenantApp: { parameters: InPath<{ tenant_id: string; }>; requestBody: JsonBody<bodies["createTenantApp"]>; responses: { 201: components["responses"]["App"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** An app and its settings */
     getApp: { parameters: InPath<{ app_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["App"]; } & Errors<401 | 404>; };
     /** Delete an app and everything of it */
@@ -2712,52 +1923,11 @@ export interface operations {
     /** A new signing key, used at once */
     rotateSigningKey: { parameters: InPath<{ app_id: string; }>; requestBody?: never; responses: { 201: Json<{ kid: string; }>; } & Errors<401 | 403 | 404>; };
     /** Who the Console credential is: its user, whether an operator, whether it may create tenants */
-    getConsoleSession: {
-        parameters: NoParameters;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                /** @description the console user (null: ADMIN_TOKEN or a tenant API token) */
-                user_id: string | null;
-                email: string | null;
-                /** @description reaches every tenant */
-                operator: boolean;
-                /** @description may POST /v1/tenants: the operator, or any console user with CONSOLE_OPEN_SIGNUP=true */
-                tenant_creation: boolean;
-            }>;
-        } & Errors<401>;
-    };
+    getConsoleSession: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<answers["getConsoleSession"]>; } & Errors<401>; };
     /** Consume a setup link and make the signed-in console user an operator */
-    completeConsoleSetup: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{ token: string; }>;
-        responses: {
-            200: Json<{
-                user_id: string;
-                /** @enum {boolean} */
-                operator: true;
-            }>;
-        } & Errors<400 | 401 | 403>;
-    };
+    completeConsoleSetup: { parameters: NoParameters; requestBody: JsonBody<{ token: string; }>; responses: { 200: Json<answers["completeConsoleSetup"]>; } & Errors<400 | 401 | 403>; };
     /** The app's own email templates, every kind of email and the shipped locales */
-    listEmailTemplates: {
-        parameters: InPath<{ app_id: string; }>;
-        requestBody?: never;
-        responses: {
-            200: Json<{
-                templates: {
-                    kind: string;
-                    locale: string;
-                    /** Format: date-time */
-                    created_at: string;
-                    /** Format: date-time */
-                    updated_at: string;
-                }[];
-                kinds: { kind: string; family: string; description: string; }[];
-                shipped_locales: string[];
-            }>;
-        } & Errors<401 | 404>;
-    };
+    listEmailTemplates: { parameters: InPath<{ app_id: string; }>; requestBody?: never; responses: { 200: Json<answers["listEmailTemplates"]>; } & Errors<401 | 404>; };
     /** The template a reader in `locale` gets now: the app's own (source app) or the shipped one */
     getEmailTemplate: {
         parameters: {
@@ -2785,5 +1955,669 @@ export interface operations {
         parameters: InPath<{ app_id: string; kind: string; }>;
         requestBody: JsonBody<components["schemas"]["EmailTemplateParts"]>;
         responses: { 200: Json<{ kind: string; locale: string; source: ("app" | "shipped") | "draft"; subject: string; text: string; html: string; }>; } & Errors<400 | 401 | 404>;
+    };
+}
+/** The JSON request bodies of more than a line, by operation. */
+export interface bodies {
+    signUp: {
+        /**
+         * Format: email
+         * @description Compared case-insensitively
+         */
+        email: string;
+        password?: string | null;
+        /** @description Absolute URL whose origin is on the app allow-list */
+        redirect_url?: string | null;
+        hashcash?: { challenge: string; nonce: string; };
+    };
+    signIn: {
+        /**
+         * Format: email
+         * @description Compared case-insensitively
+         */
+        email: string;
+        password?: string | null;
+        /** @description Absolute URL whose origin is on the app allow-list */
+        redirect_url?: string | null;
+        strategy?: "password" | "magic_link";
+    };
+    verifyCode: {
+        /**
+         * Format: email
+         * @description Compared case-insensitively
+         */
+        email: string;
+        code: string;
+    };
+    updateMe: {
+        /** @description at most 8 KiB as JSON */
+        unsafe_metadata?: { [key: string]: unknown; };
+        /** @description the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English */
+        locale?: string | null;
+    };
+    requestPasswordReset: {
+        /**
+         * Format: email
+         * @description Compared case-insensitively
+         */
+        email: string;
+        /** @description Absolute URL whose origin is on the app allow-list */
+        redirect_url?: string | null;
+    };
+    confirmPasswordReset: {
+        /**
+         * Format: email
+         * @description Compared case-insensitively
+         */
+        email: string;
+        code: string;
+        new_password: string;
+    } | { reset_token: string; new_password: string; };
+    requestEmailChange: {
+        /**
+         * Format: email
+         * @description Compared case-insensitively
+         */
+        new_email: string;
+        /** @description Absolute URL whose origin is on the app allow-list */
+        redirect_url?: string | null;
+    };
+    describeMfaChallenge: {
+        /** @description from the sign-in that answered mfa_required */
+        mfa_token: string;
+    };
+    verifyMfa: {
+        /** @description from the sign-in that answered mfa_required */
+        mfa_token: string;
+        /** @description the authenticator app's code */
+        code: string;
+        /** Format: uuid */
+        factor_id?: string;
+    } | {
+        /** @description from the sign-in that answered mfa_required */
+        mfa_token: string;
+        recovery_code: string;
+    } | {
+        /** @description from the sign-in that answered mfa_required */
+        mfa_token: string;
+        passkey: components["schemas"]["PasskeyCredential"];
+    };
+    registerPasskey: {
+        /** Format: uuid */
+        challenge_id: string;
+        credential: components["schemas"]["PasskeyCredential"];
+        friendly_name?: string;
+    };
+    signInWithPasskey: {
+        /** Format: uuid */
+        challenge_id: string;
+        credential: components["schemas"]["PasskeyCredential"];
+    };
+    ssoExchange: {
+        token: string;
+        /** @description the nonce given to the bridge: required when the bridge had one, refused when it had none */
+        nonce?: string;
+    };
+    botSignUp: {
+        /** @description The donation challenge id from the provider */
+        challenge_id: string;
+        /** @description Standard base64 of the 32-byte Ed25519 public key */
+        public_key: string;
+    };
+    botAuth: {
+        /** Format: uuid */
+        bot_id: string;
+        /** @description Unix seconds; within 5 minutes of server time */
+        timestamp: number;
+        /** @description Base64 Ed25519 signature of service:bot_auth:{app_id}:{bot_id}:{timestamp} */
+        signature: string;
+    };
+    createUser: {
+        /** Format: email */
+        email: string;
+        password?: string | null;
+        /** @description the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English */
+        locale?: string | null;
+    };
+    updateUser: {
+        /**
+         * Format: email
+         * @description unverified unless email_verified is given; 409 when another user has it
+         */
+        email?: string;
+        email_verified?: boolean;
+        /** @description written by the server, read by the user too (GET /v1/me) */
+        public_metadata?: { [key: string]: unknown; };
+        /** @description written and read by the server only */
+        private_metadata?: { [key: string]: unknown; };
+        /** @description written by the user (PATCH /v1/me): never trust it */
+        unsafe_metadata?: { [key: string]: unknown; };
+        /** @description true ends the user's sessions at once and refuses every sign-in (403 user_banned); false lets them sign in again */
+        banned?: boolean;
+        /** @description the language of the user's emails, a BCP 47 tag such as fr or de-AT (kept in canonical case); null: English */
+        locale?: string | null;
+    };
+    createSignInToken: {
+        /** Format: uuid */
+        user_id: string;
+        /**
+         * @description clamped to MAX_SIGNIN_TOKEN_LIFETIME_SECONDS
+         * @default 300
+         */
+        expires_in_seconds?: number;
+    };
+    importUsers: {
+        users: {
+            email: string;
+            /** @default false */
+            email_verified?: boolean;
+            /** @description a hash made elsewhere, verified at sign-in and then replaced by argon2id (docs/import.md) */
+            password_hash?: {
+                /** @description bcrypt, argon2id, argon2i, argon2d, scrypt, firebase_scrypt, pbkdf2_sha1, pbkdf2_sha256, pbkdf2_sha512, md5, sha1, sha256, sha512 */
+                algorithm: string;
+                hash?: string;
+                salt?: string;
+                /** @description md5/sha*: utf8 (default), base64 or hex */
+                salt_encoding?: string;
+                /** @description md5/sha*: prefix or suffix */
+                salt_position?: string;
+                /** @description scrypt: a power of two, at most 2^20 */
+                n?: number;
+                r?: number;
+                p?: number;
+                /** @description scrypt: bytes of the hash (default 64) */
+                key_length?: number;
+                /** @description firebase_scrypt: base64_signer_key of the project's hash parameters */
+                signer_key?: string;
+                salt_separator?: string;
+                rounds?: number;
+                mem_cost?: number;
+            };
+            /** @description hashed by the server; not with password_hash */
+            password?: string;
+            /** @description 1 to 255 characters, unique in the app: the user's id where it came from */
+            external_id?: string;
+            created_at?: string;
+            identities?: { provider: string; subject: string; email?: string; }[];
+            /** @description base32: becomes a verified TOTP factor */
+            totp_secret?: string;
+            /** @description BCP 47: the language of the user's emails (docs/email.md) */
+            locale?: string;
+        }[];
+        /** @default error */
+        on_conflict?: "skip" | "error";
+    };
+    createTopup: {
+        /** @description JSON number of USD, > 0, at most 2 decimals, at most 100000 */
+        amount_usd: unknown;
+        /** @enum {string} */
+        method: "crypto";
+        /** @description one of BILLING_CHAINS; default the first of them */
+        chain?: string;
+    };
+    putGoogleProvider: {
+        /** @description the OAuth client id from the Google Cloud console */
+        client_id: string;
+        /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
+        client_secret?: string;
+        /** @description default openid email profile; openid is always added */
+        scopes?: string[];
+    };
+    putGitHubProvider: {
+        /** @description the GitHub OAuth app's client id */
+        client_id: string;
+        /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
+        client_secret?: string;
+        /** @description default read:user user:email; user:email is always added */
+        scopes?: string[];
+    };
+    putMicrosoftProvider: {
+        /** @description the application (client) id of the Entra app registration */
+        client_id: string;
+        /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
+        client_secret?: string;
+        /** @description common, organizations, consumers, or a tenant id or domain */
+        tenant: string;
+    };
+    putAppleProvider: {
+        /** @description the Services ID (e.g. com.example.web) */
+        client_id: string;
+        /** @description the Apple developer team id */
+        team_id: string;
+        /** @description the id of the Sign in with Apple key */
+        key_id: string;
+        /** @description PEM of the .p8 key (ES256); required on the first PUT, omitted on a later one: the stored key is kept */
+        private_key?: string;
+    };
+    putCustomOAuthProvider: {
+        /** @description the issuer URL; its discovery document is read at /.well-known/openid-configuration */
+        issuer: string;
+        /** @description the client id at the issuer */
+        client_id: string;
+        /** @description required on the first PUT; omitted on a later one: the stored secret is kept */
+        client_secret?: string;
+        /** @description default openid email profile; openid is always added */
+        scopes?: string[];
+        /** @description what a sign-in page shows ("Sign in with …") */
+        display_name: string;
+    };
+    createTable: {
+        /** @description lower-case letters, digits and _, starting with a letter, at most 63 */
+        name: string;
+        columns?: components["schemas"]["ColumnInput"][];
+    } & { [key: string]: unknown; };
+    updateColumn: {
+        /** @description lower-case letters, digits and _, starting with a letter, at most 63 */
+        name?: string;
+        type?: "text" | "int" | "bool" | "float" | "date" | "json";
+        required?: boolean;
+        default_value?: unknown;
+        position?: number;
+    } & { [key: string]: unknown; };
+    insertRow: {
+        /** @description values keyed by column name */
+        data: { [key: string]: unknown; };
+        user_id?: string | null;
+        /** @description the organisation that owns the row: a session's active organisation (docs/organizations.md) */
+        organization_id?: string | null;
+    } & { [key: string]: unknown; };
+    queryRows: {
+        filter?: components["schemas"]["RowFilter"] | components["schemas"]["RowFilter"][];
+        sort?: {
+            field: string;
+            /** @default asc */
+            dir: "asc" | "desc";
+        } & { [key: string]: unknown; };
+        /** @default 50 */
+        limit?: number;
+        cursor?: string | null;
+    } & { [key: string]: unknown; };
+    updateRow: {
+        /** @description values keyed by column name */
+        data: { [key: string]: unknown; };
+    } & { [key: string]: unknown; };
+    createBucket: {
+        /** @description 1-63 of a-z 0-9 . _ - */
+        name: string;
+    };
+    updateBucket: {
+        /** @description bytes; null: no cap */
+        max_size_bytes?: null | number;
+        /** @description bytes; null: no cap */
+        max_size_bytes_per_user?: null | number;
+        /** @description bytes; null: no cap */
+        max_size_bytes_per_org?: null | number;
+    };
+    createOrganization: {
+        name: string;
+        slug?: string;
+        /** Format: uuid */
+        owner_user_id?: string;
+        /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+        metadata?: { [key: string]: unknown; };
+    };
+    updateOrganization: {
+        name?: string;
+        slug?: string;
+        /** @description a JSON object of at most 8 KiB: written by the server, read by members */
+        metadata?: { [key: string]: unknown; };
+    };
+    addOrganizationMember: {
+        /** Format: uuid */
+        user_id: string;
+        /** @description owner, admin, member, or a custom role key */
+        role: string;
+    };
+    updateOrganizationMember: {
+        /** @description owner, admin, member, or a custom role key */
+        role: string;
+    };
+    createOrganizationInvitation: {
+        /** Format: email */
+        email: string;
+        /** @description owner, admin, member, or a custom role key */
+        role: string;
+        redirect_url?: string;
+    };
+    acceptInvitation: {
+        token?: string;
+        /** Format: uuid */
+        invitation_id?: string;
+    };
+    createOrganizationRole: {
+        key: string;
+        name: string;
+        /** @description permission strings, built-in (org:update, ...) or the app's own */
+        permissions: string[];
+    };
+    updateOrganizationRole: {
+        name?: string;
+        /** @description permission strings, built-in (org:update, ...) or the app's own */
+        permissions?: string[];
+    };
+    createWebhook: {
+        /** @description https; no private, loopback, link-local or metadata address */
+        url: string;
+        /** @description event types, prefixes such as "user.*", or "*" (every type but signin.failed) */
+        event_types?: string[];
+        description?: string;
+        enabled?: boolean;
+    };
+    updateWebhook: {
+        url?: string;
+        /** @description event types, prefixes such as "user.*", or "*" (every type but signin.failed) */
+        event_types?: string[];
+        description?: string;
+        /** @description true clears disabled_reason */
+        enabled?: boolean;
+    };
+    replayWebhook: {
+        /** @description ISO 8601: every matching event since then is queued again (at most 50,000, the newest) */
+        since: string;
+    };
+    createTenantInvitation: {
+        /** Format: email */
+        email: string;
+        role: "owner" | "admin" | "viewer";
+    };
+    createTenantApp: {
+        name: string;
+        domain?: string | null;
+        allowed_origins?: string[];
+        verification_method?: "code" | "link" | "both";
+        passwords_enabled?: boolean;
+        hashcash_enabled?: boolean;
+        hashcash_difficulty?: number;
+        bot_min_usd?: number;
+        tables_limit_bytes?: number | null;
+        objects_limit_bytes?: number | null;
+        link_landing?: boolean;
+        self_delete?: boolean;
+        mfa?: "optional" | "required";
+        token_claims?: { [key: string]: unknown; } | null;
+        organizations_enabled?: boolean;
+        email_from?: string | null;
+        reply_to?: string | null;
+        org_creation?: "users" | "server";
+        cookie_domain?: string | null;
+    };
+}
+/** The JSON answers of more than a line, by operation (its success answer). */
+export interface answers {
+    getHealth: {
+        /** @enum {string} */
+        status: "ok";
+        version: string;
+        release: string;
+    };
+    getJwks: {
+        keys: {
+            /** @enum {string} */
+            kty: "RSA";
+            kid: string;
+            /** @enum {string} */
+            use: "sig";
+            /** @enum {string} */
+            alg: "RS256";
+            n: string;
+            e: string;
+        }[];
+    };
+    createChallenge: {
+        /** @description Opaque; send it back unchanged with the nonce */
+        challenge: string;
+        /** @description Required leading zero bits of the proof hash */
+        difficulty: number;
+        /** @enum {string} */
+        algorithm: "argon2id";
+        params: {
+            time_cost: number;
+            /** @description KiB */
+            memory_cost: number;
+            parallelism: number;
+            /** @description bytes */
+            hash_len: number;
+        };
+        /** @description seconds */
+        expires_in: number;
+    };
+    signUp: {
+        /** @enum {string} */
+        status: "verification_sent";
+        /** Format: uuid */
+        user_id: string;
+    };
+    logOut: {
+        /** @enum {string} */
+        status: "logged_out";
+    };
+    refreshSession: {
+        access_token: string;
+        /** @description only when the refresh token came in the body */
+        refresh_token?: string;
+        /** Format: uuid */
+        user_id: string;
+        /** Format: uuid */
+        session_id: string;
+    };
+    enrollTotp: {
+        /** Format: uuid */
+        factor_id: string;
+        /** @enum {string} */
+        type: "totp";
+        /** @enum {string} */
+        status: "unverified";
+        friendly_name: string | null;
+        totp: {
+            /** @description base32, for manual entry */
+            secret: string;
+            /** @description otpauth://totp/... (SHA1, 6 digits, 30 s) */
+            uri: string;
+            /** @description an SVG image of the URI */
+            qr_code: string;
+        };
+    };
+    renewRecoveryCodes: {
+        /** @description single-use, shown once: xxxxx-xxxxx */
+        recovery_codes: string[];
+    };
+    mfaPasskeyOptions: {
+        /** @description PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON: pass to navigator.credentials (parse with PublicKeyCredential.parse*OptionsFromJSON) */
+        options: { [key: string]: unknown; };
+    };
+    botSignUp: {
+        /** Format: uuid */
+        bot_id: string;
+        public_key: string;
+    };
+    createSignInToken: {
+        /** @description access JWT; its exp is expires_at */
+        token: string;
+        refresh_token: string;
+        /** Format: uuid */
+        user_id: string;
+        /** Format: uuid */
+        session_id: string;
+        /** Format: date-time */
+        expires_at: string;
+    };
+    exportUser: {
+        user: components["schemas"]["User"];
+        identities: { provider: string; subject: string; email: string | null; }[];
+        sessions: {
+            /** Format: uuid */
+            session_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string;
+            revoked_at: string | null;
+        }[];
+        tables: {
+            /** Format: uuid */
+            table_id: string;
+            name: string;
+            rows: {
+                /** Format: uuid */
+                row_id: string;
+                data: { [key: string]: unknown; };
+                user_id: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+        }[];
+        objects: {
+            /** Format: uuid */
+            bucket_id: string;
+            bucket_name: string;
+            key: string;
+            size_bytes: number;
+            content_type: string;
+            /** Format: date-time */
+            created_at: string;
+        }[];
+        /** @description Second factors (docs/mfa.md): type, name and dates; never a TOTP secret, a public key or a recovery code */
+        factors: components["schemas"]["Factor"][];
+        /** @description The user's memberships (docs/organizations.md) */
+        organizations: {
+            /** Format: uuid */
+            organization_id: string;
+            name: string;
+            slug: string;
+            role: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        }[];
+        /** @description The user's events, newest first (docs/events.md), this export's user.exported among them */
+        events: { [key: string]: unknown; }[];
+    };
+    revokeUserSessions: {
+        /** @description how many sessions were live */
+        revoked: number;
+    };
+    getEventStats: {
+        /** @description every day of the range, oldest first; at most 366 */
+        days: {
+            /** @description YYYY-MM-DD (UTC) */
+            date: string;
+            /** @description events of the day by type; {} when none */
+            counts: { [key: string]: number; };
+        }[];
+    };
+    importUsers: {
+        created: number;
+        skipped: number;
+        failed: number;
+        /** @description one per user sent, in order */
+        results: {
+            index: number;
+            status: "created" | "skipped" | "error";
+            /** @description the new user, or the one already holding the email or external_id (skipped) */
+            user_id: string | null;
+            detail: string | null;
+            /** @description why the item failed (docs/api.md) */
+            code: ("validation_failed" | "not_found" | "route_not_found" | "body_too_large" | "unsupported_media_type" | "unauthenticated" | "forbidden" | "cross_tenant" | "conflict" | "user_exists" | "email_taken" | "invalid_credentials" | "email_not_verified" | "invalid_token" | "invalid_code" | "invalid_redirect" | "hashcash_required" | "hashcash_invalid" | "hashcash_expired" | "passwords_disabled" | "rate_limited" | "provider_unreachable" | "challenge_not_confirmed" | "challenge_used" | "key_registered" | "invalid_signature" | "payment_required" | "database_unavailable" | "blob_store_unavailable" | "mail_failed" | "internal" | "provider_not_configured" | "invalid_state" | "table_storage_exceeded" | "row_too_large" | "shutting_down" | "storage_limit_exceeded" | "length_required" | "range_not_satisfiable" | "reauthentication_required" | "self_delete_disabled" | "invalid_mfa_token" | "aal2_required" | "mfa_enrollment_required" | "invalid_passkey" | "bad_request" | "malformed_request" | "uri_too_long" | "request_timeout" | "headers_too_large" | "origin_not_allowed" | "mfa_required" | "unknown_field" | "metadata_too_large" | "user_banned" | "provider_limit_reached" | "invalid_issuer" | "invalid_password_hash" | "invalid_totp_secret" | "external_id_taken" | "identity_taken" | "slug_taken" | "last_owner" | "member_limit_reached" | "organization_limit_reached" | "already_member" | "invalid_invitation" | "invitation_email_mismatch" | "role_in_use" | "webhook_url_refused" | "webhook_limit_reached" | "invalid_locale" | "invalid_email_sender" | "invalid_cookie_domain" | "invalid_domain" | "operator_only_setting" | "invalid_email_template" | "app_id_required") | null;
+        }[];
+    };
+    getBilling: {
+        tenant_id: string;
+        /** @description USD, at most 2 decimals */
+        balance_usd: number;
+        paused: boolean;
+        usage: {
+            /** Format: date-time */
+            period_start: string;
+            /** Format: date-time */
+            period_end: string;
+            monthly_active_users: number;
+            table_storage_bytes: number;
+            object_storage_bytes: number;
+            /** @description USD, at most 2 decimals */
+            estimated_charges_usd: number;
+        };
+        payment_methods: {
+            /** @enum {string} */
+            method: "crypto";
+            chains: string[];
+        }[];
+    };
+    listTransactions: {
+        transactions: {
+            /** Format: uuid */
+            transaction_id: string;
+            type: "topup" | "usage" | "adjustment";
+            /** @description USD, at most 2 decimals */
+            amount_usd: number;
+            /** @description USD, at most 2 decimals */
+            balance_after_usd: number;
+            description: string;
+            payment_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        }[];
+        next_cursor: string | null;
+    };
+    getBucketStorage: {
+        used_bytes: number;
+        limit_bytes: number;
+        used_percent: number;
+        buckets: {
+            /** Format: uuid */
+            bucket_id: string;
+            name: string;
+            used_bytes: number;
+            object_count: number;
+        }[];
+    };
+    setActiveOrganization: {
+        access_token: string;
+        /** Format: date-time */
+        expires_at: string;
+    };
+    rotateWebhookSecret: {
+        /** @description the new secret, shown in this answer only */
+        secret: string;
+        /** Format: date-time */
+        previous_expires_at: string;
+    };
+    createApiToken: {
+        token_id: string;
+        name: string;
+        role: "owner" | "admin" | "viewer";
+        expires_at: string | null;
+        /** Format: date-time */
+        created_at: string;
+        /** @description shown once */
+        token: string;
+    };
+    getConsoleSession: {
+        /** @description the console user (null: ADMIN_TOKEN or a tenant API token) */
+        user_id: string | null;
+        email: string | null;
+        /** @description reaches every tenant */
+        operator: boolean;
+        /** @description may POST /v1/tenants: the operator, or any console user with CONSOLE_OPEN_SIGNUP=true */
+        tenant_creation: boolean;
+    };
+    completeConsoleSetup: {
+        user_id: string;
+        /** @enum {boolean} */
+        operator: true;
+    };
+    listEmailTemplates: {
+        templates: {
+            kind: string;
+            locale: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        }[];
+        kinds: { kind: string; family: string; description: string; }[];
+        shipped_locales: string[];
     };
 }
