@@ -21,6 +21,12 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
 export const StatusBody = (word: string) =>
   Type.Object({ status: Type.Literal(word) }, { title: `${word.replace(/(?:^|_)([a-z])/g, (_, c: string) => c.toUpperCase())}Status` });
 
+/** The answer of a route that deletes: `{status: 'deleted'}` (StatusBody('deleted')) once the deletion is done. */
+export async function deleted(deletion: Promise<unknown>): Promise<{ status: 'deleted' }> {
+  await deletion;
+  return { status: 'deleted' };
+}
+
 export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { createBucket, deleteBucket, getBucket, listBuckets, objectStorageUsage, updateBucketCaps, type Bucket } from '../../services/objects/buckets.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
 // docs/storage.md: buckets. Create, patch, delete: Secret. Reads: Secret or
@@ -115,9 +115,6 @@ export function bucketRoutes(app: Http, deps: Deps, guards: Guards): void {
         response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      await deleteBucket(deps, request.application!.id, request.params.bucket_id);
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(deleteBucket(deps, request.application!.id, request.params.bucket_id)),
   );
 }

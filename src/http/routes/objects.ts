@@ -8,7 +8,7 @@ import { getUser } from '../../services/accounts/users.js';
 import { drainBody } from '../objects/drain-body.js';
 import { CONTENT_SECURITY_POLICY, contentDisposition, etagMatches, isMediaType, parseRange } from '../objects/serve-headers.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
 // docs/storage.md: objects. Secret (any user_id) or Publishable + Session
@@ -196,10 +196,7 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secretOrSession,
       schema: { operationId: 'deleteObject', ...route, summary: 'Delete an object and its bytes', params: ObjectParams, querystring: OwnerQuery, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
     },
-    async (request) => {
-      await deleteObject(deps, await addressOf(request));
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(deleteObject(deps, await addressOf(request))),
   );
 
   app.get(

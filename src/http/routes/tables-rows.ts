@@ -4,7 +4,7 @@ import { MAX_IN_VALUES, PageJson, queryRows, type QueryInput } from '../../servi
 import { cachesTableMetadata } from '../../services/tables/metadata-cache.js';
 import { createRow, deleteRow, getRow, updateRow, type Caller } from '../../services/tables/rows.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import { NoOtherField } from './tables-schemas.js';
 import type { Http } from '../types.js';
 import { callerOf } from './tables-caller.js';
@@ -152,8 +152,7 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
     { preHandler: guards.secretOrSession, schema: { operationId: 'deleteRow', ...route, summary: 'Delete a row', params: RowParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404, 429) } } },
     async (request) => {
       const appId = request.application!.id;
-      await deleteRow(deps, appId, request.params.table_id, request.params.row_id, await countWrite(appId, callerOf(request)));
-      return { status: 'deleted' as const };
+      return deleted(deleteRow(deps, appId, request.params.table_id, request.params.row_id, await countWrite(appId, callerOf(request))));
     },
   );
 }

@@ -4,7 +4,7 @@ import { tableStorage } from '../../services/tables/rows.js';
 import { addColumn, createTable, deleteColumn, deleteTable, getTable, listTables, updateColumn } from '../../services/tables/schema.js';
 import { NAME_PATTERN } from '../../services/tables/values.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import { NoOtherField } from './tables-schemas.js';
 import type { Http } from '../types.js';
 import { tableRowRoutes } from './tables-rows.js';
@@ -106,10 +106,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: { operationId: 'deleteTable', ...secretOnly, summary: 'Delete a table with its rows (their bytes are given back)', params: TableParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
     },
-    async (request) => {
-      await deleteTable(deps, request.application!.id, request.params.table_id);
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(deleteTable(deps, request.application!.id, request.params.table_id)),
   );
 
   app.post(
@@ -143,10 +140,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: { operationId: 'deleteColumn', ...secretOnly, summary: 'Delete a column and its values', params: ColumnParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
     },
-    async (request) => {
-      await deleteColumn(deps, request.application!.id, request.params.table_id, request.params.column_id);
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(deleteColumn(deps, request.application!.id, request.params.table_id, request.params.column_id)),
   );
 
   tableRowRoutes(app, deps, guards);

@@ -3,7 +3,7 @@ import type { Deps } from '../../../deps.js';
 import { createAppIn, deleteAppOf, listAppsOf, rotateSecretOf, rotateSigningKeyOf, showAppTo, updateAppOf } from '../../../services/management/apps.js';
 import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
-import { errors, SafeInteger, StatusBody, Timestamp } from '../../schemas.js';
+import { deleted, errors, SafeInteger, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { AppBody, AppSettingsFields, consoleRoute, settingsOf } from './schemas.js';
 
@@ -67,10 +67,7 @@ export function managementAppRoutes(app: Http, deps: Deps, guards: Guards): void
   app.delete(
     '/v1/apps/:app_id',
     { ...pre, schema: { operationId: 'deleteApp', ...route, summary: 'Delete an app and everything of it', params: AppParams, response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) } } },
-    async (request) => {
-      await deleteAppOf(deps, request.consoleCaller!, request.params.app_id, eventContext(request));
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(deleteAppOf(deps, request.consoleCaller!, request.params.app_id, eventContext(request))),
   );
 
   app.post(

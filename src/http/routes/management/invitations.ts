@@ -4,7 +4,7 @@ import { createApiToken, listApiTokensOf, revokeApiTokenOf } from '../../../serv
 import { acceptInvitation, invite, listInvitationsOf, revokeInvitationOf, showInvitation } from '../../../services/management/invitations.js';
 import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
-import { errors, SafeInteger, StatusBody } from '../../schemas.js';
+import { deleted, errors, SafeInteger, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { consoleRoute, InvitationBody, MembershipBody, Role, TokenBody } from './schemas.js';
 
@@ -54,10 +54,7 @@ export function managementInvitationRoutes(app: Http, deps: Deps, guards: Guards
       ...pre,
       schema: { operationId: 'deleteTenantInvitation', ...route, summary: 'Revoke a pending invitation', params: Type.Object({ tenant_id: Id, invitation_id: Id }), response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) } },
     },
-    async (request) => {
-      await revokeInvitationOf(deps, request.consoleCaller!, request.params.tenant_id, request.params.invitation_id, eventContext(request));
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(revokeInvitationOf(deps, request.consoleCaller!, request.params.tenant_id, request.params.invitation_id, eventContext(request))),
   );
 
   app.post(
@@ -106,9 +103,6 @@ export function managementInvitationRoutes(app: Http, deps: Deps, guards: Guards
       ...pre,
       schema: { operationId: 'deleteApiToken', ...route, summary: 'Revoke an API token (refused at once on every node)', params: Type.Object({ tenant_id: Id, token_id: Id }), response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) } },
     },
-    async (request) => {
-      await revokeApiTokenOf(deps, request.consoleCaller!, request.params.tenant_id, request.params.token_id, eventContext(request));
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(revokeApiTokenOf(deps, request.consoleCaller!, request.params.tenant_id, request.params.token_id, eventContext(request))),
   );
 }

@@ -7,7 +7,7 @@ import type { Guards } from '../../plugins/guards.js';
 import { listTenantEvents } from '../../../services/events/query.js';
 import { requireRight } from '../../../services/management/roles.js';
 import { EventList, EventListQuery } from '../events.js';
-import { errors, SafeInteger, StatusBody } from '../../schemas.js';
+import { deleted, errors, SafeInteger, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { consoleRoute, MemberBody, Role, TenantBody } from './schemas.js';
 
@@ -60,10 +60,7 @@ export function managementTenantRoutes(app: Http, deps: Deps, guards: Guards): v
       ...pre,
       schema: { operationId: 'deleteTenant', ...route, summary: 'Delete a tenant and every app of it (owners)', params: TenantParams, response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) } },
     },
-    async (request) => {
-      await deleteTenantOf(deps, request.consoleCaller!, request.params.tenant_id, eventContext(request));
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(deleteTenantOf(deps, request.consoleCaller!, request.params.tenant_id, eventContext(request))),
   );
 
   app.get(
@@ -87,10 +84,7 @@ export function managementTenantRoutes(app: Http, deps: Deps, guards: Guards): v
       ...pre,
       schema: { operationId: 'deleteTenantMember', ...route, summary: 'Remove a member, or oneself (the last owner stays: 409)', params: MemberParams, response: { 200: StatusBody('deleted'), ...errors(401, 403, 404, 409) } },
     },
-    async (request) => {
-      await removeMember(deps, request.consoleCaller!, request.params.tenant_id, request.params.user_id, eventContext(request));
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(removeMember(deps, request.consoleCaller!, request.params.tenant_id, request.params.user_id, eventContext(request))),
   );
 
   app.get(

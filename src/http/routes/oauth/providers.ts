@@ -17,7 +17,7 @@ import {
 } from '../../../services/oauth/providers.js';
 import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
-import { errors, StatusBody, Timestamp } from '../../schemas.js';
+import { deleted, errors, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
 
 // docs/oauth.md: each app's provider configuration (Secret). Secrets go in, "****" comes out. The public
@@ -176,8 +176,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
     async (request) => {
       const { provider } = request.params;
       if (!isProvider(provider)) throw unknownProvider(provider);
-      await removeProvider(deps, changeOf(request), provider);
-      return { status: 'deleted' as const };
+      return deleted(removeProvider(deps, changeOf(request), provider));
     },
   );
 }

@@ -3,7 +3,7 @@ import type { Deps } from '../../../deps.js';
 import * as invitations from '../../../services/organizations/invitations.js';
 import * as members from '../../../services/organizations/members.js';
 import type { Guards } from '../../plugins/guards.js';
-import { errors, StatusBody, Uuid } from '../../schemas.js';
+import { deleted, errors, StatusBody, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { actorOf, both, InvitationBody, InvitationParams, MemberBody, MemberParams, NextCursor, OrgParams, PageQuery, RoleKey, secretOnly, userOnly } from './schemas.js';
 
@@ -77,10 +77,7 @@ export function organizationMemberRoutes(app: Http, deps: Deps, guards: Guards):
         response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => {
-      await members.removeMember(deps, request.application!, actorOf(request), request.params.organization_id, request.params.user_id);
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(members.removeMember(deps, request.application!, actorOf(request), request.params.organization_id, request.params.user_id)),
   );
 
   app.post(
@@ -155,10 +152,7 @@ export function organizationMemberRoutes(app: Http, deps: Deps, guards: Guards):
         response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      await invitations.revokeInvitation(deps, request.application!, actorOf(request), request.params.organization_id, request.params.invitation_id);
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(invitations.revokeInvitation(deps, request.application!, actorOf(request), request.params.organization_id, request.params.invitation_id)),
   );
 
   app.get(

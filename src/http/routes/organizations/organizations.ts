@@ -3,7 +3,7 @@ import type { Deps } from '../../../deps.js';
 import { forbidden } from '../../../errors.js';
 import * as service from '../../../services/organizations/organizations.js';
 import type { Guards } from '../../plugins/guards.js';
-import { errors, StatusBody, Uuid } from '../../schemas.js';
+import { deleted, errors, StatusBody, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { actorOf, both, Name, NextCursor, OrganizationBody, OrgMetadata, OrgParams, PageQuery, secretOnly, Slug, userOnly } from './schemas.js';
 
@@ -136,9 +136,6 @@ export function organizationRoutes(app: Http, deps: Deps, guards: Guards): void 
         response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      await service.deleteOrganization(deps, request.application!, actorOf(request), request.params.organization_id);
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(service.deleteOrganization(deps, request.application!, actorOf(request), request.params.organization_id)),
   );
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import * as roles from '../../../services/organizations/roles.js';
 import type { Guards } from '../../plugins/guards.js';
-import { errors, StatusBody } from '../../schemas.js';
+import { deleted, errors, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { actorOf, Name, RoleBody, secretOnly } from './schemas.js';
 
@@ -68,9 +68,6 @@ export function organizationRoleRoutes(app: Http, deps: Deps, guards: Guards): v
         response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => {
-      await roles.deleteRole(deps, request.application!, request.params.key, actorOf(request));
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(roles.deleteRole(deps, request.application!, request.params.key, actorOf(request))),
   );
 }

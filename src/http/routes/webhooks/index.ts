@@ -4,7 +4,7 @@ import { listWebhookDeliveries, retryWebhookDelivery, sendTestEvent } from '../.
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../../services/webhooks/endpoints.js';
 import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
-import { errors, StatusBody } from '../../schemas.js';
+import { deleted, errors, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { replayWebhook } from '../../../services/webhooks/replay.js';
 import { CreateBody, CreatedWebhookBody, DeliveriesQuery, DeliveryId, DeliveryList, PatchBody, ReplayBody, RotatedBody, WebhookBody, WebhookId } from './schemas.js';
@@ -53,10 +53,7 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: { operationId: 'deleteWebhook', ...secretRoute, summary: 'Delete a webhook endpoint and its deliveries', params: Params, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
     },
-    async (request) => {
-      await deleteWebhook(deps, request.application!, request.params.webhook_id, eventContext(request));
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(deleteWebhook(deps, request.application!, request.params.webhook_id, eventContext(request))),
   );
 
   app.post(
