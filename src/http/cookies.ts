@@ -107,3 +107,9 @@ export function setOAuthBindingCookie(reply: FastifyReply, config: Config, provi
 export function clearOAuthBindingCookie(reply: FastifyReply, config: Config, provider: string, formPost: boolean): void {
   setCookies(reply, [[oauthBindingCookie(provider), '', { ...oauthBindingOptions(config, formPost), maxAge: 0, expires: new Date(0) }]]);
 }
+
+/** Clears both cookies once `ending` (a logout, the account's deletion) is done; a failed one leaves them set. */
+export async function clearAuthCookiesAfter(reply: FastifyReply, config: Config, ending: Promise<unknown>): Promise<void> {
+  await ending;
+  clearAuthCookies(reply, config);
+}

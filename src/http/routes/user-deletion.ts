@@ -4,12 +4,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { deleteOwnAccount, deleteUser } from '../../services/accounts/user-deletion.js';
 import { exportUser } from '../../services/accounts/user-export.js';
-import { clearAuthCookies } from '../cookies.js';
+import { clearAuthCookiesAfter } from '../cookies.js';
+import { sessionRoute } from './auth/schemas.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 import { Factor } from './mfa/schemas.js';
-import { UserBody } from './users.js';
+import { UserBody, UserParams, usersRoute } from './users.js';
 
 // docs/privacy.md: deleting a user (Secret, or the user themselves) and exporting one (Secret).
 
@@ -60,9 +61,6 @@ const ExportBody = Type.Object(
   { description: "Everything the app holds about the user (no password, token hash or secret); only tables holding a row of the user are listed" },
 );
 
-const UserParams = Type.Object({ user_id: Uuid });
-const secretRoute = { tags: ['users and sessions'], security: [{ secret: [] }] };
-
 export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.delete(
     '/v1/users/:user_id',
@@ -70,16 +68,13 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
       preHandler: guards.secret,
       schema: {
         operationId: 'deleteUser',
-        ...secretRoute,
+        ...usersRoute,
         summary: 'Delete a user and everything they own (sessions, identities, rows, objects); their tokens are refused at once',
         params: UserParams,
         response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
       },
     },
-    async (request) => {
-      await deleteUser(deps, request.application!, request.params.user_id, eventContext(request));
-      return { status: 'deleted' as const };
-    },
+    async (request) => deleted(deleteUser(deps, request.application!, request.params.user_id, eventContext(request))),
   );
 
   app.delete(
@@ -88,20 +83,15 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
       preHandler: guards.publishableSession,
       schema: {
         operationId: 'deleteMe',
-        tags: ['sessions'],
+        ...sessionRoute,
         summary: 'Delete my account and everything it owns (needs a sign-in within the last 10 minutes)',
         description:
           "403 when the app's --self-delete is off, the session signed in more than 10 minutes ago (the token's auth_time, which a refresh keeps: sign in again), " +
           'or the user has a second factor and the session is aal1 (aal2_required). Clears the cookies.',
-        security: [{ publishable: [], session: [] }],
         response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
       },
     },
-    async (request, reply) => {
-      await deleteOwnAccount(deps, request.application!, request.session!, eventContext(request));
-      clearAuthCookies(reply, deps.config);
-      return { status: 'deleted' as const };
-    },
+    async (request, reply) => deleted(clearAuthCookiesAfter(reply, deps.config, deleteOwnAccount(deps, request.application!, request.session!, eventContext(request)))),
   );
 
   app.get(
@@ -110,7 +100,7 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
       preHandler: guards.secret,
       schema: {
         operationId: 'exportUser',
-        ...secretRoute,
+        ...usersRoute,
         summary: "Export a user: their record, identities, sessions, rows, objects' metadata, second factors and organisations, streamed",
         params: UserParams,
         response: { 200: ExportBody, ...errors(400, 401, 403, 404) },

@@ -5,6 +5,7 @@ import { eventContext } from '../event-context.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { UserParams, usersRoute } from './users.js';
 
 // docs/users.md: a user's live sessions as the server sees them, and ending them all (Secret, or the
 // console with X-App-Id). One session is revoked by POST /v1/sessions/revoke (users.ts).
@@ -20,9 +21,6 @@ const UserSession = Type.Object({
   aal: Type.Union([Type.Literal('aal1'), Type.Literal('aal2')], { description: 'aal2 when a second factor was used' }),
 }, { title: 'UserSession' });
 
-const UserParams = Type.Object({ user_id: Uuid });
-const secretRoute = { tags: ['users and sessions'], security: [{ secret: [] }] };
-
 export function userSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(
     '/v1/users/:user_id/sessions',
@@ -30,7 +28,7 @@ export function userSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: {
         operationId: 'listUserSessions',
-        ...secretRoute,
+        ...usersRoute,
         summary: "A user's live sessions, newest first (at most 100): where they are signed in and how",
         params: UserParams,
         response: { 200: Type.Object({ sessions: Type.Array(UserSession) }), ...errors(400, 401, 403, 404) },
@@ -45,7 +43,7 @@ export function userSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: {
         operationId: 'revokeUserSessions',
-        ...secretRoute,
+        ...usersRoute,
         summary: "Sign a user out everywhere: every live session revoked at once (each with its session.revoked event)",
         description: 'Their access tokens are refused by the next request on every node; their refresh tokens die. They may sign in again (a ban keeps them out).',
         params: UserParams,

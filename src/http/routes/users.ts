@@ -9,6 +9,7 @@ import { eventContext } from '../event-context.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { routeGroup, secretKey } from '../route-security.js';
 
 // docs/users.md: server-side user management, session revocation and sign-in tokens (Secret).
 
@@ -89,7 +90,9 @@ const SignInTokenResult = Type.Object({
   expires_at: Timestamp,
 });
 
-const secretRoute = { tags: ['users and sessions'], security: [{ secret: [] }] };
+/** The group of the Secret routes about one user (this module, user-deletion.ts, user-sessions.ts). */
+export const usersRoute = routeGroup('users and sessions', secretKey);
+export const UserParams = Type.Object({ user_id: Uuid });
 
 export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(
@@ -98,7 +101,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: {
         operationId: 'listUsers',
-        ...secretRoute,
+        ...usersRoute,
         summary: "A page of the app's users, newest first",
         querystring: ListQuery,
         response: { 200: UserList, ...errors(400, 401, 403) },
@@ -117,7 +120,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: {
         operationId: 'createUser',
-        ...secretRoute,
+        ...usersRoute,
         summary: 'Create a user (email_verified false; no verification, no rate limit)',
         body: CreateBody,
         response: { 201: UserBody, ...errors(400, 401, 403, 409) },
@@ -135,9 +138,9 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: {
         operationId: 'getUser',
-        ...secretRoute,
+        ...usersRoute,
         summary: 'One user of the app',
-        params: Type.Object({ user_id: Uuid }),
+        params: UserParams,
         response: { 200: UserBody, ...errors(400, 401, 403, 404) },
       },
     },
@@ -150,9 +153,9 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: {
         operationId: 'updateUser',
-        ...secretRoute,
+        ...usersRoute,
         summary: 'Change a user: email, email_verified, metadata (each replaced whole), banned, locale',
-        params: Type.Object({ user_id: Uuid }),
+        params: UserParams,
         body: UpdateBody,
         response: { 200: UserBody, ...errors(400, 401, 403, 404, 409) },
       },
@@ -166,7 +169,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: {
         operationId: 'revokeSession',
-        ...secretRoute,
+        ...usersRoute,
         summary: 'Revoke a session: its access token is refused at once, its refresh token dies',
         querystring: Type.Object({ session_id: Uuid }),
         response: { 200: StatusBody('revoked'), ...errors(400, 401, 403, 404) },
@@ -186,7 +189,7 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.secret,
       schema: {
         operationId: 'createSignInToken',
-        ...secretRoute,
+        ...usersRoute,
         summary: 'Issue a session for a user on the server’s word (a sign-in token)',
         body: SignInTokenBody,
         response: { 200: SignInTokenResult, ...errors(400, 401, 403, 404) },

@@ -6,11 +6,12 @@ import { currentUser, logout } from '../../../services/accounts/accounts.js';
 import { refreshSession } from '../../../services/sessions/sessions.js';
 import { updateMe } from '../../../services/accounts/user-updates.js';
 import { activeOrganizationOf } from '../../../services/organizations/active.js';
-import { clearAuthCookies, REFRESH_COOKIE, requestCookie, setAuthCookies } from '../../cookies.js';
+import { clearAuthCookiesAfter, REFRESH_COOKIE, requestCookie, setAuthCookies } from '../../cookies.js';
 import { checkCookieOrigin, type Guards } from '../../plugins/guards.js';
-import { errors } from '../../schemas.js';
+import { errors, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { MeBody, meBody } from './schemas.js';
+import { MeBody, meBody, sessionRoute } from './schemas.js';
+import { publishableKey } from '../../route-security.js';
 import { Locale } from '../users.js';
 import { rateLimitIp } from '../../client-ip.js';
 
@@ -19,8 +20,8 @@ import { rateLimitIp } from '../../client-ip.js';
 const RefreshAnswer = Type.Object({
   access_token: Type.String(),
   refresh_token: Type.Optional(Type.String({ description: 'only when the refresh token came in the body' })),
-  user_id: Type.String({ format: 'uuid' }),
-  session_id: Type.String({ format: 'uuid' }),
+  user_id: Uuid,
+  session_id: Uuid,
 });
 
 export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -31,9 +32,8 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       config: { mfaEnrollment: true },
       schema: {
         operationId: 'getMe',
-        tags: ['sessions'],
+        ...sessionRoute,
         summary: 'The signed-in user',
-        security: [{ publishable: [], session: [] }],
         response: { 200: MeBody, ...errors(401, 403) },
       },
     },
@@ -51,9 +51,8 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       preHandler: guards.publishableSession,
       schema: {
         operationId: 'updateMe',
-        tags: ['sessions'],
+        ...sessionRoute,
         summary: 'Change my unsafe_metadata (replaced whole) or locale; any other field is 400',
-        security: [{ publishable: [], session: [] }],
         body: Type.Object(
           {
             unsafe_metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'at most 8 KiB as JSON' })),
@@ -77,15 +76,13 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       config: { mfaEnrollment: true },
       schema: {
         operationId: 'logOut',
-        tags: ['sessions'],
+        ...sessionRoute,
         summary: 'Revoke the current session and clear the cookies',
-        security: [{ publishable: [], session: [] }],
         response: { 200: Type.Object({ status: Type.Literal('logged_out') }), ...errors(401, 403) },
       },
     },
     async (request, reply) => {
-      await logout(deps, request.application!, request.session!.sessionId, eventContext(request));
-      clearAuthCookies(reply, deps.config);
+      await clearAuthCookiesAfter(reply, deps.config, logout(deps, request.application!, request.session!.sessionId, eventContext(request)));
       return { status: 'logged_out' as const };
     },
   );
@@ -101,7 +98,7 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'Rotate a refresh token: new access and refresh tokens',
         description:
           'The refresh token comes from the body, else from the __refresh cookie: then both cookies are renewed and the answer carries no refresh_token (page scripts never see one).',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: Type.Object({ refresh_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }),
         response: { 200: RefreshAnswer, ...errors(400, 401, 403, 429) },
       },
