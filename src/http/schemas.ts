@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TArray, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 
 // Shared response pieces. Every route declares its responses so a field not in them can never leak.
@@ -26,6 +26,16 @@ export async function deleted(deletion: Promise<unknown>): Promise<{ status: 'de
   await deletion;
   return { status: 'deleted' };
 }
+
+/** A list answered whole, under its plural: `ListOf('webhooks', WebhookBody)` is `{webhooks: [...]}`. */
+export const ListOf = <K extends string, T extends TSchema>(name: K, item: T) => Type.Object({ [name]: Type.Array(item) } as { [P in K]: TArray<T> });
+
+/** Where the next page of a keyset list starts; null on the last page. */
+const Cursor = Type.Union([Type.String(), Type.Null()]);
+
+/** A page of a keyset list: `{[name]: [...], next_cursor}`; `nextCursor` when the list documents its cursor. */
+export const PageOf = <K extends string, T extends TSchema, C extends TSchema = typeof Cursor>(name: K, item: T, nextCursor?: C) =>
+  Type.Object({ [name]: Type.Array(item), next_cursor: nextCursor ?? Cursor } as { [P in K]: TArray<T> } & { next_cursor: C });
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });

@@ -4,7 +4,7 @@ import { billingOverview, listTransactions } from '../../services/billing/accoun
 import { parseUsd } from '../../services/billing/money.js';
 import { createTopup, readTopup } from '../../services/billing/topups.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, Timestamp, Uuid } from '../schemas.js';
+import { errors, PageOf, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
 // docs/billing.md: tenant billing, reached with the secret key of any app of
@@ -117,7 +117,7 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
           limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
           cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'the next_cursor of the page before' })),
         }),
-        response: { 200: Type.Object({ transactions: Type.Array(Transaction), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 403) },
+        response: { 200: PageOf('transactions', Transaction), ...errors(400, 401, 403) },
       },
     },
     async (request) => listTransactions(deps, request.application!.tenantId, request.query.limit, request.query.cursor),

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { createBucket, deleteBucket, getBucket, listBuckets, objectStorageUsage, updateBucketCaps, type Bucket } from '../../services/objects/buckets.js';
 import type { Guards } from '../plugins/guards.js';
-import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { deleted, errors, ListOf, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
 // docs/storage.md: buckets. Create, patch, delete: Secret. Reads: Secret or
@@ -63,7 +63,7 @@ export function bucketRoutes(app: Http, deps: Deps, guards: Guards): void {
     '/v1/buckets',
     {
       preHandler: guards.secretOrSession,
-      schema: { operationId: 'listBuckets', ...readRoute, summary: "The app's buckets", response: { 200: Type.Object({ buckets: Type.Array(BucketBody) }), ...errors(401, 403) } },
+      schema: { operationId: 'listBuckets', ...readRoute, summary: "The app's buckets", response: { 200: ListOf('buckets', BucketBody), ...errors(401, 403) } },
     },
     async (request) => ({ buckets: (await listBuckets(deps, request.application!.id)).map(bucketBody) }),
   );

@@ -8,7 +8,7 @@ import { getUser } from '../../services/accounts/users.js';
 import { drainBody } from '../objects/drain-body.js';
 import { CONTENT_SECURITY_POLICY, contentDisposition, etagMatches, isMediaType, parseRange } from '../objects/serve-headers.js';
 import type { Guards } from '../plugins/guards.js';
-import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { deleted, errors, PageOf, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 
 // docs/storage.md: objects. Secret (any user_id) or Publishable + Session
@@ -209,7 +209,7 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
         summary: 'A page of objects in key order (a session sees its own only)',
         params: Type.Object({ bucket_id: Uuid }),
         querystring: ListQuery,
-        response: { 200: Type.Object({ objects: Type.Array(ObjectBody), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 403, 404) },
+        response: { 200: PageOf('objects', ObjectBody), ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => {

@@ -4,7 +4,7 @@ import { tableStorage } from '../../services/tables/rows.js';
 import { addColumn, createTable, deleteColumn, deleteTable, getTable, listTables, updateColumn } from '../../services/tables/schema.js';
 import { NAME_PATTERN } from '../../services/tables/values.js';
 import type { Guards } from '../plugins/guards.js';
-import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { deleted, errors, ListOf, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import { NoOtherField } from './tables-schemas.js';
 import type { Http } from '../types.js';
 import { tableRowRoutes } from './tables-rows.js';
@@ -87,7 +87,7 @@ export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/tables',
-    { preHandler: guards.secretOrSession, schema: { operationId: 'listTables', ...either, summary: "The application's tables", response: { 200: Type.Object({ tables: Type.Array(TableBody) }), ...errors(401, 403) } } },
+    { preHandler: guards.secretOrSession, schema: { operationId: 'listTables', ...either, summary: "The application's tables", response: { 200: ListOf('tables', TableBody), ...errors(401, 403) } } },
     async (request) => ({ tables: await listTables(deps, request.application!.id) }),
   );
 

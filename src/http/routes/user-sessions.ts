@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { listUserSessions, revokeAllUserSessions } from '../../services/sessions/user-sessions.js';
 import { eventContext } from '../event-context.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, Timestamp, Uuid } from '../schemas.js';
+import { errors, ListOf, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 import { UserParams, usersRoute } from './users.js';
 
@@ -31,7 +31,7 @@ export function userSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         ...usersRoute,
         summary: "A user's live sessions, newest first (at most 100): where they are signed in and how",
         params: UserParams,
-        response: { 200: Type.Object({ sessions: Type.Array(UserSession) }), ...errors(400, 401, 403, 404) },
+        response: { 200: ListOf('sessions', UserSession), ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => ({ sessions: await listUserSessions(deps, request.application!, request.params.user_id) }),

@@ -4,7 +4,7 @@ import type { Deps } from '../../../deps.js';
 import { listMySessions, revokeMyOtherSessions, revokeMySession } from '../../../services/sessions/my-sessions.js';
 import { clearAuthCookies } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
-import { errors, StatusBody, Timestamp, Uuid } from '../../schemas.js';
+import { errors, ListOf, StatusBody, Timestamp, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
 
 const session = [{ publishable: [], session: [] }];
@@ -28,7 +28,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         tags: ['account'],
         summary: "Where the signed-in user is signed in: their live sessions, newest first",
         security: session,
-        response: { 200: Type.Object({ sessions: Type.Array(MySession) }), ...errors(401, 403) },
+        response: { 200: ListOf('sessions', MySession), ...errors(401, 403) },
       },
     },
     async (request) => {

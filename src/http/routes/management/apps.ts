@@ -3,7 +3,7 @@ import type { Deps } from '../../../deps.js';
 import { createAppIn, deleteAppOf, listAppsOf, rotateSecretOf, rotateSigningKeyOf, showAppTo, updateAppOf } from '../../../services/management/apps.js';
 import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
-import { deleted, errors, SafeInteger, StatusBody, Timestamp } from '../../schemas.js';
+import { deleted, errors, ListOf, SafeInteger, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { AppBody, AppSettingsFields, consoleRoute, settingsOf } from './schemas.js';
 
@@ -19,7 +19,7 @@ export function managementAppRoutes(app: Http, deps: Deps, guards: Guards): void
 
   app.get(
     '/v1/tenants/:tenant_id/apps',
-    { ...pre, schema: { operationId: 'listTenantApps', ...route, summary: "The tenant's apps", params: Type.Object({ tenant_id: Id }), response: { 200: Type.Object({ apps: Type.Array(AppBody) }), ...errors(401, 404) } } },
+    { ...pre, schema: { operationId: 'listTenantApps', ...route, summary: "The tenant's apps", params: Type.Object({ tenant_id: Id }), response: { 200: ListOf('apps', AppBody), ...errors(401, 404) } } },
     async (request) => listAppsOf(deps, request.consoleCaller!, request.params.tenant_id),
   );
 

@@ -4,7 +4,7 @@ import { createApiToken, listApiTokensOf, revokeApiTokenOf } from '../../../serv
 import { acceptInvitation, invite, listInvitationsOf, revokeInvitationOf, showInvitation } from '../../../services/management/invitations.js';
 import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
-import { deleted, errors, SafeInteger, StatusBody } from '../../schemas.js';
+import { deleted, errors, ListOf, SafeInteger, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { consoleRoute, InvitationBody, MembershipBody, Role, TokenBody } from './schemas.js';
 
@@ -38,7 +38,7 @@ export function managementInvitationRoutes(app: Http, deps: Deps, guards: Guards
 
   app.get(
     '/v1/tenants/:tenant_id/invitations',
-    { ...pre, schema: { operationId: 'listTenantInvitations', ...route, summary: "The tenant's invitations", params: TenantParams, response: { 200: Type.Object({ invitations: Type.Array(InvitationBody) }), ...errors(401, 404) } } },
+    { ...pre, schema: { operationId: 'listTenantInvitations', ...route, summary: "The tenant's invitations", params: TenantParams, response: { 200: ListOf('invitations', InvitationBody), ...errors(401, 404) } } },
     async (request) => listInvitationsOf(deps, request.consoleCaller!, request.params.tenant_id),
   );
 
@@ -93,7 +93,7 @@ export function managementInvitationRoutes(app: Http, deps: Deps, guards: Guards
 
   app.get(
     '/v1/tenants/:tenant_id/tokens',
-    { ...pre, schema: { operationId: 'listApiTokens', ...route, summary: "The tenant's live API tokens (never the token)", params: TenantParams, response: { 200: Type.Object({ tokens: Type.Array(TokenBody) }), ...errors(401, 404) } } },
+    { ...pre, schema: { operationId: 'listApiTokens', ...route, summary: "The tenant's live API tokens (never the token)", params: TenantParams, response: { 200: ListOf('tokens', TokenBody), ...errors(401, 404) } } },
     async (request) => listApiTokensOf(deps, request.consoleCaller!, request.params.tenant_id),
   );
 

@@ -7,7 +7,7 @@ import type { Guards } from '../../plugins/guards.js';
 import { listTenantEvents } from '../../../services/events/query.js';
 import { requireRight } from '../../../services/management/roles.js';
 import { EventList, EventListQuery } from '../events.js';
-import { deleted, errors, SafeInteger, StatusBody } from '../../schemas.js';
+import { deleted, errors, ListOf, PageOf, SafeInteger, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { consoleRoute, MemberBody, Role, TenantBody } from './schemas.js';
 
@@ -30,7 +30,7 @@ export function managementTenantRoutes(app: Http, deps: Deps, guards: Guards): v
         ...route,
         summary: "The caller's tenants (the operator: every tenant, paged)",
         querystring: Type.Object({ limit: SafeInteger({ minimum: 1, maximum: 200, default: 50 }), cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }),
-        response: { 200: Type.Object({ tenants: Type.Array(TenantBody), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401) },
+        response: { 200: PageOf('tenants', TenantBody), ...errors(400, 401) },
       },
     },
     async (request) => listTenantsOf(deps, request.consoleCaller!, request.query),
@@ -65,7 +65,7 @@ export function managementTenantRoutes(app: Http, deps: Deps, guards: Guards): v
 
   app.get(
     '/v1/tenants/:tenant_id/members',
-    { ...pre, schema: { operationId: 'listTenantMembers', ...route, summary: "The tenant's members", params: TenantParams, response: { 200: Type.Object({ members: Type.Array(MemberBody) }), ...errors(401, 404) } } },
+    { ...pre, schema: { operationId: 'listTenantMembers', ...route, summary: "The tenant's members", params: TenantParams, response: { 200: ListOf('members', MemberBody), ...errors(401, 404) } } },
     async (request) => listMembersOf(deps, request.consoleCaller!, request.params.tenant_id),
   );
 

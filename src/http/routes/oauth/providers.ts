@@ -17,7 +17,7 @@ import {
 } from '../../../services/oauth/providers.js';
 import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
-import { deleted, errors, StatusBody, Timestamp } from '../../schemas.js';
+import { deleted, errors, ListOf, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
 
 // docs/oauth.md: each app's provider configuration (Secret). Secrets go in, "****" comes out. The public
@@ -90,7 +90,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
         operationId: 'listOAuthProviders',
         ...secretRoute,
         summary: "The app's configured OAuth providers, secrets shown as ****",
-        response: { 200: Type.Object({ providers: Type.Array(ProviderBody) }), ...errors(401, 403) },
+        response: { 200: ListOf('providers', ProviderBody), ...errors(401, 403) },
       },
     },
     async (request) => ({ providers: await listProviders(deps, request.application!.id) }),

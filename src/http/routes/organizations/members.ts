@@ -3,7 +3,7 @@ import type { Deps } from '../../../deps.js';
 import * as invitations from '../../../services/organizations/invitations.js';
 import * as members from '../../../services/organizations/members.js';
 import type { Guards } from '../../plugins/guards.js';
-import { deleted, errors, StatusBody, Uuid } from '../../schemas.js';
+import { deleted, errors, ListOf, PageOf, StatusBody, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { actorOf, both, InvitationBody, InvitationParams, MemberBody, MemberParams, NextCursor, OrgParams, PageQuery, RoleKey, secretOnly, userOnly } from './schemas.js';
 
@@ -23,7 +23,7 @@ export function organizationMemberRoutes(app: Http, deps: Deps, guards: Guards):
         security: both,
         params: OrgParams,
         querystring: PageQuery,
-        response: { 200: Type.Object({ members: Type.Array(MemberBody), next_cursor: NextCursor }), ...errors(400, 401, 403, 404) },
+        response: { 200: PageOf('members', MemberBody, NextCursor), ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => members.listMembers(deps, request.application!, actorOf(request), request.params.organization_id, request.query),
@@ -117,7 +117,7 @@ export function organizationMemberRoutes(app: Http, deps: Deps, guards: Guards):
         security: both,
         params: OrgParams,
         querystring: Type.Intersect([PageQuery, Type.Object({ status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('revoked')])) })]),
-        response: { 200: Type.Object({ invitations: Type.Array(InvitationBody), next_cursor: NextCursor }), ...errors(400, 401, 403, 404) },
+        response: { 200: PageOf('invitations', InvitationBody, NextCursor), ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => invitations.listInvitations(deps, request.application!, actorOf(request), request.params.organization_id, request.query),
@@ -164,7 +164,7 @@ export function organizationMemberRoutes(app: Http, deps: Deps, guards: Guards):
         tags,
         summary: "The pending invitations to the signed-in user's verified email",
         security: userOnly,
-        response: { 200: Type.Object({ invitations: Type.Array(InvitationBody) }), ...errors(401, 403, 404) },
+        response: { 200: ListOf('invitations', InvitationBody), ...errors(401, 403, 404) },
       },
     },
     async (request) => invitations.myInvitations(deps, request.application!, request.session!.userId),

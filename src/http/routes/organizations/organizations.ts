@@ -3,7 +3,7 @@ import type { Deps } from '../../../deps.js';
 import { forbidden } from '../../../errors.js';
 import * as service from '../../../services/organizations/organizations.js';
 import type { Guards } from '../../plugins/guards.js';
-import { deleted, errors, StatusBody, Uuid } from '../../schemas.js';
+import { deleted, errors, PageOf, StatusBody, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { actorOf, both, Name, NextCursor, OrganizationBody, OrgMetadata, OrgParams, PageQuery, secretOnly, Slug, userOnly } from './schemas.js';
 
@@ -11,7 +11,7 @@ import { actorOf, both, Name, NextCursor, OrganizationBody, OrgMetadata, OrgPara
 // Session and the server through the secret key share their paths; the guard says which asks.
 
 const tags = ['organizations'];
-const OrganizationList = Type.Object({ organizations: Type.Array(OrganizationBody), next_cursor: NextCursor });
+const OrganizationList = PageOf('organizations', OrganizationBody, NextCursor);
 
 export function organizationRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(

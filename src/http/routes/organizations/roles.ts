@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
 import * as roles from '../../../services/organizations/roles.js';
 import type { Guards } from '../../plugins/guards.js';
-import { deleted, errors, StatusBody } from '../../schemas.js';
+import { deleted, errors, ListOf, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { actorOf, Name, RoleBody, secretOnly } from './schemas.js';
 
@@ -33,7 +33,7 @@ export function organizationRoleRoutes(app: Http, deps: Deps, guards: Guards): v
     '/v1/organization_roles',
     {
       preHandler: guards.secret,
-      schema: { operationId: 'listOrganizationRoles', tags, summary: "The app's custom roles", security: secretOnly, response: { 200: Type.Object({ roles: Type.Array(RoleBody) }), ...errors(401, 403, 404) } },
+      schema: { operationId: 'listOrganizationRoles', tags, summary: "The app's custom roles", security: secretOnly, response: { 200: ListOf('roles', RoleBody), ...errors(401, 403, 404) } },
     },
     async (request) => roles.listRoles(deps, request.application!),
   );

@@ -4,7 +4,7 @@ import { listWebhookDeliveries, retryWebhookDelivery, sendTestEvent } from '../.
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../../../services/webhooks/endpoints.js';
 import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
-import { deleted, errors, StatusBody } from '../../schemas.js';
+import { deleted, errors, ListOf, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { replayWebhook } from '../../../services/webhooks/replay.js';
 import { CreateBody, CreatedWebhookBody, DeliveriesQuery, DeliveryId, DeliveryList, PatchBody, ReplayBody, RotatedBody, WebhookBody, WebhookId } from './schemas.js';
@@ -28,7 +28,7 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/webhooks',
-    { preHandler: guards.secret, schema: { operationId: 'listWebhooks', ...secretRoute, summary: "The app's webhook endpoints", response: { 200: Type.Object({ webhooks: Type.Array(WebhookBody) }), ...errors(401, 403) } } },
+    { preHandler: guards.secret, schema: { operationId: 'listWebhooks', ...secretRoute, summary: "The app's webhook endpoints", response: { 200: ListOf('webhooks', WebhookBody), ...errors(401, 403) } } },
     async (request) => ({ webhooks: await listWebhooks(deps, request.application!.id) }),
   );
 
