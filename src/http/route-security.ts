@@ -11,6 +11,8 @@ export const publishableKey: Security = [{ publishable: [] }];
 export const userSession: Security = [{ publishable: [], session: [] }];
 /** guards.secretOrSession: either of the two. */
 export const secretOrSession: Security = [...secretKey, ...userSession];
+/** guards.console: a Console credential (docs/management.md). */
+export const consoleCredential: Security = [{ console: [] }];
 
 /** The tag and security a module's routes share, spread into each route's schema. */
 export const routeGroup = (tag: string, security: Security) => ({ tags: [tag], security });

@@ -6,6 +6,7 @@ import { createTopup, readTopup } from '../../services/billing/topups.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, PageOf, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { secretKey } from '../route-security.js';
 
 // docs/billing.md: tenant billing, reached with the secret key of any app of
 // the tenant, and still open while the tenant is paused (the guard `billing` does not refuse paused apps).
@@ -57,13 +58,12 @@ const Transaction = Type.Object({
 });
 
 export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
-  const secret = [{ secret: [] }];
 
   app.get(
     '/v1/billing',
     {
       preHandler: guards.billing,
-      schema: { operationId: 'getBilling', tags: ['billing'], summary: 'Balance, pause state, this month’s usage and payment methods', security: secret, response: { 200: Overview, ...errors(401, 403) } },
+      schema: { operationId: 'getBilling', tags: ['billing'], summary: 'Balance, pause state, this month’s usage and payment methods', security: secretKey, response: { 200: Overview, ...errors(401, 403) } },
     },
     async (request) => billingOverview(deps, request.application!.tenantId),
   );
@@ -76,7 +76,7 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'createTopup',
         tags: ['billing'],
         summary: 'Start a crypto top-up: a donation challenge at the provider; pay to pay_to',
-        security: secret,
+        security: secretKey,
         body: TopupBody,
         response: { 201: Topup, ...errors(400, 401, 403, 502) },
       },
@@ -96,7 +96,7 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'getTopup',
         tags: ['billing'],
         summary: 'A top-up’s status; asks the provider and credits a confirmed payment once',
-        security: secret,
+        security: secretKey,
         params: Type.Object({ payment_id: Uuid }),
         response: { 200: Topup, ...errors(400, 401, 403, 404, 502) },
       },
@@ -112,7 +112,7 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'listTransactions',
         tags: ['billing'],
         summary: 'Ledger rows, newest first, by keyset pages (next_cursor)',
-        security: secret,
+        security: secretKey,
         querystring: Type.Object({
           limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
           cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'the next_cursor of the page before' })),

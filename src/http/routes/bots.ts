@@ -5,6 +5,7 @@ import type { Guards } from '../plugins/guards.js';
 import { SessionTokensBody } from './auth/schemas.js';
 import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { publishableKey } from '../route-security.js';
 import { clientInfo, rateLimitIp } from '../client-ip.js';
 
 // docs/bots.md: bots sign up with a confirmed donation and sign in with Ed25519.
@@ -32,7 +33,7 @@ export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'botSignUp',
         tags: ['bots'],
         summary: 'Register a bot with a confirmed donation challenge and its Ed25519 public key',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: SignupBody,
         response: { 200: BotBody, ...errors(400, 401, 404, 409, 429, 502) },
       },
@@ -52,7 +53,7 @@ export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'botAuth',
         tags: ['bots'],
         summary: 'Sign a bot in with an Ed25519 signature; answers a standard session',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: AuthBody,
         response: { 200: SessionTokensBody, ...errors(400, 401, 404, 429) },
       },

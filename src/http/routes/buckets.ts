@@ -4,9 +4,13 @@ import { createBucket, deleteBucket, getBucket, listBuckets, objectStorageUsage,
 import type { Guards } from '../plugins/guards.js';
 import { deleted, errors, ListOf, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { routeGroup, secretKey, secretOrSession } from '../route-security.js';
 
 // docs/storage.md: buckets. Create, patch, delete: Secret. Reads: Secret or
 // Publishable + Session.
+
+const secretRoute = routeGroup('object storage', secretKey);
+const readRoute = routeGroup('object storage', secretOrSession);
 
 // Null first, so the union reads as "no cap, or a number of bytes" (bodies are validated without coercion).
 const Cap = Type.Union([Type.Null(), Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })], { description: 'bytes; null: no cap' });
@@ -45,9 +49,6 @@ const StorageBody = Type.Object({
   used_percent: Type.Number({ minimum: 0, maximum: 100 }),
   buckets: Type.Array(Type.Object({ bucket_id: Uuid, name: Type.String(), used_bytes: Type.Integer(), object_count: Type.Integer() })),
 });
-
-const secretRoute = { tags: ['object storage'], security: [{ secret: [] }] };
-const readRoute = { tags: ['object storage'], security: [{ secret: [] }, { publishable: [], session: [] }] as Record<string, string[]>[] };
 
 export function bucketRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(

@@ -5,6 +5,7 @@ import { appEventStats, MAX_STATS_DAYS } from '../../services/events/stats.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, Timestamp } from '../schemas.js';
 import type { Http } from '../types.js';
+import { routeGroup, secretKey } from '../route-security.js';
 
 // docs/events.md: the app's audit log (Secret). The schemas are shared with GET /v1/tenants/{t}/events.
 
@@ -58,7 +59,7 @@ export const EventStatsBody = Type.Object({
   ),
 });
 
-const secretRoute = { tags: ['events'], security: [{ secret: [] }] };
+const secretRoute = routeGroup('events', secretKey);
 
 export function eventRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(

@@ -10,6 +10,7 @@ import { CONTENT_SECURITY_POLICY, contentDisposition, etagMatches, isMediaType, 
 import type { Guards } from '../plugins/guards.js';
 import { deleted, errors, PageOf, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { routeGroup, secretOrSession } from '../route-security.js';
 
 // docs/storage.md: objects. Secret (any user_id) or Publishable + Session
 // (own objects only: another user_id is 403; an organisation's with ?organization_id=, docs/organizations.md).
@@ -54,7 +55,7 @@ const ListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 4096 })),
 });
 
-const route = { tags: ['object storage'], security: [{ secret: [] }, { publishable: [], session: [] }] as Record<string, string[]>[] };
+const route = routeGroup('object storage', secretOrSession);
 
 /** Keys are 1-1024 bytes of UTF-8 without control characters (NUL cannot be stored, and none belongs in a name). */
 function checkKey(key: string): string {

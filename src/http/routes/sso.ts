@@ -9,6 +9,7 @@ import { SignInAnswerBody } from './auth/schemas.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { publishableKey, userSession } from '../route-security.js';
 import { clientInfo, rateLimitIp } from '../client-ip.js';
 
 // docs/sso.md: single sign-on between apps of one tenant.
@@ -42,7 +43,7 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'ssoBridge',
         tags: ['sso'],
         summary: 'Redirect the signed-in browser to return_to with a one-time __sso_token',
-        security: [{ publishable: [], session: [] }],
+        security: userSession,
         querystring: BridgeQuery,
         response: { 302: Type.Null({ description: 'Location: return_to plus __sso_token' }), ...errors(400, 401) },
       },
@@ -63,7 +64,7 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'ssoExchange',
         tags: ['sso'],
         summary: 'Exchange an SSO token for a session in this app (tokens in the body, cookies set)',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: Type.Object({
           token: Type.String({ minLength: 1, maxLength: 256 }),
           nonce: Type.Optional(nonce('the nonce given to the bridge: required when the bridge had one, refused when it had none')),

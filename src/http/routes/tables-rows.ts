@@ -7,6 +7,7 @@ import type { Guards } from '../plugins/guards.js';
 import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import { NoOtherField } from './tables-schemas.js';
 import type { Http } from '../types.js';
+import { routeGroup, secretOrSession } from '../route-security.js';
 import { callerOf } from './tables-caller.js';
 
 // docs/tables.md: rows and queries. Secret (every row, may set user_id) or
@@ -45,7 +46,7 @@ const QueryBody = Type.Object(
   { additionalProperties: NoOtherField },
 );
 
-const route = { tags: ['custom tables'], security: [{ secret: [] }, { publishable: [], session: [] }] as Array<Record<string, string[]>> };
+const route = routeGroup('custom tables', secretOrSession);
 
 /**
  * A page arrives as its JSON text (PageJson: rows written as records by the database on PostgreSQL, by

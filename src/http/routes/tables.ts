@@ -7,10 +7,14 @@ import type { Guards } from '../plugins/guards.js';
 import { deleted, errors, ListOf, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import { NoOtherField } from './tables-schemas.js';
 import type { Http } from '../types.js';
+import { routeGroup, secretKey, secretOrSession } from '../route-security.js';
 import { tableRowRoutes } from './tables-rows.js';
 
 // docs/tables.md: tables and columns. Create, list and read: Secret or
 // Publishable + Session; deleting a table and every column change: Secret.
+
+const either = routeGroup('custom tables', secretOrSession);
+const secretOnly = routeGroup('custom tables', secretKey);
 
 export const Name = Type.String({ pattern: NAME_PATTERN, description: 'lower-case letters, digits and _, starting with a letter, at most 63' });
 const ColumnType = Type.Union([Type.Literal('text'), Type.Literal('int'), Type.Literal('bool'), Type.Literal('float'), Type.Literal('date'), Type.Literal('json')]);
@@ -51,9 +55,6 @@ export const TableBody = Type.Object({ table_id: Uuid, name: Type.String(), colu
 
 const TableParams = Type.Object({ table_id: Uuid });
 const ColumnParams = Type.Object({ table_id: Uuid, column_id: Uuid });
-
-const either = { tags: ['custom tables'], security: [{ secret: [] }, { publishable: [], session: [] }] as Array<Record<string, string[]>> };
-const secretOnly = { tags: ['custom tables'], security: [{ secret: [] }] };
 
 export function tableRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.get(

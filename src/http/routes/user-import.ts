@@ -7,6 +7,7 @@ import { eventContext } from '../event-context.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { secretKey } from '../route-security.js';
 
 // docs/import.md: users brought in from another service with their password hashes (Secret). The schema
 // checks the types only: whatever else is wrong with a user (its email, hash, cost, TOTP secret) fails that
@@ -75,7 +76,7 @@ export function userImportRoutes(app: Http, deps: Deps, guards: Guards): void {
       schema: {
         operationId: 'importUsers',
         tags: ['users and sessions'],
-        security: [{ secret: [] }],
+        security: secretKey,
         summary: 'Import up to 1,000 users with their password hashes, identities and TOTP secrets, each its own write',
         body: ImportBody,
         response: { 200: ImportAnswer, ...errors(400, 401, 403, 413) },

@@ -9,9 +9,8 @@ import type { Guards } from '../../plugins/guards.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
 import { errors, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { userSession } from '../../route-security.js';
 import { Email, MeBody, meBody, Password, RedirectUrl } from '../auth/schemas.js';
-
-const session = [{ publishable: [], session: [] }];
 
 const EmailConfirmBody = Type.Union([
   Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$' }) }),
@@ -35,7 +34,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
           'current_password is required when the account has a password (a wrong one is 403 and counts in the sign-in windows). ' +
           'An account without one may set it without current_password within 10 minutes of signing in (the token\'s auth_time); later, 403. ' +
           'A user with a second factor needs an aal2 session (403 aal2_required).',
-        security: session,
+        security: userSession,
         body: Type.Object({
           current_password: Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()])),
           new_password: Password,
@@ -68,7 +67,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
         description:
           'Nothing changes until the new address is proven (POST /v1/me/email/confirm). 409 when another user of the app has it. ' +
           'The link goes to redirect_url (allow-listed), else the app\'s own page, with ?email_change_token=.',
-        security: session,
+        security: userSession,
         body: Type.Object({ new_email: Email, redirect_url: Type.Optional(RedirectUrl) }),
         response: { 200: StatusBody('verification_sent'), ...errors(400, 401, 403, 409, 429) },
       },
@@ -91,7 +90,7 @@ export function meAccountRoutes(app: Http, deps: Deps, guards: Guards): void {
         description:
           'Body {code} or {token}, of the signed-in user\'s own change. Answers the user as GET /v1/me does. A wrong, used or expired ' +
           'code or token is 400 (5 wrong tries kill a code); 409 when another user took the address meanwhile. The old address gets a notice.',
-        security: session,
+        security: userSession,
         body: EmailConfirmBody,
         response: { 200: MeBody, ...errors(400, 401, 403, 409, 429) },
       },

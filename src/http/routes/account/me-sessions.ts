@@ -6,8 +6,7 @@ import { clearAuthCookies } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, ListOf, StatusBody, Timestamp, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
-
-const session = [{ publishable: [], session: [] }];
+import { userSession } from '../../route-security.js';
 
 const MySession = Type.Object({
   session_id: Uuid,
@@ -27,7 +26,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'listMySessions',
         tags: ['account'],
         summary: "Where the signed-in user is signed in: their live sessions, newest first",
-        security: session,
+        security: userSession,
         response: { 200: ListOf('sessions', MySession), ...errors(401, 403) },
       },
     },
@@ -46,7 +45,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         tags: ['account'],
         summary: "Revoke one of the signed-in user's sessions (another user's id is 404)",
         description: 'Effective at once on every node. Revoking the current session also clears its cookies.',
-        security: session,
+        security: userSession,
         params: Type.Object({ session_id: Uuid }),
         response: { 200: StatusBody('revoked'), ...errors(400, 401, 403, 404) },
       },
@@ -66,7 +65,7 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'revokeMyOtherSessions',
         tags: ['account'],
         summary: 'Sign out every other device: revoke all sessions but the current one',
-        security: session,
+        security: userSession,
         response: { 200: Type.Object({ revoked: Type.Integer({ minimum: 0 }) }), ...errors(401, 403) },
       },
     },

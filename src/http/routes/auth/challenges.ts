@@ -4,6 +4,7 @@ import { issueChallenge } from '../../../services/accounts/hashcash.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { publishableKey } from '../../route-security.js';
 import { rateLimitIp } from '../../client-ip.js';
 
 const Challenge = Type.Object(
@@ -31,7 +32,7 @@ export function challengeRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'createChallenge',
         tags: ['sign-up and sign-in'],
         summary: 'A proof-of-work challenge, required before sign-up when hashcash is on',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         response: { 200: Challenge, ...errors(401, 429) },
       },
     },

@@ -2,7 +2,7 @@ import { organizationView, type ActiveOrganization } from '../../../services/org
 import { Type } from '@sinclair/typebox';
 import { routeGroup, userSession } from '../../route-security.js';
 
-// Request and response pieces shared by the sign-up and sign-in routes.
+// Request and response pieces shared by the sign-up, sign-in and session routes.
 
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'Compared case-insensitively' });
 export const Password = Type.String({ minLength: 8, maxLength: 256 });

@@ -7,6 +7,7 @@ import { answerSignIn } from '../../sign-in-answer.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { publishableKey } from '../../route-security.js';
 import { Email, MfaRequiredBody, RedirectUrl, SessionTokensBody } from './schemas.js';
 import { clientInfo, rateLimitIp } from '../../client-ip.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
@@ -27,7 +28,7 @@ export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'signIn',
         tags: ['sign-up and sign-in'],
         summary: 'Sign in with a password (tokens and cookie) or by magic link / code (emailed)',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: SigninBody,
         response: {
           200: Type.Union([

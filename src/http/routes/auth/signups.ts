@@ -8,6 +8,7 @@ import { checkSignupProof } from '../../../services/accounts/hashcash.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { publishableKey } from '../../route-security.js';
 import { Email, Password, RedirectUrl } from './schemas.js';
 import { rateLimitIp } from '../../client-ip.js';
 import { emailWindowKey } from '../../rate-keys.js';
@@ -30,7 +31,7 @@ export function signupRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'signUp',
         tags: ['sign-up and sign-in'],
         summary: 'Sign up by email, with or without a password (proof-of-work when required)',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: SignupBody,
         response: {
           200: Type.Object({ status: Type.Literal('verification_sent'), user_id: Type.String({ format: 'uuid' }) }),

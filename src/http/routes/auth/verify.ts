@@ -6,6 +6,7 @@ import { answerSignIn } from '../../sign-in-answer.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { publishableKey } from '../../route-security.js';
 import { Email, SignInAnswerBody } from './schemas.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
 
@@ -18,7 +19,7 @@ export function verifyRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'verifyCode',
         tags: ['sign-up and sign-in'],
         summary: 'Exchange an emailed 6-digit code for a session',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: Type.Object({ email: Email, code: Type.String({ pattern: '^[0-9]{6}$' }) }),
         response: { 200: SignInAnswerBody, ...errors(400, 401, 429) },
       },

@@ -7,9 +7,9 @@ import { setSessionCookie } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { userSession } from '../../route-security.js';
 import { EnrolledFactor, Factor, FactorList, FriendlyName, RecoveryCodes } from './schemas.js';
 
-const session = [{ publishable: [], session: [] }];
 const FactorParams = Type.Object({ factor_id: Uuid });
 
 /** The caller's session as the factor services take it. */
@@ -33,7 +33,7 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'listMyFactors',
         tags: ['second factors'],
         summary: "The signed-in user's second factors, and how many unused recovery codes are left",
-        security: session,
+        security: userSession,
         response: { 200: FactorList, ...errors(401, 403) },
       },
     },
@@ -53,7 +53,7 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
           'The factor stays unverified until POST /v1/me/factors/{factor_id}/verify gets a first code; a new enrollment replaces an unconfirmed one. ' +
           'A user who already has a verified factor needs an aal2 session (403 otherwise); a user whose email is unverified cannot enroll (403). ' +
           'An enrollment not confirmed within 10 minutes is dead.',
-        security: session,
+        security: userSession,
         body: Type.Object({ friendly_name: Type.Optional(FriendlyName) }),
         response: {
           201: Type.Object({
@@ -92,7 +92,7 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
           'A user with another verified factor confirms from an aal2 session only (403 aal2_required). A first factor signs out the user\'s other sessions. ' +
           'The session becomes aal2: the answer carries a new access token (and renews the __session cookie when the session came by cookie); ' +
           'its refresh token keeps working and its next refresh is aal2 too. The user is sent a notice.',
-        security: session,
+        security: userSession,
         params: FactorParams,
         body: Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$' }) }),
         response: {
@@ -117,7 +117,7 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'renameMyFactor',
         tags: ['second factors'],
         summary: 'Rename one of my factors (a passkey or an authenticator app)',
-        security: session,
+        security: userSession,
         params: FactorParams,
         body: Type.Object({ friendly_name: Type.Union([FriendlyName, Type.Null()]) }),
         response: { 200: Factor, ...errors(400, 401, 403, 404) },
@@ -135,7 +135,7 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
         tags: ['second factors'],
         summary: 'Remove one of my factors (needs a sign-in within the last 10 minutes, and aal2 for a verified factor)',
         description: '403 when the session signed in more than 10 minutes ago (auth_time; sign in again) or, for a verified factor, the session is aal1. The last verified factor takes the recovery codes with it. The user is sent a notice.',
-        security: session,
+        security: userSession,
         params: FactorParams,
         response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
       },
@@ -151,7 +151,7 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'renewRecoveryCodes',
         tags: ['second factors'],
         summary: 'A new set of 10 recovery codes (shown once); the earlier set stops working. Needs an aal2 session',
-        security: session,
+        security: userSession,
         response: { 200: Type.Object({ recovery_codes: RecoveryCodes }), ...errors(400, 401, 403) },
       },
     },

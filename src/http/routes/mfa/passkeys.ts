@@ -10,11 +10,10 @@ import type { Guards } from '../../plugins/guards.js';
 import { errors, Uuid } from '../../schemas.js';
 import { tokensOnly } from '../../sign-in-answer.js';
 import type { Http } from '../../types.js';
+import { publishableKey, userSession } from '../../route-security.js';
 import { SessionTokensBody } from '../auth/schemas.js';
 import { asAssertion, asRegistration, CeremonyOptions, PasskeyCredential } from './passkey-schemas.js';
 import { EnrolledFactor, FriendlyName } from './schemas.js';
-
-const session = [{ publishable: [], session: [] }];
 
 const factorSession = (request: FastifyRequest) => {
   const s = request.session!;
@@ -32,7 +31,7 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
         tags: ['second factors'],
         summary: 'Options for navigator.credentials.create: register a passkey (discoverable, user verification required)',
         description: "The relying party is the app's verified domain, else its first allowed origin's host; the page must be on the allow-list. Valid 5 minutes, once.",
-        security: session,
+        security: userSession,
         response: { 200: CeremonyOptions, ...errors(400, 401, 403) },
       },
     },
@@ -51,7 +50,7 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
         description:
           'Answers the factor, recovery codes (10 when it is the user\'s first factor, shown once; else none) and an aal2 access token for this session. ' +
           'A credential that does not verify, or a used or expired challenge_id, is 400; a credential id the app already holds is 409 (nothing is stored). The user is sent a notice.',
-        security: session,
+        security: userSession,
         body: Type.Object({ challenge_id: Uuid, credential: PasskeyCredential, friendly_name: Type.Optional(FriendlyName) }),
         response: {
           201: EnrolledFactor,
@@ -76,7 +75,7 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
         operationId: 'passkeySignInOptions',
         tags: ['second factors'],
         summary: 'Options for navigator.credentials.get: sign in with a passkey (discoverable: no email needed)',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         response: { 200: CeremonyOptions, ...errors(400, 401, 429) },
       },
     },
@@ -95,7 +94,7 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
         tags: ['second factors'],
         summary: 'Sign in with a passkey: the session (amr ["webauthn"], aal2), as a sign-in answers it',
         description: 'A credential unknown to the app, one that does not verify, or a used or expired challenge_id is 401.',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: Type.Object({ challenge_id: Uuid, credential: PasskeyCredential }),
         response: { 200: SessionTokensBody, ...errors(400, 401, 429) },
       },
@@ -116,7 +115,7 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
         tags: ['second factors'],
         summary: "Options for navigator.credentials.get to complete an MFA challenge with one of the user's passkeys",
         description: 'Then POST /v1/mfa/verify with {mfa_token, passkey: credential}. An unknown, used or expired mfa_token is 401; a user without a passkey 400.',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: Type.Object({ mfa_token: Type.String({ minLength: 1, maxLength: 128 }) }),
         response: { 200: Type.Object({ options: CeremonyOptions.properties.options }), ...errors(400, 401) },
       },

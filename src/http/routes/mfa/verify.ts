@@ -7,6 +7,7 @@ import { errors } from '../../schemas.js';
 import { setAuthCookies } from '../../cookies.js';
 import { tokensOnly } from '../../sign-in-answer.js';
 import type { Http } from '../../types.js';
+import { publishableKey } from '../../route-security.js';
 import { MfaRequiredBody, SessionTokensBody } from '../auth/schemas.js';
 import { passkeySecondFactor } from '../../../services/mfa/passkeys.js';
 import { asAssertion, PasskeyCredential } from './passkey-schemas.js';
@@ -31,7 +32,7 @@ export function mfaVerifyRoutes(app: Http, deps: Deps, guards: Guards): void {
         description:
           'Reads the challenge and spends nothing: a link or an OAuth callback hands the page only the mfa_token, and this tells it what to ask for ' +
           '(a code, or a passkey). An unknown, used or expired mfa_token, or one of another app, is 401. Counts in the mfa_verify_ip window.',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: Type.Object({ mfa_token: MfaToken }),
         response: { 200: Type.Omit(MfaRequiredBody, ['mfa_token'], { title: 'MfaChallenge' }), ...errors(400, 401, 429) },
       },
@@ -56,7 +57,7 @@ export function mfaVerifyRoutes(app: Http, deps: Deps, guards: Guards): void {
           'A wrong code is 400 and counts against the mfa_token (5 and it dies: 401, sign in again); a code, a time step or a recovery code is accepted once. ' +
           'A TOTP factor with 5 wrong codes in a row, across challenges, refuses every code (right or wrong) with 429 and Retry-After for 1 minute, doubling with each further wrong code up to an hour; its right code resets the count. ' +
           'An unknown, used or expired mfa_token, or one of another app, is 401.',
-        security: [{ publishable: [] }],
+        security: publishableKey,
         body: VerifyBody,
         response: { 200: SessionTokensBody, ...errors(400, 401, 429) },
       },

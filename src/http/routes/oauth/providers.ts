@@ -19,6 +19,7 @@ import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { deleted, errors, ListOf, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { publishableKey, routeGroup, secretKey } from '../../route-security.js';
 
 // docs/oauth.md: each app's provider configuration (Secret). Secrets go in, "****" comes out. The public
 // list (Publishable) names what a sign-in page may offer, nothing more.
@@ -78,7 +79,7 @@ const ProviderBody = Type.Object({
 /** The app and who changed its configuration (the secret key), for the change's event. */
 const changeOf = (request: FastifyRequest): ConfigChange => ({ app: request.application!, context: eventContext(request) });
 
-const secretRoute = { tags: ['oauth'], security: [{ secret: [] }] };
+const secretRoute = routeGroup('oauth', secretKey);
 const unknownProvider = (provider: string) => notFound(`unknown provider "${provider}" (google, apple, github, microsoft or oidc-<name>)`);
 
 export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void {
@@ -103,7 +104,7 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
       schema: {
         operationId: 'listPublicOAuthProviders',
         tags: ['oauth'],
-        security: [{ publishable: [] }],
+        security: publishableKey,
         summary: 'The providers a sign-in page may offer: name and display name only',
         response: { 200: Type.Object({ providers: Type.Array(Type.Object({ provider: Type.String(), display_name: Type.String() })) }), ...errors(401) },
       },

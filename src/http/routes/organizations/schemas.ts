@@ -6,10 +6,7 @@ import { eventContext } from '../../event-context.js';
 
 // The records of docs/organizations.md as the routes declare them.
 
-type Security = Record<string, string[]>[];
-export const both: Security = [{ secret: [] }, { publishable: [], session: [] }];
-export const userOnly: Security = [{ publishable: [], session: [] }];
-export const secretOnly: Security = [{ secret: [] }];
+export { secretOrSession as both, userSession as userOnly, secretKey as secretOnly } from '../../route-security.js';
 
 /** Who a request is: the secret key, or the session's user. */
 export const actorOf = (request: FastifyRequest): OrgActor =>

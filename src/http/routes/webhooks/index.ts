@@ -6,12 +6,13 @@ import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { deleted, errors, ListOf, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
+import { routeGroup, secretKey } from '../../route-security.js';
 import { replayWebhook } from '../../../services/webhooks/replay.js';
 import { CreateBody, CreatedWebhookBody, DeliveriesQuery, DeliveryId, DeliveryList, PatchBody, ReplayBody, RotatedBody, WebhookBody, WebhookId } from './schemas.js';
 
 // docs/webhooks.md: an app's webhook endpoints (Secret), at most 20.
 
-const secretRoute = { tags: ['webhooks'], security: [{ secret: [] }] };
+const secretRoute = routeGroup('webhooks', secretKey);
 const Params = Type.Object({ webhook_id: WebhookId });
 const DeliveryParams = Type.Object({ webhook_id: WebhookId, delivery_id: DeliveryId });
 const Queued = Type.Object({ delivery_id: DeliveryId });
