@@ -1,7 +1,24 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db.js';
-import type { EmailChallengeRow } from '../types.js';
+import type { Database, EmailChallengeRow } from '../types.js';
 
 export type ChallengePurpose = EmailChallengeRow['purpose'];
+
+/**
+ * The UPDATE that marks unused challenges used at `now`; the caller names which (its app always among
+ * them). A used challenge is never marked again, so of callers racing for one, only one gets it back.
+ */
+function markUsed(db: Db, now: string) {
+  return db.updateTable('email_challenges').set({ used_at: now }).where('used_at', 'is', null);
+}
+
+/** The challenge of this link token while the link is unexpired; that it is unused the caller checks (markUsed, or a read's own). */
+const linkUnexpired = (eb: ExpressionBuilder<Database, 'email_challenges'>, linkHash: string, now: string) =>
+  eb.and([eb('link_hash', '=', linkHash), eb('link_expires_at', '>', now)]);
+
+/** A challenge with a code that is neither used nor expired at `now`. */
+const liveCode = (eb: ExpressionBuilder<Database, 'email_challenges'>, now: string) =>
+  eb.and([eb('code_hash', 'is not', null), eb('used_at', 'is', null), eb('code_expires_at', '>', now)]);
 
 /**
  * Stores a new challenge and retires every live one of the same (app, email, purpose): one live code
@@ -15,14 +32,7 @@ export async function replaceEmailChallenge(db: Db, row: EmailChallengeRow): Pro
 
 /** Retires every live challenge of (app, email, purpose). */
 export async function retireEmailChallenges(db: Db, appId: string, emailNormalized: string, purpose: ChallengePurpose, now: string): Promise<void> {
-  await db
-    .updateTable('email_challenges')
-    .set({ used_at: now })
-    .where('app_id', '=', appId)
-    .where('email_normalized', '=', emailNormalized)
-    .where('purpose', '=', purpose)
-    .where('used_at', 'is', null)
-    .execute();
+  await markUsed(db, now).where('app_id', '=', appId).where('email_normalized', '=', emailNormalized).where('purpose', '=', purpose).execute();
 }
 
 export async function insertEmailChallenge(db: Db, row: EmailChallengeRow): Promise<void> {
@@ -56,22 +66,13 @@ function codeAttempt(db: Db, appId: string, maxAttempts: number, now: string) {
     .updateTable('email_challenges')
     .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
     .where('app_id', '=', appId)
-    .where('code_hash', 'is not', null)
-    .where('used_at', 'is', null)
-    .where('code_expires_at', '>', now)
+    .where((eb) => liveCode(eb, now))
     .where('attempts', '<', maxAttempts);
 }
 
 /** Marks one challenge used; only one caller can win it. Returns it, or undefined. */
 export async function consumeChallenge(db: Db, appId: string, id: string, now: string): Promise<EmailChallengeRow | undefined> {
-  return db
-    .updateTable('email_challenges')
-    .set({ used_at: now })
-    .where('app_id', '=', appId)
-    .where('id', '=', id)
-    .where('used_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+  return markUsed(db, now).where('app_id', '=', appId).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
 /**
@@ -86,13 +87,9 @@ export async function consumeByLink(
   now: string,
   appId?: string,
 ): Promise<EmailChallengeRow | undefined> {
-  let query = db
-    .updateTable('email_challenges')
-    .set({ used_at: now })
-    .where('link_hash', '=', linkHash)
-    .where('purpose', 'in', purposes)
-    .where('used_at', 'is', null)
-    .where('link_expires_at', '>', now);
+  let query = markUsed(db, now)
+    .where((eb) => linkUnexpired(eb, linkHash, now))
+    .where('purpose', 'in', purposes);
   // A token presented with the app's key (password reset): another app's token is not consumed.
   if (appId !== undefined) query = query.where('app_id', '=', appId);
   return query.returningAll().executeTakeFirst();
@@ -118,25 +115,20 @@ export async function findLiveByLink(db: Db, appId: string, linkHash: string, pu
   return db
     .selectFrom('email_challenges')
     .selectAll()
-    .where('link_hash', '=', linkHash)
+    .where((eb) => linkUnexpired(eb, linkHash, now))
     .where('app_id', '=', appId)
     .where('purpose', 'in', purposes)
     .where('used_at', 'is', null)
-    .where('link_expires_at', '>', now)
     .executeTakeFirst();
 }
 
 /** Consumes the user's live link challenge of `purpose` with this token: only one caller wins. */
 export async function consumeUserLink(db: Db, appId: string, userId: string, purpose: ChallengePurpose, linkHash: string, now: string): Promise<EmailChallengeRow | undefined> {
-  return db
-    .updateTable('email_challenges')
-    .set({ used_at: now })
-    .where('link_hash', '=', linkHash)
+  return markUsed(db, now)
+    .where((eb) => linkUnexpired(eb, linkHash, now))
     .where('app_id', '=', appId)
     .where('user_id', '=', userId)
     .where('purpose', '=', purpose)
-    .where('used_at', 'is', null)
-    .where('link_expires_at', '>', now)
     .returningAll()
     .executeTakeFirst();
 }
@@ -147,7 +139,7 @@ export async function consumeUserLink(db: Db, appId: string, userId: string, pur
  * the old address die with it).
  */
 export async function retireUserChallenges(db: Db, appId: string, userId: string, purpose: ChallengePurpose | undefined, now: string): Promise<void> {
-  let query = db.updateTable('email_challenges').set({ used_at: now }).where('app_id', '=', appId).where('user_id', '=', userId);
+  let query = markUsed(db, now).where('app_id', '=', appId).where('user_id', '=', userId);
   if (purpose) query = query.where('purpose', '=', purpose);
-  await query.where('used_at', 'is', null).execute();
+  await query.execute();
 }
