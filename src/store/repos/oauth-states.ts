@@ -1,5 +1,6 @@
 import type { Db } from '../db.js';
 import type { OAuthStateRow } from '../types.js';
+import { consumeLive } from './single-use.js';
 
 export async function insertOAuthState(db: Db, row: OAuthStateRow): Promise<void> {
   await db.insertInto('oauth_states').values(row).execute();
@@ -16,15 +17,7 @@ export async function findOAuthStateByHash(db: Db, stateHash: string): Promise<O
 
 /** Marks the app's state used if it is live; the conditional UPDATE is the whole check (single use). */
 export async function consumeOAuthState(db: Db, appId: string, stateHash: string, now: string): Promise<OAuthStateRow | undefined> {
-  return db
-    .updateTable('oauth_states')
-    .set({ used_at: now })
-    .where('state_hash', '=', stateHash)
-    .where('app_id', '=', appId)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returningAll()
-    .executeTakeFirst();
+  return consumeLive(db, 'oauth_states', now).where('state_hash', '=', stateHash).where('app_id', '=', appId).returningAll().executeTakeFirst();
 }
 
 /** Clean-up: states past their expiry are dead whether used or not. */

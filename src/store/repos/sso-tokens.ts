@@ -1,5 +1,6 @@
 import type { Db } from '../db.js';
 import type { SsoTokenRow } from '../types.js';
+import { consumeLive } from './single-use.js';
 
 export async function insertSsoToken(db: Db, row: SsoTokenRow): Promise<void> {
   await db.insertInto('sso_tokens').values(row).execute();
@@ -19,13 +20,5 @@ export async function findSsoTokenByHash(db: Db, tokenHash: string): Promise<Sso
  * check, so of two concurrent exchanges only one gets the row back.
  */
 export async function consumeSsoToken(db: Db, tenantId: string, tokenHash: string, now: string): Promise<SsoTokenRow | undefined> {
-  return db
-    .updateTable('sso_tokens')
-    .set({ used_at: now })
-    .where('token_hash', '=', tokenHash)
-    .where('tenant_id', '=', tenantId)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returningAll()
-    .executeTakeFirst();
+  return consumeLive(db, 'sso_tokens', now).where('token_hash', '=', tokenHash).where('tenant_id', '=', tenantId).returningAll().executeTakeFirst();
 }

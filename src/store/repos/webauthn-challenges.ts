@@ -1,4 +1,5 @@
 import type { Db } from '../db.js';
+import { consumeLive } from './single-use.js';
 
 // Challenges of passkey ceremonies (migration 0024): a registration (for a user) or a passkey sign-in
 // (no user yet: discoverable credentials). Each is consumed once, by one conditional UPDATE.
@@ -18,14 +19,7 @@ export async function insertWebauthnChallenge(
  * challenge string, or undefined when it is unknown, used, expired or another's. One caller wins.
  */
 export async function consumeWebauthnChallenge(db: Db, appId: string, id: string, purpose: 'register' | 'signin', userId: string | null, now: string): Promise<string | undefined> {
-  let query = db
-    .updateTable('webauthn_challenges')
-    .set({ used_at: now })
-    .where('id', '=', id)
-    .where('app_id', '=', appId)
-    .where('purpose', '=', purpose)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now);
+  let query = consumeLive(db, 'webauthn_challenges', now).where('id', '=', id).where('app_id', '=', appId).where('purpose', '=', purpose);
   query = userId === null ? query.where('user_id', 'is', null) : query.where('user_id', '=', userId);
   return (await query.returning('challenge').executeTakeFirst())?.challenge;
 }
