@@ -1,52 +1,24 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db.js';
-import { rowLimit } from '../limit.js';
-import type { MailOutboxRow } from '../types.js';
+import type { Database, MailOutboxRow } from '../types.js';
+import { anyDue, claimDue, releaseLease, type ClaimOptions, type LeasedQueue } from './leases.js';
 
 /** Queues an email; call it inside the transaction that writes what the email announces. */
 export async function insertOutboxMail(db: Db, row: MailOutboxRow): Promise<void> {
   await db.insertInto('mail_outbox').values(row).execute();
 }
 
-/** Whether any email is due and free: a read, so an idle worker's poll takes no write lock (see anyDueDelivery). */
-export async function anyDueMail(db: Db, now: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('mail_outbox')
-    .select('id')
-    .where('gave_up_at', 'is', null)
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
+/** The outbox as a leased queue: an email is due while not given up, once its next attempt's time has come. */
+const OUTBOX: LeasedQueue<'mail_outbox'> = {
+  table: 'mail_outbox',
+  due: (eb: ExpressionBuilder<Database, 'mail_outbox'>, now) => eb.and([eb('gave_up_at', 'is', null), eb('next_attempt_at', '<=', now)]),
+};
 
-/**
- * Leases up to `limit` due emails to `holder` until `leaseUntil`; each row goes to one node only. The
- * UPDATE re-checks the lease, so two nodes racing for a row cannot both take it on either database;
- * `skipLocked` (PostgreSQL) makes them pass over each other's rows instead of waiting. On SQLite the
- * caller runs this in a write transaction (BEGIN IMMEDIATE), which serializes claims.
- */
-export async function claimDueMail(
-  db: Db,
-  options: { holder: string; now: string; leaseUntil: string; limit: number; skipLocked: boolean },
-): Promise<MailOutboxRow[]> {
-  let due = db
-    .selectFrom('mail_outbox')
-    .select('id')
-    .where('gave_up_at', 'is', null)
-    .where('next_attempt_at', '<=', options.now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', options.now)]))
-    .orderBy('next_attempt_at')
-    .limit(rowLimit(options.limit));
-  if (options.skipLocked) due = due.forUpdate().skipLocked();
-  return db
-    .updateTable('mail_outbox')
-    .set({ lease_holder: options.holder, lease_until: options.leaseUntil })
-    .where('id', 'in', due)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', options.now)]))
-    .returningAll()
-    .execute();
-}
+/** Whether any email is due and free: a read, so an idle worker's poll takes no write lock (anyDue). */
+export const anyDueMail = (db: Db, now: string): Promise<boolean> => anyDue(db, OUTBOX, now);
+
+/** Leases up to `limit` due emails to `holder` until `leaseUntil`; each goes to one node only (claimDue). */
+export const claimDueMail = (db: Db, options: ClaimOptions): Promise<MailOutboxRow[]> => claimDue(db, OUTBOX, options);
 
 /** Removes a sent email (only while `holder` still holds it). */
 export async function deleteSentMail(db: Db, id: string, holder: string): Promise<void> {
@@ -55,27 +27,17 @@ export async function deleteSentMail(db: Db, id: string, holder: string): Promis
 
 /** Records a failed attempt and when to try again; releases the lease. */
 export async function rescheduleMail(db: Db, id: string, holder: string, change: { attempts: number; nextAttemptAt: string; lastError: string }): Promise<void> {
-  await db
-    .updateTable('mail_outbox')
-    .set({ attempts: change.attempts, next_attempt_at: change.nextAttemptAt, last_error: change.lastError, lease_holder: null, lease_until: null })
-    .where('id', '=', id)
-    .where('lease_holder', '=', holder)
-    .execute();
+  await releaseLease(db, 'mail_outbox', id, holder).set({ attempts: change.attempts, next_attempt_at: change.nextAttemptAt, last_error: change.lastError }).execute();
 }
 
 /** Gives the lease back without counting an attempt (a send cut by shutdown); due again at once. */
 export async function releaseMail(db: Db, id: string, holder: string): Promise<void> {
-  await db.updateTable('mail_outbox').set({ lease_holder: null, lease_until: null }).where('id', '=', id).where('lease_holder', '=', holder).execute();
+  await releaseLease(db, 'mail_outbox', id, holder).execute();
 }
 
 /** Marks an email given up on; the row stays (sealed) for the operator to inspect, never claimed again, until the clean-up deletes it (GIVEN_UP_MAIL_RETENTION_DAYS). */
 export async function markMailGivenUp(db: Db, id: string, holder: string, change: { attempts: number; now: string; lastError: string }): Promise<void> {
-  await db
-    .updateTable('mail_outbox')
-    .set({ attempts: change.attempts, gave_up_at: change.now, last_error: change.lastError, lease_holder: null, lease_until: null })
-    .where('id', '=', id)
-    .where('lease_holder', '=', holder)
-    .execute();
+  await releaseLease(db, 'mail_outbox', id, holder).set({ attempts: change.attempts, gave_up_at: change.now, last_error: change.lastError }).execute();
 }
 
 /** How many emails wait to be sent (not given up). */

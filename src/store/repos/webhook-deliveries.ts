@@ -1,7 +1,8 @@
-import { sql, type QueryCreator } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type QueryCreator, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
-import type { Database, WebhookDeliveryRow } from '../types.js';
+import type { Database, WebhookDeliveryRow, WebhookEndpointTypesTable } from '../types.js';
+import { anyDue, claimDue, releaseLease, type ClaimOptions, type LeasedQueue } from './leases.js';
 
 // The webhook delivery queue (migration 0033): one row per (event, endpoint), leased to one node per attempt.
 
@@ -30,37 +31,8 @@ export async function queueEventDeliveries(db: Db, event: QueuedEvent): Promise<
 
 /** queueEventDeliveries' statement (compiled and run synchronously in SQLite's session-opening transaction). */
 export function queueDeliveriesQuery(db: Db, event: QueuedEvent) {
-  return db
-    .insertInto('webhook_deliveries')
-    .columns(['id', 'app_id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'status', 'attempts', 'created_at', 'next_attempt_at'])
-    .expression(
-      db
-        .selectFrom('webhook_endpoints as e')
-        .select((eb) => [
-          sql<string>`${event.idPrefix} || e.id`.as('id'),
-          'e.app_id',
-          'e.id',
-          eb.val(event.eventId).as('event_id'),
-          eb.val(event.eventType).as('event_type'),
-          eb.val(event.payload).as('payload'),
-          eb.val('pending').as('status'),
-          eb.val(0).as('attempts'),
-          eb.val(event.now).as('created_at'),
-          eb.val(event.now).as('next_attempt_at'),
-        ])
-        .where('e.app_id', '=', event.appId)
-        .where('e.enabled', '=', 1)
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('webhook_endpoint_types as t')
-              .select('t.endpoint_id')
-              .where('t.app_id', '=', event.appId)
-              .where('t.pattern', 'in', event.patterns)
-              .whereRef('t.endpoint_id', '=', 'e.id'),
-          ),
-        ),
-    );
+  const rows = deliveryRows(db, { ...event, id: sql<string>`${event.idPrefix} || w.id` }, (eb) => eb('t.pattern', 'in', event.patterns));
+  return db.insertInto('webhook_deliveries').columns(DELIVERY_COLUMNS).expression(rows);
 }
 
 /**
@@ -69,38 +41,50 @@ export function queueDeliveriesQuery(db: Db, event: QueuedEvent) {
  * same for every type and is prepared once. Values are the named markers of compiledQuery.
  */
 export function deliveriesCte(qc: QueryCreator<Database>, v: { appId: string; eventId: string; type: string; occurredAt: string; payload: string; patterns: string; idPrefix: string }, gate?: string) {
+  const event = { appId: v.appId, eventId: v.eventId, eventType: v.type, payload: v.payload, now: v.occurredAt, id: sql<string>`${v.idPrefix}::text || w.id` };
+  const rows = deliveryRows(qc, event, () => sql<boolean>`t.pattern = any(string_to_array(${v.patterns}::text, ' '))`)
+    // `gate`: another CTE of the statement (the session it opens); no row there, nothing queued.
+    .$if(gate !== undefined, (q) => q.where(sql<boolean>`exists (select 1 from ${sql.table(gate!)})`));
+  return qc.insertInto('webhook_deliveries').columns(DELIVERY_COLUMNS).expression(rows);
+}
+
+const DELIVERY_COLUMNS = ['id', 'app_id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'status', 'attempts', 'created_at', 'next_attempt_at'] as const;
+
+/**
+ * An event's new deliveries (DELIVERY_COLUMNS), pending and due at once: one per enabled endpoint `w` of the
+ * app with an event_types entry `t` that `subscribes` accepts. `id` is a row's id, the prefix and w.id as the
+ * dialect joins them; the constants are SQL literals.
+ */
+function deliveryRows(
+  qc: QueryCreator<Database>,
+  event: { appId: string; eventId: string; eventType: string; payload: string; now: string; id: RawBuilder<string> },
+  subscribes: (eb: ExpressionBuilder<Database & { t: WebhookEndpointTypesTable }, 't'>) => Expression<SqlBool>,
+) {
   return qc
-    .insertInto('webhook_deliveries')
-    .columns(['id', 'app_id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'status', 'attempts', 'created_at', 'next_attempt_at'])
-    .expression(
-      qc
-        .selectFrom('webhook_endpoints as w')
-        .select((eb) => [
-          sql<string>`${v.idPrefix}::text || w.id`.as('id'),
-          'w.app_id',
-          'w.id',
-          eb.val(v.eventId).as('event_id'),
-          eb.val(v.type).as('event_type'),
-          eb.val(v.payload).as('payload'),
-          sql.lit('pending').as('status'),
-          sql.lit(0).as('attempts'),
-          eb.val(v.occurredAt).as('created_at'),
-          eb.val(v.occurredAt).as('next_attempt_at'),
-        ])
-        .where('w.app_id', '=', v.appId)
-        .where('w.enabled', '=', sql.lit(1))
-        // `gate`: another CTE of the statement (the session it opens); no row there, nothing queued.
-        .$if(gate !== undefined, (q) => q.where(sql<boolean>`exists (select 1 from ${sql.table(gate!)})`))
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('webhook_endpoint_types as t')
-              .select('t.endpoint_id')
-              .where('t.app_id', '=', v.appId)
-              .where(sql<boolean>`t.pattern = any(string_to_array(${v.patterns}::text, ' '))`)
-              .whereRef('t.endpoint_id', '=', 'w.id'),
-          ),
-        ),
+    .selectFrom('webhook_endpoints as w')
+    .select((eb) => [
+      event.id.as('id'),
+      'w.app_id',
+      'w.id',
+      eb.val(event.eventId).as('event_id'),
+      eb.val(event.eventType).as('event_type'),
+      eb.val(event.payload).as('payload'),
+      sql.lit('pending').as('status'),
+      sql.lit(0).as('attempts'),
+      eb.val(event.now).as('created_at'),
+      eb.val(event.now).as('next_attempt_at'),
+    ])
+    .where('w.app_id', '=', event.appId)
+    .where('w.enabled', '=', sql.lit(1))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('webhook_endpoint_types as t')
+          .select('t.endpoint_id')
+          .where('t.app_id', '=', event.appId)
+          .where(subscribes)
+          .whereRef('t.endpoint_id', '=', 'w.id'),
+      ),
     );
 }
 
@@ -109,48 +93,17 @@ export async function insertDeliveries(db: Db, rows: WebhookDeliveryRow[]): Prom
   if (rows.length) await db.insertInto('webhook_deliveries').values(rows).execute();
 }
 
-/**
- * Whether any delivery is due and free: a read, so an idle worker's poll takes no write lock (on SQLite a
- * claim that waits for another process's write lock would stop the node's event loop for the busy timeout).
- */
-export async function anyDueDelivery(db: Db, now: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
+/** The delivery queue as a leased queue: a delivery is due once its next attempt's time has come (null once finished). */
+const QUEUE: LeasedQueue<'webhook_deliveries'> = { table: 'webhook_deliveries', due: (eb, now) => eb('next_attempt_at', '<=', now) };
+
+/** Whether any delivery is due and free: a read, so an idle worker's poll takes no write lock (anyDue). */
+export const anyDueDelivery = (db: Db, now: string): Promise<boolean> => anyDue(db, QUEUE, now);
 
 /**
- * Leases up to `limit` due deliveries to `holder` until `leaseUntil`; each goes to one node only. The UPDATE
- * re-checks the lease, so two nodes racing for a row cannot both take it; `skipLocked` (PostgreSQL) makes them
- * pass over each other's rows. On SQLite the caller runs this in a write transaction.
+ * Leases up to `limit` due deliveries to `holder` until `leaseUntil`; each goes to one node only (claimDue).
+ * On SQLite the caller runs this in a write transaction.
  */
-export async function claimDueDeliveries(
-  db: Db,
-  options: { holder: string; now: string; leaseUntil: string; limit: number; skipLocked: boolean },
-): Promise<WebhookDeliveryRow[]> {
-  const free = (eb: any) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', options.now)]);
-  let due = db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('next_attempt_at', '<=', options.now)
-    .where(free)
-    .orderBy('next_attempt_at')
-    .limit(rowLimit(options.limit));
-  if (options.skipLocked) due = due.forUpdate().skipLocked();
-  return db
-    .updateTable('webhook_deliveries')
-    .set({ lease_holder: options.holder, lease_until: options.leaseUntil })
-    .where('id', 'in', due)
-    .where('next_attempt_at', '<=', options.now)
-    .where(free)
-    .returningAll()
-    .execute();
-}
+export const claimDueDeliveries = (db: Db, options: ClaimOptions): Promise<WebhookDeliveryRow[]> => claimDue(db, QUEUE, options);
 
 export interface AttemptOutcome {
   attempts: number;
@@ -164,8 +117,7 @@ export interface AttemptOutcome {
 
 /** Records an attempt made by `holder` and releases the lease; false when the lease was lost meanwhile. */
 export async function recordAttempt(db: Db, id: string, holder: string, outcome: AttemptOutcome): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
+  const result = await releaseLease(db, 'webhook_deliveries', id, holder)
     .set({
       status: outcome.status,
       attempts: outcome.attempts,
@@ -173,18 +125,14 @@ export async function recordAttempt(db: Db, id: string, holder: string, outcome:
       last_status_code: outcome.statusCode,
       last_error: outcome.error,
       next_attempt_at: outcome.nextAttemptAt,
-      lease_holder: null,
-      lease_until: null,
     })
-    .where('id', '=', id)
-    .where('lease_holder', '=', holder)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
 /** Gives the lease back without counting an attempt (cut by shutdown): due again at once. */
 export async function releaseDelivery(db: Db, id: string, holder: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ lease_holder: null, lease_until: null }).where('id', '=', id).where('lease_holder', '=', holder).execute();
+  await releaseLease(db, 'webhook_deliveries', id, holder).execute();
 }
 
 /** Makes the endpoint's delivery due now (POST .../retry): a failed or succeeded one is pending again. */
