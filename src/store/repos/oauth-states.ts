@@ -1,19 +1,15 @@
 import type { Db } from '../db.js';
 import type { OAuthStateRow } from '../types.js';
-import { consumeLive } from './single-use.js';
+import { consumeLive, findByTokenHash, insertSingleUse } from './single-use.js';
 
-export async function insertOAuthState(db: Db, row: OAuthStateRow): Promise<void> {
-  await db.insertInto('oauth_states').values(row).execute();
-}
+export const insertOAuthState = (db: Db, row: OAuthStateRow): Promise<void> => insertSingleUse(db, 'oauth_states', row);
 
 /**
  * The state row whatever its app or use, or undefined. The callback carries no app (the provider sends
  * the browser back with the state alone), so the state is what names the app. It only reads, to choose
  * where an error goes; consuming goes through consumeOAuthState.
  */
-export async function findOAuthStateByHash(db: Db, stateHash: string): Promise<OAuthStateRow | undefined> {
-  return db.selectFrom('oauth_states').selectAll().where('state_hash', '=', stateHash).executeTakeFirst();
-}
+export const findOAuthStateByHash = (db: Db, stateHash: string): Promise<OAuthStateRow | undefined> => findByTokenHash(db, 'oauth_states', stateHash);
 
 /** Marks the app's state used if it is live; the conditional UPDATE is the whole check (single use). */
 export async function consumeOAuthState(db: Db, appId: string, stateHash: string, now: string): Promise<OAuthStateRow | undefined> {

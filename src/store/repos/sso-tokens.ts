@@ -1,19 +1,15 @@
 import type { Db } from '../db.js';
 import type { SsoTokenRow } from '../types.js';
-import { consumeLive } from './single-use.js';
+import { consumeLive, findByTokenHash, insertSingleUse } from './single-use.js';
 
-export async function insertSsoToken(db: Db, row: SsoTokenRow): Promise<void> {
-  await db.insertInto('sso_tokens').values(row).execute();
-}
+export const insertSsoToken = (db: Db, row: SsoTokenRow): Promise<void> => insertSingleUse(db, 'sso_tokens', row);
 
 /**
  * The token row whatever its tenant or state, or undefined. Deliberately not scoped by tenant: the
  * exchange must tell "another tenant's token" (403, left unconsumed) from "no such token" (401). It only
  * reads; consuming goes through consumeSsoToken, which is scoped.
  */
-export async function findSsoTokenByHash(db: Db, tokenHash: string): Promise<SsoTokenRow | undefined> {
-  return db.selectFrom('sso_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-}
+export const findSsoTokenByHash = (db: Db, tokenHash: string): Promise<SsoTokenRow | undefined> => findByTokenHash(db, 'sso_tokens', tokenHash);
 
 /**
  * Marks the tenant's token used if it is live (unused, unexpired). The conditional UPDATE is the whole
