@@ -1,15 +1,18 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db.js';
-import type { OAuthIdentityRow } from '../types.js';
+import type { Database, OAuthIdentityRow } from '../types.js';
 import type { OAuthProviderName } from './oauth-providers.js';
+
+/** One link: the table's primary key (app, provider, subject), the app always part of it. */
+const identityKey = (eb: ExpressionBuilder<Database, 'oauth_identities'>, appId: string, provider: OAuthProviderName, subject: string) =>
+  eb.and([eb('app_id', '=', appId), eb('provider', '=', provider), eb('subject', '=', subject)]);
 
 /** The link of the provider's subject to a user of this app, or undefined. */
 export async function findOAuthIdentity(db: Db, appId: string, provider: OAuthProviderName, subject: string): Promise<OAuthIdentityRow | undefined> {
   return db
     .selectFrom('oauth_identities')
     .selectAll()
-    .where('app_id', '=', appId)
-    .where('provider', '=', provider)
-    .where('subject', '=', subject)
+    .where((eb) => identityKey(eb, appId, provider, subject))
     .executeTakeFirst();
 }
 
@@ -29,9 +32,7 @@ export async function touchOAuthIdentity(
   await db
     .updateTable('oauth_identities')
     .set({ email: changes.email, ...(changes.name ? { name: changes.name } : {}), updated_at: changes.now })
-    .where('app_id', '=', appId)
-    .where('provider', '=', provider)
-    .where('subject', '=', subject)
+    .where((eb) => identityKey(eb, appId, provider, subject))
     .execute();
 }
 

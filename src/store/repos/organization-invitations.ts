@@ -1,11 +1,15 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import { rowLimit } from '../limit.js';
 import type { Db } from '../db.js';
-import type { OrganizationInvitationRow } from '../types.js';
+import type { Database, OrganizationInvitationRow } from '../types.js';
 import { writeLiveOrganization } from './organizations.js';
 
 // Invitations to an organisation (docs/organizations.md): the emailed token kept as its SHA-256; an
 // invitation is accepted or revoked by one conditional write that only a pending, unexpired one passes.
+
+/** An invitation still open at `now`: pending (not accepted or revoked) and unexpired. */
+const pendingInvitation = (eb: ExpressionBuilder<Database, 'organization_invitations'>, now: string) =>
+  eb.and([eb('organization_invitations.status', '=', 'pending'), eb('organization_invitations.expires_at', '>', now)]);
 
 /**
  * Inserts the invitation while the organisation is live and has fewer than `maxPending` pending, unexpired
@@ -40,16 +44,15 @@ export async function pageInvitations(db: Db, appId: string, orgId: string, opti
 /** The pending, unexpired invitations to a (normalized) email, in the app's live organisations. */
 export async function findPendingForEmail(db: Db, appId: string, emailNormalized: string, now: string): Promise<(OrganizationInvitationRow & { organization_name: string; organization_slug: string })[]> {
   return db
-    .selectFrom('organization_invitations as i')
-    .innerJoin('organizations as o', 'o.id', 'i.organization_id')
-    .selectAll('i')
-    .select(['o.name as organization_name', 'o.slug as organization_slug'])
-    .where('i.app_id', '=', appId)
-    .where('i.email_normalized', '=', emailNormalized)
-    .where('i.status', '=', 'pending')
-    .where('i.expires_at', '>', now)
-    .where('o.deleted_at', 'is', null)
-    .orderBy('i.id')
+    .selectFrom('organization_invitations')
+    .innerJoin('organizations', 'organizations.id', 'organization_invitations.organization_id')
+    .selectAll('organization_invitations')
+    .select(['organizations.name as organization_name', 'organizations.slug as organization_slug'])
+    .where('organization_invitations.app_id', '=', appId)
+    .where('organization_invitations.email_normalized', '=', emailNormalized)
+    .where((eb) => pendingInvitation(eb, now))
+    .where('organizations.deleted_at', 'is', null)
+    .orderBy('organization_invitations.id')
     .limit(rowLimit(100))
     .execute();
 }
@@ -79,8 +82,7 @@ export async function claimInvitation(
     .updateTable('organization_invitations')
     .set({ status: 'accepted', updated_at: v.now })
     .where('app_id', '=', v.appId)
-    .where('status', '=', 'pending')
-    .where('expires_at', '>', v.now)
+    .where((eb) => pendingInvitation(eb, v.now))
     .where('email_normalized', '=', v.emailNormalized);
   query = 'tokenHash' in v.by ? query.where('token_hash', '=', v.by.tokenHash) : query.where('id', '=', v.by.invitationId);
   return query.returningAll().executeTakeFirst();
