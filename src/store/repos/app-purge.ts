@@ -17,30 +17,28 @@ export interface AppScopedTable {
   appColumn: string;
 }
 
+/** Tables keyed by `id` and scoped by `app_id`, the common case below, in the order given. */
+const keyedById = (...tables: string[]): AppScopedTable[] => tables.map((table) => ({ table, key: ['id'], appColumn: 'app_id' }));
+
 /**
  * The app's rows outside custom tables and object storage, children before their parents (foreign keys):
  * mail and codes of its users, then sessions, identities and users, then its keys. A new app-scoped table
  * goes here too (test/contract/apps-delete.test.ts checks every table with an app column at rest).
  */
 export const APP_TABLES_BEFORE_USERS: readonly AppScopedTable[] = [
-  { table: 'mail_outbox', key: ['id'], appColumn: 'app_id' },
-  { table: 'email_challenges', key: ['id'], appColumn: 'app_id' },
+  ...keyedById('mail_outbox', 'email_challenges'),
   { table: 'refresh_tokens', key: ['token_hash'], appColumn: 'app_id' },
   { table: 'sso_tokens', key: ['token_hash'], appColumn: 'source_app_id' },
-  { table: 'sessions', key: ['id'], appColumn: 'app_id' },
-  { table: 'mfa_challenges', key: ['id'], appColumn: 'app_id' },
-  { table: 'webauthn_challenges', key: ['id'], appColumn: 'app_id' },
-  { table: 'mfa_recovery_codes', key: ['id'], appColumn: 'app_id' },
-  { table: 'mfa_factors', key: ['id'], appColumn: 'app_id' },
+  ...keyedById('sessions', 'mfa_challenges', 'webauthn_challenges', 'mfa_recovery_codes', 'mfa_factors'),
   { table: 'oauth_identities', key: ['app_id', 'provider', 'subject'], appColumn: 'app_id' },
   { table: 'oauth_states', key: ['state_hash'], appColumn: 'app_id' },
   { table: 'oauth_providers', key: ['app_id', 'provider'], appColumn: 'app_id' },
   { table: 'hashcash_spent', key: ['challenge_hash'], appColumn: 'app_id' },
   { table: 'bot_auth_replays', key: ['signature_hash'], appColumn: 'app_id' },
   // Webhooks (migration 0033): the queue before the endpoints it names, then their patterns and the cap's count.
-  { table: 'webhook_deliveries', key: ['id'], appColumn: 'app_id' },
+  ...keyedById('webhook_deliveries'),
   { table: 'webhook_endpoint_types', key: ['app_id', 'pattern', 'endpoint_id'], appColumn: 'app_id' },
-  { table: 'webhook_endpoints', key: ['id'], appColumn: 'app_id' },
+  ...keyedById('webhook_endpoints'),
   { table: 'webhook_endpoint_counts', key: ['app_id'], appColumn: 'app_id' },
   // The app's events and their per-day counts (migration 0032; an app's counts are scoped by its id). The
   // tenant's own events (app_id null: app.created, app.deleted, members...) outlive the app they name.
@@ -50,14 +48,11 @@ export const APP_TABLES_BEFORE_USERS: readonly AppScopedTable[] = [
 
 export const APP_TABLES_AFTER_USERS: readonly AppScopedTable[] = [
   // Organisations (migration 0035): invitations and memberships before the organisations they name.
-  { table: 'organization_invitations', key: ['id'], appColumn: 'app_id' },
+  ...keyedById('organization_invitations'),
   { table: 'organization_members', key: ['organization_id', 'user_id'], appColumn: 'app_id' },
   { table: 'organization_user_counts', key: ['app_id', 'user_id'], appColumn: 'app_id' },
   { table: 'organization_roles', key: ['app_id', 'key'], appColumn: 'app_id' },
-  { table: 'organizations', key: ['id'], appColumn: 'app_id' },
-  { table: 'users', key: ['id'], appColumn: 'app_id' },
-  { table: 'api_keys', key: ['id'], appColumn: 'app_id' },
-  { table: 'signing_keys', key: ['id'], appColumn: 'app_id' },
+  ...keyedById('organizations', 'users', 'api_keys', 'signing_keys'),
   { table: 'custom_table_usage', key: ['app_id'], appColumn: 'app_id' },
   { table: 'object_storage_usage', key: ['app_id'], appColumn: 'app_id' },
   // Monthly active users (migration 0022): the marks and the per-month counts, both keyed by app first.
