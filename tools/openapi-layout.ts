@@ -28,10 +28,11 @@ type NextCursor = {
 type Redirect = { headers: { /** @description where the browser goes next */ Location?: string; [name: string]: unknown }; content?: never };
 /** \`paths\` from \`routes\`: for each path, its operations by method. */
 type PathsOf<R extends { [O in keyof R]: [string, string] }> = { [P in R[keyof R][1]]: { [O in keyof R as R[O][1] extends P ? R[O][0] : never]: operations[O & keyof operations] } };
-/** An operation's parameters: none, only in its path, or only (optional) in its query. */
+/** An operation's parameters: none, only in its path, only (optional) in its query, or both. */
 type NoParameters = { query?: never; header?: never; path?: never; cookie?: never };
 type InPath<P> = { query?: never; header?: never; path: P; cookie?: never };
 type InQuery<Q> = { query?: Q; header?: never; path?: never; cookie?: never };
+type InPathAndQuery<P, Q> = { query?: Q; header?: never; path: P; cookie?: never };
 `;
 
 const WIDTH = 200;
@@ -136,16 +137,19 @@ function pageOf(answer: ts.TypeNode): ts.TypeNode {
   return f.createIntersectionTypeNode([oneLineWhenItFits(f.createTypeLiteralNode(answer.members.slice(0, -1))), f.createTypeReferenceNode('NextCursor')]);
 }
 
-/** `NoParameters`, `InPath<P>` or `InQuery<Q>` for the parameters that are one of those, to the letter. */
+/** `NoParameters`, `InPath<P>`, `InQuery<Q>` or `InPathAndQuery<P, Q>` for the parameters that are one of those, to the letter. */
 function parametersAlias(type: ts.TypeLiteralNode): ts.TypeNode | undefined {
   const byName = new Map(type.members.map((m) => [nameOf(m), m]));
   if (type.members.length !== 4 || !['query', 'header', 'path', 'cookie'].every((k) => byName.has(k)) || commentedHere(type)) return undefined;
   const given = type.members.filter((m) => !isOptionalNever(m)) as ts.PropertySignature[];
   if (given.length === 0) return f.createTypeReferenceNode('NoParameters');
-  const [only] = given;
-  if (given.length !== 1 || !only!.type || commentedHere(only!)) return undefined;
-  if (nameOf(only!) === 'path' && !only!.questionToken) return f.createTypeReferenceNode('InPath', [only!.type]);
-  if (nameOf(only!) === 'query' && only!.questionToken) return f.createTypeReferenceNode('InQuery', [only!.type]);
+  const [first, second] = given;
+  if (given.some((m) => !m.type || commentedHere(m))) return undefined;
+  const path = given.find((m) => nameOf(m) === 'path' && !m.questionToken);
+  const query = given.find((m) => nameOf(m) === 'query' && m.questionToken);
+  if (given.length === 1 && first === path) return f.createTypeReferenceNode('InPath', [path.type!]);
+  if (given.length === 1 && first === query) return f.createTypeReferenceNode('InQuery', [query.type!]);
+  if (second && given.length === 2 && path && query) return f.createTypeReferenceNode('InPathAndQuery', [path.type!, query.type!]);
   return undefined;
 }
 

@@ -108,7 +108,7 @@ export function routesTable(paths: ts.InterfaceDeclaration): ts.Node[] {
 }
 
 /**
- * The request bodies and answers that span lines, moved out of `operations` into `bodies` and `answers` by
+ * The queries, request bodies and answers that span lines, moved out of `operations` into `queries`, `bodies` and `answers` by
  * operation, so that each operation is a row: `updateUser: { parameters: ...; requestBody: JsonBody<bodies["updateUser"]>; ... }`.
  */
 export function hoistBodies(operations: ts.InterfaceDeclaration): ts.Node[] {
@@ -118,6 +118,29 @@ export function hoistBodies(operations: ts.InterfaceDeclaration): ts.Node[] {
     into.push(f.createPropertySignature(undefined, id, undefined, type));
     return f.createIndexedAccessTypeNode(f.createTypeReferenceNode(table), lit(id));
   };
+  const queries: ts.PropertySignature[] = [];
+  const queryFields = new Map<string, string[]>();
+  // A query of more than a line goes to `queries`; one that is an earlier one but for some of its fields (a
+  // `Type.Omit` in the routes) is written so: `Omit<queries["listEvents"], "user_id">`.
+  const hoistQuery = (type: ts.TypeNode, id: string): ts.TypeNode => {
+    if (!ts.isTypeReferenceNode(type) || !['InQuery', 'InPathAndQuery'].includes(text(type.typeName))) return type;
+    const args = [...(type.typeArguments ?? [])];
+    const query = args[args.length - 1]!;
+    if (!ts.isTypeLiteralNode(query) || !multiLine(query)) return type;
+    const fields = query.members.map((m) => text(m));
+    const whole = [...queryFields].find(([, earlier]) => fields.length < earlier.length && fields.every((field) => earlier.includes(field)));
+    let reference: ts.TypeNode;
+    if (whole) {
+      const [earlierId, earlier] = whole;
+      const left = earlier.filter((field) => !fields.includes(field)).map((field) => /^(?:\/\*\*[^]*?\*\/\s*)?"?([\w$]+)"?\??:/.exec(field)?.[1] ?? '');
+      reference = f.createTypeReferenceNode('Omit', [f.createIndexedAccessTypeNode(f.createTypeReferenceNode('queries'), lit(earlierId)), f.createUnionTypeNode(left.map(lit))]);
+    } else {
+      queryFields.set(id, fields);
+      reference = hoist(queries, 'queries', id, query);
+    }
+    args[args.length - 1] = reference;
+    return f.createTypeReferenceNode(type.typeName, args);
+  };
   const wrapped = (type: ts.TypeNode | undefined, alias: string): ts.TypeNode | undefined =>
     type && ts.isTypeReferenceNode(type) && text(type.typeName) === alias && type.typeArguments?.length === 1 && multiLine(type.typeArguments[0]!) ? type.typeArguments[0] : undefined;
   const members = operations.members.map((op) => {
@@ -126,6 +149,7 @@ export function hoistBodies(operations: ts.InterfaceDeclaration): ts.Node[] {
     let answered = false;
     const parts = op.type.members.map((part) => {
       if (!ts.isPropertySignature(part) || !part.type) return part;
+      if (nameOf(part) === 'parameters') return withType(part, hoistQuery(part.type, id));
       const body = nameOf(part) === 'requestBody' ? wrapped(part.type, 'JsonBody') : undefined;
       if (body) return withType(part, f.createTypeReferenceNode('JsonBody', [hoist(bodies, 'bodies', id, body)]));
       if (nameOf(part) !== 'responses' || !ts.isIntersectionTypeNode(part.type)) return part;
@@ -150,6 +174,7 @@ export function hoistBodies(operations: ts.InterfaceDeclaration): ts.Node[] {
     );
   return [
     f.updateInterfaceDeclaration(operations, operations.modifiers, operations.name, operations.typeParameters, operations.heritageClauses, members),
+    table('queries', 'The query parameters of more than a line, by operation.', queries),
     table('bodies', 'The JSON request bodies of more than a line, by operation.', bodies),
     table('answers', 'The JSON answers of more than a line, by operation (its success answer).', answers),
   ];

@@ -15,10 +15,11 @@ type NextCursor = {
 type Redirect = { headers: { /** @description where the browser goes next */ Location?: string; [name: string]: unknown }; content?: never };
 /** `paths` from `routes`: for each path, its operations by method. */
 type PathsOf<R extends { [O in keyof R]: [string, string] }> = { [P in R[keyof R][1]]: { [O in keyof R as R[O][1] extends P ? R[O][0] : never]: operations[O & keyof operations] } };
-/** An operation's parameters: none, only in its path, or only (optional) in its query. */
+/** An operation's parameters: none, only in its path, only (optional) in its query, or both. */
 type NoParameters = { query?: never; header?: never; path?: never; cookie?: never };
 type InPath<P> = { query?: never; header?: never; path: P; cookie?: never };
 type InQuery<Q> = { query?: Q; header?: never; path?: never; cookie?: never };
+type InPathAndQuery<P, Q> = { query?: Q; header?: never; path: P; cookie?: never };
 
 /** Each operation's method and path. */
 export interface routes {
@@ -1435,22 +1436,7 @@ export interface operations {
     /** Sign a bot in with an Ed25519 signature; answers a standard session */
     botAuth: { parameters: NoParameters; requestBody: JsonBody<bodies["botAuth"]>; responses: { 200: components["responses"]["SessionTokens"]; } & Errors<400 | 401 | 404 | 429>; };
     /** A page of the app's users, newest first */
-    listUsers: {
-        parameters: InQuery<{
-            limit?: number;
-            offset?: number;
-            /** @description exact match, case-insensitive */
-            email?: string;
-            /** @description exact match: the imported user with this id where it came from */
-            external_id?: string;
-            /** @description next_cursor of the previous page: the page starts after its last user */
-            cursor?: string;
-            /** @description accepted and ignored: `total` is always answered */
-            include_total?: boolean;
-        }>;
-        requestBody?: never;
-        responses: { 200: Json<components["schemas"]["UserList"]>; } & Errors<400 | 401 | 403>;
-    };
+    listUsers: { parameters: InQuery<queries["listUsers"]>; requestBody?: never; responses: { 200: Json<components["schemas"]["UserList"]>; } & Errors<400 | 401 | 403>; };
     /** Create a user (email_verified false; no verification, no rate limit) */
     createUser: { parameters: NoParameters; requestBody: JsonBody<bodies["createUser"]>; responses: { 201: components["responses"]["User"]; } & Errors<400 | 401 | 403 | 409>; };
     /** One user of the app */
@@ -1484,35 +1470,9 @@ export interface operations {
      */
     revokeUserSessions: { parameters: InPath<{ user_id: string; }>; requestBody?: never; responses: { 200: Json<answers["revokeUserSessions"]>; } & Errors<400 | 401 | 403 | 404>; };
     /** A page of the app's events, newest first */
-    listEvents: {
-        parameters: InQuery<{
-            /** @description comma list of types; user.* matches every type starting user. */
-            type?: string;
-            user_id?: string;
-            /** @description ISO 8601: events at or after it */
-            since?: string;
-            /** @description ISO 8601: events before it */
-            until?: string;
-            limit?: number;
-            /** @description next_cursor of the previous page */
-            cursor?: string;
-        }>;
-        requestBody?: never;
-        responses: { 200: components["responses"]["EventList"]; } & Errors<400 | 401 | 403>;
-    };
+    listEvents: { parameters: InQuery<queries["listEvents"]>; requestBody?: never; responses: { 200: components["responses"]["EventList"]; } & Errors<400 | 401 | 403>; };
     /** The app's events counted per day and type, for charts */
-    getEventStats: {
-        parameters: InQuery<{
-            /** @description comma list of types; user.* matches every type starting user. */
-            type?: string;
-            /** @description ISO 8601: the first day counted is this time's (UTC); default: 29 days before until's */
-            since?: string;
-            /** @description ISO 8601: the last day counted is this time's (UTC); default: now */
-            until?: string;
-        }>;
-        requestBody?: never;
-        responses: { 200: Json<answers["getEventStats"]>; } & Errors<400 | 401 | 403>;
-    };
+    getEventStats: { parameters: InQuery<queries["getEventStats"]>; requestBody?: never; responses: { 200: Json<answers["getEventStats"]>; } & Errors<400 | 401 | 403>; };
     /** One event of the app */
     getEvent: {
         parameters: InPath<{ event_id: string; }>;
@@ -1531,15 +1491,7 @@ export interface operations {
     /** A top-up’s status; asks the provider and credits a confirmed payment once */
     getTopup: { parameters: InPath<{ payment_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["Topup"]; } & Errors<400 | 401 | 403 | 404 | 502>; };
     /** Ledger rows, newest first, by keyset pages (next_cursor) */
-    listTransactions: {
-        parameters: InQuery<{
-            limit?: number;
-            /** @description the next_cursor of the page before */
-            cursor?: string;
-        }>;
-        requestBody?: never;
-        responses: { 200: Json<answers["listTransactions"]>; } & Errors<400 | 401 | 403>;
-    };
+    listTransactions: { parameters: InQuery<queries["listTransactions"]>; requestBody?: never; responses: { 200: Json<answers["listTransactions"]>; } & Errors<400 | 401 | 403>; };
     /** The app's configured OAuth providers, secrets shown as **** */
     listOAuthProviders: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<{ providers: components["schemas"]["OAuthProvider"][]; }>; } & Errors<401 | 403>; };
     /** The providers a sign-in page may offer: name and display name only */
@@ -1579,7 +1531,7 @@ export interface operations {
     };
     /** The provider's redirect (query response mode) */
     oauthCallback: {
-        parameters: { query?: { state?: string; code?: string; iss?: string; error?: string; error_description?: string; user?: string; }; header?: never; path: { provider: string; }; cookie?: never; };
+        parameters: InPathAndQuery<{ provider: string; }, { state?: string; code?: string; iss?: string; error?: string; error_description?: string; user?: string; }>;
         requestBody?: never;
         responses: {
             /** @description Location: redirect_url, with ?error=CODE on failure */
@@ -1672,16 +1624,11 @@ export interface operations {
     updateBucket: { parameters: InPath<{ bucket_id: string; }>; requestBody: JsonBody<bodies["updateBucket"]>; responses: { 200: components["responses"]["Bucket"]; } & Errors<400 | 401 | 403 | 404>; };
     /** The bytes, with ETag, Last-Modified, If-None-Match (304) and one Range (206) */
     getObject: {
-        parameters: {
-            query?: { user_id?: string; organization_id?: string; };
-            header?: never;
-            path: {
-                bucket_id: string;
-                /** @description the key: 1-1024 bytes, may hold / */
-                key: string;
-            };
-            cookie?: never;
-        };
+        parameters: InPathAndQuery<{
+            bucket_id: string;
+            /** @description the key: 1-1024 bytes, may hold / */
+            key: string;
+        }, { user_id?: string; organization_id?: string; }>;
         requestBody?: never;
         responses: {
             /** @description the object bytes with the stored Content-Type */
@@ -1703,7 +1650,7 @@ export interface operations {
     deleteObject: { parameters: operations["getObject"]["parameters"]; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** A page of objects in key order (a session sees its own only) */
     listObjects: {
-        parameters: { query?: { user_id?: string; organization_id?: string; prefix?: string; limit?: number; cursor?: string; }; header?: never; path: { bucket_id: string; }; cookie?: never; };
+        parameters: InPathAndQuery<{ bucket_id: string; }, { user_id?: string; organization_id?: string; prefix?: string; limit?: number; cursor?: string; }>;
         requestBody?: never;
         responses: { 200: Json<{ objects: components["schemas"]["BucketObject"][]; next_cursor: string | null; }>; } & Errors<400 | 401 | 403 | 404>;
     };
@@ -1723,7 +1670,7 @@ export interface operations {
     };
     /** A user's organisations, with their role in each */
     listUserOrganizations: {
-        parameters: { query?: { limit?: number; cursor?: string; }; header?: never; path: { user_id: string; }; cookie?: never; };
+        parameters: InPathAndQuery<{ user_id: string; }, { limit?: number; cursor?: string; }>;
         requestBody?: never;
         responses: { 200: Json<{ organizations: components["schemas"]["Organization"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>;
     };
@@ -1739,7 +1686,7 @@ export interface operations {
     };
     /** The organisation's members, a page at a time (any member) */
     listOrganizationMembers: {
-        parameters: { query?: { limit?: number; cursor?: string; }; header?: never; path: { organization_id: string; }; cookie?: never; };
+        parameters: InPathAndQuery<{ organization_id: string; }, { limit?: number; cursor?: string; }>;
         requestBody?: never;
         responses: { 200: Json<{ members: components["schemas"]["OrganizationMember"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>;
     };
@@ -1759,7 +1706,7 @@ export interface operations {
     };
     /** The organisation's invitations (org:invitations:manage) */
     listOrganizationInvitations: {
-        parameters: { query?: { limit?: number; cursor?: string; status?: "pending" | "accepted" | "revoked"; }; header?: never; path: { organization_id: string; }; cookie?: never; };
+        parameters: InPathAndQuery<{ organization_id: string; }, { limit?: number; cursor?: string; status?: "pending" | "accepted" | "revoked"; }>;
         requestBody?: never;
         responses: { 200: Json<{ invitations: components["schemas"]["OrganizationInvitation"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>;
     };
@@ -1813,17 +1760,7 @@ export interface operations {
     testWebhook: { parameters: InPath<{ webhook_id: string; }>; requestBody?: never; responses: { 202: Json<{ delivery_id: string; }>; } & Errors<400 | 401 | 403 | 404>; };
     /** The endpoint's deliveries, newest first */
     listWebhookDeliveries: {
-        parameters: {
-            query?: {
-                status?: "pending" | "succeeded" | "failed";
-                limit?: number;
-                /** @description next_cursor of the previous page */
-                cursor?: string;
-            };
-            header?: never;
-            path: { webhook_id: string; };
-            cookie?: never;
-        };
+        parameters: InPathAndQuery<{ webhook_id: string; }, queries["listWebhookDeliveries"]>;
         requestBody?: never;
         responses: { 200: Json<components["schemas"]["WebhookDeliveryList"]>; } & Errors<400 | 401 | 403 | 404>;
     };
@@ -1857,22 +1794,7 @@ export interface operations {
     };
     /** A page of the tenant's own events (management actions, app_id null), newest first */
     listTenantEvents: {
-        parameters: {
-            query?: {
-                /** @description comma list of types; user.* matches every type starting user. */
-                type?: string;
-                /** @description ISO 8601: events at or after it */
-                since?: string;
-                /** @description ISO 8601: events before it */
-                until?: string;
-                limit?: number;
-                /** @description next_cursor of the previous page */
-                cursor?: string;
-            };
-            header?: never;
-            path: { tenant_id: string; };
-            cookie?: never;
-        };
+        parameters: InPathAndQuery<{ tenant_id: string; }, Omit<queries["listEvents"], "user_id">>;
         requestBody?: never;
         responses: { 200: components["responses"]["EventList"]; } & Errors<400 | 401 | 404>;
     };
@@ -1930,15 +1852,7 @@ export interface operations {
     listEmailTemplates: { parameters: InPath<{ app_id: string; }>; requestBody?: never; responses: { 200: Json<answers["listEmailTemplates"]>; } & Errors<401 | 404>; };
     /** The template a reader in `locale` gets now: the app's own (source app) or the shipped one */
     getEmailTemplate: {
-        parameters: {
-            query?: {
-                /** @description BCP 47 language tag (default en) */
-                locale?: string;
-            };
-            header?: never;
-            path: { app_id: string; kind: string; };
-            cookie?: never;
-        };
+        parameters: InPathAndQuery<{ app_id: string; kind: string; }, queries["getEmailTemplate"]>;
         requestBody?: never;
         responses: { 200: Json<{ app_id: string; kind: string; locale: string; subject: string; text: string; html: string; source: "app" | "shipped"; }>; } & Errors<400 | 401 | 404>;
     };
@@ -1955,6 +1869,56 @@ export interface operations {
         parameters: InPath<{ app_id: string; kind: string; }>;
         requestBody: JsonBody<components["schemas"]["EmailTemplateParts"]>;
         responses: { 200: Json<{ kind: string; locale: string; source: ("app" | "shipped") | "draft"; subject: string; text: string; html: string; }>; } & Errors<400 | 401 | 404>;
+    };
+}
+/** The query parameters of more than a line, by operation. */
+export interface queries {
+    listUsers: {
+        limit?: number;
+        offset?: number;
+        /** @description exact match, case-insensitive */
+        email?: string;
+        /** @description exact match: the imported user with this id where it came from */
+        external_id?: string;
+        /** @description next_cursor of the previous page: the page starts after its last user */
+        cursor?: string;
+        /** @description accepted and ignored: `total` is always answered */
+        include_total?: boolean;
+    };
+    listEvents: {
+        /** @description comma list of types; user.* matches every type starting user. */
+        type?: string;
+        user_id?: string;
+        /** @description ISO 8601: events at or after it */
+        since?: string;
+        /** @description ISO 8601: events before it */
+        until?: string;
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+    };
+    getEventStats: {
+        /** @description comma list of types; user.* matches every type starting user. */
+        type?: string;
+        /** @description ISO 8601: the first day counted is this time's (UTC); default: 29 days before until's */
+        since?: string;
+        /** @description ISO 8601: the last day counted is this time's (UTC); default: now */
+        until?: string;
+    };
+    listTransactions: {
+        limit?: number;
+        /** @description the next_cursor of the page before */
+        cursor?: string;
+    };
+    listWebhookDeliveries: {
+        status?: "pending" | "succeeded" | "failed";
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+    };
+    getEmailTemplate: {
+        /** @description BCP 47 language tag (default en) */
+        locale?: string;
     };
 }
 /** The JSON request bodies of more than a line, by operation. */
