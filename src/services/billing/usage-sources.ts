@@ -3,15 +3,24 @@ import type { Db } from '../../store/db.js';
 // Storage the metering run charges for, summed over the tenant's apps from the usage rows each feature
 // keeps exact (they change in the same write as the data).
 
-/** Bytes of custom-table row data held by the tenant's apps now (the tables feature's exact usage rows). */
-export async function tableStorageBytes(db: Db, tenantId: string): Promise<number> {
+/** The tables of per-app byte counts metering reads, and their counts; each row's app_id names its app. */
+type ByteTable = 'custom_table_usage' | 'object_storage_usage' | 'object_uploads';
+type ByteCount = 'custom_table_usage.used_bytes' | 'object_storage_usage.used_bytes' | 'object_uploads.reserved_bytes';
+
+/** The sum of `count` over the rows of `table` that belong to the tenant's apps (0 when there are none). */
+async function sumOverTenantApps(db: Db, tenantId: string, table: ByteTable, count: ByteCount): Promise<number> {
   const row = await db
-    .selectFrom('custom_table_usage')
-    .innerJoin('applications', 'applications.id', 'custom_table_usage.app_id')
+    .selectFrom(table)
+    .innerJoin('applications', 'applications.id', `${table}.app_id`)
     .where('applications.tenant_id', '=', tenantId)
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('custom_table_usage.used_bytes'), eb.val(0)).as('bytes'))
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>(count), eb.val(0)).as('bytes'))
     .executeTakeFirst();
   return Number(row?.bytes ?? 0);
+}
+
+/** Bytes of custom-table row data held by the tenant's apps now (the tables feature's exact usage rows). */
+export function tableStorageBytes(db: Db, tenantId: string): Promise<number> {
+  return sumOverTenantApps(db, tenantId, 'custom_table_usage', 'custom_table_usage.used_bytes');
 }
 
 /**
@@ -20,18 +29,8 @@ export async function tableStorageBytes(db: Db, tenantId: string): Promise<numbe
  * objects, and one stranded by a crash must never be billed (issue 38).
  */
 export async function objectStorageBytes(db: Db, tenantId: string): Promise<number> {
-  const used = await db
-    .selectFrom('object_storage_usage')
-    .innerJoin('applications', 'applications.id', 'object_storage_usage.app_id')
-    .where('applications.tenant_id', '=', tenantId)
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('object_storage_usage.used_bytes'), eb.val(0)).as('bytes'))
-    .executeTakeFirst();
+  const used = await sumOverTenantApps(db, tenantId, 'object_storage_usage', 'object_storage_usage.used_bytes');
   // Uploads in flight are few: an index walk over the tenant's apps' rows (object_uploads_app).
-  const reserved = await db
-    .selectFrom('object_uploads')
-    .innerJoin('applications', 'applications.id', 'object_uploads.app_id')
-    .where('applications.tenant_id', '=', tenantId)
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('object_uploads.reserved_bytes'), eb.val(0)).as('bytes'))
-    .executeTakeFirst();
-  return Math.max(0, Number(used?.bytes ?? 0) - Number(reserved?.bytes ?? 0));
+  const reserved = await sumOverTenantApps(db, tenantId, 'object_uploads', 'object_uploads.reserved_bytes');
+  return Math.max(0, used - reserved);
 }
