@@ -9,7 +9,6 @@ import { composeEmail, type EmailUser } from '../mail/compose.js';
 import type { Application } from '../../store/repos/applications.js';
 import * as challenges from '../../store/repos/email-challenges.js';
 import type { ChallengePurpose } from '../../store/repos/email-challenges.js';
-import type { User } from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { EmailChallengeRow } from '../../store/types.js';
 
@@ -141,16 +140,10 @@ export async function rehearseEmailChallenge(deps: VerificationDeps, prepared: P
   await inTransaction(deps.db, (trx) => challenges.retireEmailChallenges(trx, row.app_id, row.email_normalized, row.purpose, row.created_at));
 }
 
-/** Emails a code, a link or both for `purpose` to the user (or `options.to`), replacing any live challenge it supersedes. */
-export async function sendEmailChallenge(
-  deps: VerificationDeps,
-  app: Application,
-  user: User & { email: string },
-  purpose: Purpose,
-  redirectUrl: string | null,
-  options: ChallengeOptions = {},
-): Promise<void> {
-  await storeEmailChallenge(deps, await prepareEmailChallenge(deps, app, user, purpose, redirectUrl, options));
+/** Emails a code, a link or both for `purpose` to the user (or `options.to`), replacing any live challenge it supersedes: prepareEmailChallenge, then storeEmailChallenge. */
+export async function sendEmailChallenge(...request: Parameters<typeof prepareEmailChallenge>): Promise<void> {
+  const [deps] = request;
+  await storeEmailChallenge(deps, await prepareEmailChallenge(...request));
 }
 
 /**
