@@ -1,13 +1,13 @@
 import { addSeconds, iso } from '../../clock.js';
 import { randomBase62, sha256Hex } from '../../crypto/ids.js';
-import { badRequest, forbidden, notFound } from '../../errors.js';
+import { badRequest, forbidden } from '../../errors.js';
 import * as tokens from '../../store/repos/tenant-api-tokens.js';
 import { checkedRole } from './members.js';
 import { creatorOf, requireRight, requireRightLocked, roleHas, type ConsoleCaller, type TenantRole } from './roles.js';
 import type { ManagementDeps } from './tenants.js';
 import type { EventContext } from '../events/types.js';
 import { inTransaction } from '../../store/transaction.js';
-import { recordTenantEvent } from './events.js';
+import { recordTenantEvent, revokeWithEvent } from './events.js';
 
 // Tenant API tokens for automation (docs/management.md): `tk_` + 48 base62 characters, shown once, kept as
 // their SHA-256. Read on every request (services/credentials.ts): a revoke holds on every node at once.
@@ -61,11 +61,6 @@ export async function listApiTokensOf(deps: ManagementDeps, caller: ConsoleCalle
 
 export async function revokeApiTokenOf(deps: ManagementDeps, caller: ConsoleCaller, tenantId: string, tokenId: string, context: EventContext): Promise<void> {
   await requireRight(deps.db, caller, tenantId, 'write');
-  const at = deps.clock.now();
-  const revoked = await inTransaction(deps.db, async (trx) => {
-    if (!(await tokens.revokeApiToken(trx, tenantId, tokenId, iso(at)))) return false;
-    await recordTenantEvent(trx, context, tenantId, 'tenant.token.revoked', { token_id: tokenId }, at);
-    return true;
-  });
-  if (!revoked) throw notFound(`token ${tokenId} not found`);
+  const event = { type: 'tenant.token.revoked', data: { token_id: tokenId } };
+  await revokeWithEvent(deps, context, tenantId, event, (trx, at) => tokens.revokeApiToken(trx, tenantId, tokenId, at), `token ${tokenId} not found`);
 }

@@ -12,7 +12,7 @@ import { enqueueMail } from '../mail/outbox.js';
 import { findConsoleAppId } from './console-app.js';
 import { checkedRole } from './members.js';
 import type { EventContext } from '../events/types.js';
-import { recordTenantEvent } from './events.js';
+import { recordTenantEvent, revokeWithEvent } from './events.js';
 import { creatorOf, requireRight, requireRightLocked, roleHas, type ConsoleCaller, type TenantRole } from './roles.js';
 
 // Invitations to a tenant (docs/management.md): emailed with a link to the console's accept page, accepted
@@ -105,13 +105,8 @@ export async function showInvitation(deps: InvitationDeps, caller: ConsoleCaller
 /** Revokes a pending invitation; 404 when unknown or no longer pending. */
 export async function revokeInvitationOf(deps: InvitationDeps, caller: ConsoleCaller, tenantId: string, invitationId: string, context: EventContext): Promise<void> {
   await requireRight(deps.db, caller, tenantId, 'write');
-  const at = deps.clock.now();
-  const revoked = await inTransaction(deps.db, async (trx) => {
-    if (!(await invitations.revokeInvitation(trx, tenantId, invitationId, iso(at)))) return false;
-    await recordTenantEvent(trx, context, tenantId, 'tenant.invitation.revoked', { invitation_id: invitationId }, at);
-    return true;
-  });
-  if (!revoked) throw notFound(`pending invitation ${invitationId} not found`);
+  const event = { type: 'tenant.invitation.revoked', data: { invitation_id: invitationId } };
+  await revokeWithEvent(deps, context, tenantId, event, (trx, at) => invitations.revokeInvitation(trx, tenantId, invitationId, at), `pending invitation ${invitationId} not found`);
 }
 
 /**
