@@ -47,6 +47,8 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream,
   );
 }
 
+const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
+
 /**
  * Fastify's per-request logger (`request.log`), made on its first use. Fastify makes one for every
  * request, and a pino child costs about as much as the request's whole access line (its bindings are
@@ -67,10 +69,6 @@ class RequestLogger {
     return (this.made ??= this.parent.child(this.childBindings, this.options));
   }
 
-  private log(level: Level, args: unknown[]): void {
-    (this.logger[level] as (...args: unknown[]) => void)(...args);
-  }
-
   get level(): LevelWithSilentOrString {
     return this.made?.level ?? this.options.level ?? this.parent.level;
   }
@@ -86,26 +84,18 @@ class RequestLogger {
   bindings(): Bindings {
     return this.logger.bindings();
   }
-  fatal(...args: unknown[]): void {
-    this.log('fatal', args);
-  }
-  error(...args: unknown[]): void {
-    this.log('error', args);
-  }
-  warn(...args: unknown[]): void {
-    this.log('warn', args);
-  }
-  info(...args: unknown[]): void {
-    this.log('info', args);
-  }
-  debug(...args: unknown[]): void {
-    this.log('debug', args);
-  }
-  trace(...args: unknown[]): void {
-    this.log('trace', args);
+  // fatal, error, warn, info, debug and trace: each logs through the child (made on the first line).
+  static {
+    for (const level of LEVELS) {
+      RequestLogger.prototype[level] = function (this: RequestLogger, ...args: unknown[]) {
+        (this.logger[level] as (...args: unknown[]) => void)(...args);
+      };
+    }
   }
   silent(): void {}
 }
+/** The level methods the static block puts on the prototype. */
+interface RequestLogger extends Record<Level, (...args: unknown[]) => void> {}
 
 /** Fastify's `childLoggerFactory`: request loggers made on first use (RequestLogger). */
 export function requestLoggerFactory(logger: Logger, bindings: Bindings, options: ChildLoggerOptions): Logger {

@@ -36,40 +36,23 @@ function buildInfo(): Gauge<'version' | 'commit'> {
   return gauge;
 }
 
+/** A counter on no registry but `all` (deps.ts registers that on GET /metrics). */
+function counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+  return new Counter({ name, help, labelNames, registers: [] });
+}
+
 export function createServiceMetrics(): ServiceMetrics {
-  const databaseUnavailable = new Counter({
-    name: 'gatehouse_database_unavailable_total',
-    help: 'Requests answered 503 because the database was unreachable, restarting, busy or too slow, by cause',
-    labelNames: ['cause'] as const,
-    registers: [],
-  });
-  const databaseContended = new Counter({
-    name: 'gatehouse_db_transactions_contended_total',
-    help: 'Transactions PostgreSQL ended for a deadlock or serialization failure, by cause; outcome: retried (a re-run committed), gave_up (retries spent: 503), failed (a re-run failed otherwise)',
-    labelNames: ['cause', 'outcome'] as const,
-    registers: [],
-  });
-  const mailSent = new Counter({ name: 'gatehouse_mail_sent_total', help: 'Outbox emails sent', registers: [] });
-  const mailFailedAttempts = new Counter({
-    name: 'gatehouse_mail_failed_attempts_total',
-    help: 'Outbox send attempts that failed and will be retried',
-    registers: [],
-  });
-  const mailGivenUp = new Counter({
-    name: 'gatehouse_mail_given_up_total',
-    help: 'Outbox emails given up on after retrying for MAIL_GIVE_UP_SECONDS',
-    registers: [],
-  });
-  const mailOutboxPending = new Gauge({
-    name: 'gatehouse_mail_outbox_pending',
-    help: 'Emails waiting in the outbox (not given up), as this node last counted them',
-    registers: [],
-  });
-  const sqliteCheckpointedFrames = new Counter({
-    name: 'gatehouse_sqlite_checkpointed_frames_total',
-    help: "SQLite: write-ahead log frames (page writes) the server's checkpoint thread copied into the database file",
-    registers: [],
-  });
+  const databaseUnavailable = counter('gatehouse_database_unavailable_total', 'Requests answered 503 because the database was unreachable, restarting, busy or too slow, by cause', ['cause']);
+  const databaseContended = counter(
+    'gatehouse_db_transactions_contended_total',
+    'Transactions PostgreSQL ended for a deadlock or serialization failure, by cause; outcome: retried (a re-run committed), gave_up (retries spent: 503), failed (a re-run failed otherwise)',
+    ['cause', 'outcome'],
+  );
+  const mailSent = counter('gatehouse_mail_sent_total', 'Outbox emails sent');
+  const mailFailedAttempts = counter('gatehouse_mail_failed_attempts_total', 'Outbox send attempts that failed and will be retried');
+  const mailGivenUp = counter('gatehouse_mail_given_up_total', 'Outbox emails given up on after retrying for MAIL_GIVE_UP_SECONDS');
+  const mailOutboxPending = new Gauge({ name: 'gatehouse_mail_outbox_pending', help: 'Emails waiting in the outbox (not given up), as this node last counted them', registers: [] });
+  const sqliteCheckpointedFrames = counter('gatehouse_sqlite_checkpointed_frames_total', "SQLite: write-ahead log frames (page writes) the server's checkpoint thread copied into the database file");
   const ops = createOpsMetrics();
   const webhooks = createWebhookMetrics();
   return {
