@@ -17,6 +17,7 @@ import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
 import { settingsToColumns, type AppSettings } from './settings.js';
 import { OPERATOR_CONTEXT, type EventContext } from '../events/types.js';
 import { recordAppEvent, recordTenantEvent } from '../management/events.js';
+import { answering } from '../db-errors.js';
 
 export type { AppSettings };
 
@@ -83,14 +84,9 @@ export async function createTenant(deps: AppsDeps, name: string, context: EventC
   return { tenant_id: row.id, name: row.name, created_at: row.created_at };
 }
 
-async function withUniqueDomain<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw conflict('that domain is already verified for another application');
-    throw error;
-  }
-}
+/** A domain that another application has verified already is a 409, not a fault. */
+const withUniqueDomain = <T>(work: () => Promise<T>): Promise<T> =>
+  answering(isUniqueViolation, () => conflict('that domain is already verified for another application'), work);
 
 /** Creates an application with its publishable key, secret key (shown once) and first signing key. */
 export async function createApp(deps: AppsDeps, tenantId: string, name: string, settings: AppSettings, context: EventContext = OPERATOR_CONTEXT): Promise<AppView> {

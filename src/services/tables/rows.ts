@@ -14,6 +14,7 @@ import type { OrgGate, RowOwner } from '../../store/row-owner.js';
 import { findOrganization, orgOwnerKey } from '../../store/repos/organizations.js';
 import { requireTable, storageExceeded, type TablesDeps } from './schema.js';
 import { checkRowSize, checkValue, dataBytes, rowCost } from './values.js';
+import { answering } from '../db-errors.js';
 
 // Rows of custom tables. Every write validates against the current columns and moves the app's usage in
 // the same transaction by one conditional UPDATE, so concurrent writers can never pass the limit.
@@ -33,14 +34,7 @@ export function scopeOf(appId: string, caller: Caller): RowOwner | undefined {
 }
 
 /** A table that vanished mid-request (deleted meanwhile) reads as not found, not as a fault. */
-async function orMissing<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isMissingTable(error)) throw notFound('table not found');
-    throw error;
-  }
-}
+const orMissing = <T>(work: () => Promise<T>): Promise<T> => answering(isMissingTable, () => notFound('table not found'), work);
 
 function checkFields(columns: CustomColumn[], data: Record<string, unknown>): void {
   for (const name of Object.keys(data)) {
