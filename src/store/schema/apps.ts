@@ -12,6 +12,8 @@ export interface TenantsTable {
   system?: Generated<number>;
 }
 
+export type TenantRow = Selectable<TenantsTable>;
+
 export interface ApplicationsTable {
   id: string;
   tenant_id: string;
@@ -48,6 +50,10 @@ export interface ApplicationsTable {
   mfa_policy: 'required' | null;
 }
 
+export type ApplicationRow = Selectable<ApplicationsTable>;
+export type NewApplication = Insertable<ApplicationsTable>;
+export type ApplicationUpdate = Updateable<ApplicationsTable>;
+
 export interface ApiKeysTable {
   id: string;
   app_id: string;
@@ -70,6 +76,8 @@ export interface SigningKeysTable {
   created_at: string;
   retired_at: string | null;
 }
+
+export type SigningKeyRow = Selectable<SigningKeysTable>;
 
 /** Installation-wide settings (0018), one row per name: e.g. the master key's check value. */
 export interface SettingsTable {
@@ -102,10 +110,3 @@ export interface MigrationCompatibilityTable {
   name: string;
   recorded_at: string;
 }
-
-export type TenantRow = Selectable<TenantsTable>;
-export type ApplicationRow = Selectable<ApplicationsTable>;
-export type ApiKeyRow = Selectable<ApiKeysTable>;
-export type SigningKeyRow = Selectable<SigningKeysTable>;
-export type NewApplication = Insertable<ApplicationsTable>;
-export type ApplicationUpdate = Updateable<ApplicationsTable>;

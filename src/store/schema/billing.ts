@@ -24,6 +24,8 @@ export interface BillingLedgerTable {
   created_at: string;
 }
 
+export type LedgerRow = Selectable<BillingLedgerTable>;
+
 export type TopupStatus = 'pending' | 'confirmed' | 'expired';
 
 export interface BillingTopupsTable {
@@ -42,6 +44,8 @@ export interface BillingTopupsTable {
   updated_at: string;
 }
 
+export type TopupRow = Selectable<BillingTopupsTable>;
+
 export type UsageItem = 'monthly_active_users' | 'table_storage' | 'object_storage';
 
 export interface BillingUsageChargesTable {
@@ -53,6 +57,3 @@ export interface BillingUsageChargesTable {
   transaction_id: string | null;
   created_at: string;
 }
-
-export type LedgerRow = Selectable<BillingLedgerTable>;
-export type TopupRow = Selectable<BillingTopupsTable>;

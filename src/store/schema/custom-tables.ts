@@ -13,6 +13,8 @@ export interface CustomTablesTable {
   schema_version: Generated<number>;
 }
 
+export type CustomTableRow = Selectable<CustomTablesTable>;
+
 export interface CustomColumnsTable {
   id: string;
   table_id: string;
@@ -24,11 +26,10 @@ export interface CustomColumnsTable {
   created_at: string;
 }
 
+export type CustomColumnRow = Selectable<CustomColumnsTable>;
+
 export interface CustomTableUsageTable {
   app_id: string;
   used_bytes: number;
   table_count: number;
 }
-
-export type CustomTableRow = Selectable<CustomTablesTable>;
-export type CustomColumnRow = Selectable<CustomColumnsTable>;

@@ -11,7 +11,8 @@ import type { OrganizationInvitationsTable, OrganizationMembersTable, Organizati
 import type { WebhookDeliveriesTable, WebhookEndpointCountsTable, WebhookEndpointTypesTable, WebhookEndpointsTable } from './webhooks.js';
 import type { ConsoleOperatorsTable, ConsoleSetupTokensTable, TenantApiTokensTable, TenantInvitationsTable, TenantMembersTable } from './management.js';
 
-// The schema as Kysely sees it, one declaration per table (in the file of its area), listed here once.
+// The schema as Kysely sees it, one declaration per table (in the file of its area, its row types beside
+// it), listed here once.
 // Portable across SQLite and PostgreSQL: timestamps are ISO 8601 UTC text (lexicographic order = time
 // order), booleans are 0/1 integers, JSON is text. Converters in the repositories turn rows into domain
 // values. A migration that adds a column adds it to its table's declaration, with the migration named.

@@ -27,6 +27,8 @@ export interface MfaFactorsTable {
   last_used_at: string | null;
 }
 
+export type MfaFactorRow = Selectable<MfaFactorsTable>;
+
 export interface MfaRecoveryCodesTable {
   id: string;
   app_id: string;
@@ -63,5 +65,3 @@ export interface WebauthnChallengesTable {
   expires_at: string;
   used_at: string | null;
 }
-
-export type MfaFactorRow = Selectable<MfaFactorsTable>;

@@ -20,6 +20,8 @@ export interface OAuthProvidersTable {
   display_name: string | null; // oidc-<name>: the name a sign-in page shows (migration 0037)
 }
 
+export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
+
 export interface OAuthStatesTable {
   state_hash: string; // sha256 hex of the state sent to the provider
   app_id: string;
@@ -33,6 +35,8 @@ export interface OAuthStatesTable {
   browser_binding_hash: string | null; // sha256 hex of the cookie authorize set (migration 0016); null: made before it
 }
 
+export type OAuthStateRow = Selectable<OAuthStatesTable>;
+
 export interface OAuthIdentitiesTable {
   app_id: string;
   provider: OAuthProviderName;
@@ -44,6 +48,4 @@ export interface OAuthIdentitiesTable {
   updated_at: string;
 }
 
-export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
-export type OAuthStateRow = Selectable<OAuthStatesTable>;
 export type OAuthIdentityRow = Selectable<OAuthIdentitiesTable>;

@@ -16,6 +16,8 @@ export interface BucketsTable {
   updated_at: string;
 }
 
+export type BucketRow = Selectable<BucketsTable>;
+
 export interface ObjectsTable {
   bucket_id: string;
   owner: string; // user id, or '' for none
@@ -28,6 +30,8 @@ export interface ObjectsTable {
   created_at: string;
   updated_at: string;
 }
+
+export type ObjectRow = Selectable<ObjectsTable>;
 
 export interface BucketUserUsageTable {
   bucket_id: string;
@@ -60,6 +64,3 @@ export interface BlobDeletionsTable {
   /** The token of the write that queued the blob last (random): a deleter removes the row only with it. */
   token: Generated<string>;
 }
-
-export type BucketRow = Selectable<BucketsTable>;
-export type ObjectRow = Selectable<ObjectsTable>;

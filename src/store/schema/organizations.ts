@@ -18,6 +18,8 @@ export interface OrganizationsTable {
   deleted_at: string | null;
 }
 
+export type OrganizationRow = Selectable<OrganizationsTable>;
+
 export interface OrganizationMembersTable {
   organization_id: string;
   user_id: string;
@@ -27,6 +29,8 @@ export interface OrganizationMembersTable {
   created_at: string;
   updated_at: string;
 }
+
+export type OrganizationMemberRow = Selectable<OrganizationMembersTable>;
 
 /** How many organisations a user is a member of (the cap of 100, one conditional upsert). */
 export interface OrganizationUserCountsTable {
@@ -45,6 +49,8 @@ export interface OrganizationRolesTable {
   updated_at: string;
 }
 
+export type OrganizationRoleRow = Selectable<OrganizationRolesTable>;
+
 export interface OrganizationInvitationsTable {
   id: string;
   app_id: string;
@@ -61,7 +67,4 @@ export interface OrganizationInvitationsTable {
   updated_at: string;
 }
 
-export type OrganizationRow = Selectable<OrganizationsTable>;
-export type OrganizationMemberRow = Selectable<OrganizationMembersTable>;
 export type OrganizationInvitationRow = Selectable<OrganizationInvitationsTable>;
-export type OrganizationRoleRow = Selectable<OrganizationRolesTable>;

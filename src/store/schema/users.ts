@@ -27,6 +27,9 @@ export interface UsersTable {
   locale?: string | null;
 }
 
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+
 /** How many users an app has, in 16 slots by the user id's first character (migration 0027). */
 export interface UserCountsTable {
   app_id: string;
@@ -62,6 +65,8 @@ export interface SessionsTable {
   active_org_id?: string | null;
 }
 
+export type SessionRow = Selectable<SessionsTable>;
+
 /** A user active (a session started or refreshed) in an app in a month 'YYYY-MM' (migration 0022). */
 export interface ActiveUsersTable {
   app_id: string;
@@ -87,6 +92,8 @@ export interface RefreshTokensTable {
   rotated_at: string | null;
 }
 
+export type RefreshTokenRow = Selectable<RefreshTokensTable>;
+
 export interface EmailChallengesTable {
   id: string;
   app_id: string;
@@ -105,6 +112,8 @@ export interface EmailChallengesTable {
   new_email: string | null;
 }
 
+export type EmailChallengeRow = Selectable<EmailChallengesTable>;
+
 export interface SsoTokensTable {
   token_hash: string;
   tenant_id: string;
@@ -117,6 +126,8 @@ export interface SsoTokensTable {
   used_at: string | null;
   created_at: string;
 }
+
+export type SsoTokenRow = Selectable<SsoTokensTable>;
 
 export interface HashcashSpentTable {
   challenge_hash: string;
@@ -136,10 +147,3 @@ export interface BotAuthReplaysTable {
   app_id: string;
   expires_at: string;
 }
-
-export type UserRow = Selectable<UsersTable>;
-export type NewUser = Insertable<UsersTable>;
-export type SessionRow = Selectable<SessionsTable>;
-export type RefreshTokenRow = Selectable<RefreshTokensTable>;
-export type EmailChallengeRow = Selectable<EmailChallengesTable>;
-export type SsoTokenRow = Selectable<SsoTokensTable>;

@@ -20,6 +20,8 @@ export interface WebhookEndpointsTable {
   updated_at: string;
 }
 
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+
 /** One entry of an endpoint's event_types: a type, a prefix (`user.*`) or `*`. */
 export interface WebhookEndpointTypesTable {
   app_id: string;
@@ -53,5 +55,4 @@ export interface WebhookDeliveriesTable {
   lease_until: string | null;
 }
 
-export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
