@@ -1,6 +1,7 @@
+import type { Command } from 'commander';
 import type { Deps } from '../deps.js';
 import { purgeUntilGone, type DeletionMark } from '../services/apps/deletion.js';
-import { UsageError } from './shared.js';
+import { UsageError, wholeNumber } from './shared.js';
 import type { Cli } from './io.js';
 
 // What `app delete` and `tenant delete` share: the confirmation, then mark and purge to the end.
@@ -9,6 +10,14 @@ export interface DeleteFlags {
   yes?: boolean;
   batchSize?: number;
   json?: boolean;
+}
+
+/** The flags both commands take: the confirmation, the purge's batch size, --json. */
+export function deleteOptions(command: Command): Command {
+  return command
+    .option('--yes', 'confirm: this cannot be undone')
+    .option('--batch-size <n>', 'rows a statement removes (default APP_PURGE_BATCH_SIZE, 500)', wholeNumber)
+    .option('--json', 'print JSON');
 }
 
 export function requireYes(flags: DeleteFlags, command: string): void {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config, type DatabaseConfig } from '../config/index.js';
 import { createDeps, type Deps } from '../deps.js';
 import { createLogger } from '../observability/logger.js';
@@ -14,10 +14,15 @@ import { envOf, inDirectory, type Cli } from './io.js';
 /** Exit codes: 0 done, 1 the operation failed, 2 bad usage or configuration. */
 export class UsageError extends Error {}
 
-export function onOff(value: string): boolean {
+function onOff(value: string): boolean {
   if (value === 'on') return true;
   if (value === 'off') return false;
   throw new InvalidArgumentError('expected on or off');
+}
+
+/** A flag that takes on or off (`--passwords <on|off>`), parsed by onOff. */
+export function onOffOption(flag: string, description: string): Option {
+  return new Option(`${flag} <on|off>`, description).argParser(onOff);
 }
 
 export function wholeNumber(value: string): number {
@@ -56,6 +61,16 @@ export function print(cli: Cli, value: object, json: boolean | undefined): void 
     cli.stdout.write(`${key.padEnd(22)} ${shown}\n`);
   }
   if ('secret_key' in value) cli.stdout.write('\nThe secret key is shown once: store it now.\n');
+}
+
+/**
+ * A command's usual end: runs `work` with the deps (withDeps) and prints its answer, with --json as one
+ * JSON line, otherwise as the command's own `text` or, without one, print's `key value` lines.
+ */
+export async function printAnswer<T extends object>(cli: Cli, json: boolean | undefined, work: (deps: Deps) => Promise<T>, text?: (answer: T) => void): Promise<void> {
+  const answer = await withDeps(cli, work);
+  if (json || !text) return print(cli, answer, json);
+  text(answer);
 }
 
 /** The configuration from the environment and `.env`; `serve` asks for what only a server needs too. */

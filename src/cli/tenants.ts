@@ -3,8 +3,8 @@ import * as listing from '../services/apps/listing.js';
 import { markTenantDeleted } from '../services/apps/deletion.js';
 import * as apps from '../services/apps/apps.js';
 import { appsDeps } from './apps.js';
-import { deleteAndPurge, requireYes, type DeleteFlags } from './deletion.js';
-import { print, wholeNumber, withDeps } from './shared.js';
+import { deleteAndPurge, deleteOptions, requireYes, type DeleteFlags } from './deletion.js';
+import { print, printAnswer, withDeps } from './shared.js';
 import { invite } from '../services/management/invitations.js';
 import type { ConsoleCaller } from '../services/management/roles.js';
 import { OPERATOR_CONTEXT } from '../services/events/types.js';
@@ -36,31 +36,23 @@ export function registerTenantCommands(program: Command, cli: Cli): void {
     .command('list')
     .description('live tenants (deleted ones are not listed)')
     .option('--json', 'print JSON')
-    .action(async (flags: { json?: boolean }) => {
-      const { tenants } = await withDeps(cli, (deps) => listing.listTenants(deps));
-      if (flags.json) return print(cli, { tenants }, true);
-      for (const t of tenants) cli.stdout.write(`${t.tenant_id}  ${t.name}  ${t.created_at}\n`);
-    });
+    .action((flags: { json?: boolean }) =>
+      printAnswer(cli, flags.json, (deps) => listing.listTenants(deps), ({ tenants }) => {
+        for (const t of tenants) cli.stdout.write(`${t.tenant_id}  ${t.name}  ${t.created_at}\n`);
+      }),
+    );
   tenant
     .command('show')
     .argument('<tenant_id>')
     .description('the tenant and its apps')
     .option('--json', 'print JSON')
-    .action(async (tenantId: string, flags: { json?: boolean }) => {
-      const shown = await withDeps(cli, (deps) => listing.showTenant(deps, tenantId));
-      if (flags.json) return print(cli, shown, true);
-      print(cli, { ...shown, apps: shown.apps.map((a) => `${a.app_id} (${a.name})`) }, false);
-    });
-  tenant
-    .command('delete')
-    .argument('<tenant_id>')
+    .action((tenantId: string, flags: { json?: boolean }) =>
+      printAnswer(cli, flags.json, (deps) => listing.showTenant(deps, tenantId), (shown) => print(cli, { ...shown, apps: shown.apps.map((a) => `${a.app_id} (${a.name})`) }, false)),
+    );
+  deleteOptions(tenant.command('delete').argument('<tenant_id>'))
     .description('delete every app of the tenant as app delete does; the tenant stays, marked deleted, with its billing ledger')
-    .option('--yes', 'confirm: this cannot be undone')
-    .option('--batch-size <n>', 'rows a statement removes (default APP_PURGE_BATCH_SIZE, 500)', wholeNumber)
-    .option('--json', 'print JSON')
     .action(async (tenantId: string, flags: DeleteFlags) => {
       requireYes(flags, `gatehouse tenant delete ${tenantId} --yes`);
-      const result = await withDeps(cli, (deps) => deleteAndPurge(cli, deps, () => markTenantDeleted(deps, tenantId), flags));
-      print(cli, { tenant_id: tenantId, ...result }, flags.json);
+      await printAnswer(cli, flags.json, async (deps) => ({ tenant_id: tenantId, ...(await deleteAndPurge(cli, deps, () => markTenantDeleted(deps, tenantId), flags)) }));
     });
 }

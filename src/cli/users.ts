@@ -8,7 +8,7 @@ import { notFound } from '../errors.js';
 import { listUserFactors, resetUserFactors } from '../services/mfa/admin.js';
 import { findApplication } from '../store/repos/applications.js';
 import type { Deps } from '../deps.js';
-import { jsonObject, onOff, print, UsageError, wholeNumber, withDeps } from './shared.js';
+import { jsonObject, onOffOption, print, UsageError, wholeNumber, withDeps } from './shared.js';
 import { registerImportCommand } from './user-import.js';
 import { writeDrained, type Cli } from './io.js';
 
@@ -83,11 +83,11 @@ export function registerUserCommands(program: Command, cli: Cli): void {
     .argument('<user_id>')
     .description('change the user as PATCH /v1/users/{id}, in one transaction; --banned on ends their sessions at once')
     .option('--email <email>', 'the new address (unverified unless --email-verified on)')
-    .option('--email-verified <on|off>', 'whether the email counts as verified', onOff)
+    .addOption(onOffOption('--email-verified', 'whether the email counts as verified'))
     .option('--public-metadata <json>', 'replace public_metadata (a JSON object, at most 8 KiB)', jsonObject)
     .option('--private-metadata <json>', 'replace private_metadata (a JSON object, at most 8 KiB)', jsonObject)
     .option('--unsafe-metadata <json>', 'replace unsafe_metadata (a JSON object, at most 8 KiB)', jsonObject)
-    .option('--banned <on|off>', 'on: sessions end and every sign-in is refused (user_banned); off: sign-in works again', onOff)
+    .addOption(onOffOption('--banned', 'on: sessions end and every sign-in is refused (user_banned); off: sign-in works again'))
     .option('--locale <tag>', 'the language of their emails, a BCP 47 tag such as fr; "" for English (docs/email.md)')
     .option('--json', 'print JSON')
     .action(async (appId: string, userId: string, flags: UpdateFlags) => {
