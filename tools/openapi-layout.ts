@@ -4,13 +4,13 @@
 // apiece, all with the same `components["responses"]["Error"]`. Those lines were two thirds of the file.
 // This names the three shapes once (`Json<T>`, `JsonBody<T>`, `Errors<S>`), leaves out what declares
 // nothing (a method that is not there, path-level parameters that are all `never`), and writes a type
-// literal that fits in WIDTH characters and carries no comment on one line, as a person would.
+// literal that fits in WIDTH characters (an operation: ROW_WIDTH) and carries no comment on one line, as a person would.
 //
 // The types stay what they were: the same keys with the same types for every operation, path and schema
 // (openapi-fetch sees a path without `put?: never` as one without a PUT, as before); the suite's
 // typechecks of both SDKs, the console and the generated client hold it.
 import ts from 'typescript';
-import { hoistBodies, referenceRepeats, routesTable } from './openapi-references.js';
+import { hoistBodies, pickShared, referenceRepeats, ROWS, routesTable } from './openapi-references.js';
 
 /** Declared once at the top of the generated file; the transform below writes references to them. */
 export const LAYOUT_ALIASES = `/** An answer with a JSON body, as openapi-typescript writes one. */
@@ -36,6 +36,8 @@ type InPathAndQuery<P, Q> = { query?: Q; header?: never; path: P; cookie?: never
 `;
 
 const WIDTH = 200;
+/** An operation is a row of its table: parameters, body and answers, each a reference or a short type. */
+const ROW_WIDTH = 300;
 const f = ts.factory;
 const printer = ts.createPrinter({ removeComments: false });
 const scratch = ts.createSourceFile('layout.ts', '', ts.ScriptTarget.ESNext, false, ts.ScriptKind.TS);
@@ -125,7 +127,7 @@ function oneLiners(context: ts.TransformationContext): (node: ts.Node) => ts.Nod
 function oneLineWhenItFits(node: ts.TypeLiteralNode): ts.TypeLiteralNode {
   if (node.members.length === 0 || commented(node)) return node;
   ts.setEmitFlags(node, ts.EmitFlags.SingleLine);
-  if (text(node).length > WIDTH) ts.setEmitFlags(node, ts.EmitFlags.None);
+  if (text(node).length > (ROWS.has(node) ? ROW_WIDTH : WIDTH)) ts.setEmitFlags(node, ts.EmitFlags.None);
   return node;
 }
 
@@ -193,6 +195,7 @@ export function compactLayout(nodes: ts.Node[]): ts.Node[] {
       if (!ts.isInterfaceDeclaration(node)) return [node];
       if (node.name.text === 'paths') return routesTable(node);
       if (node.name.text === 'operations') return hoistBodies(referenceRepeats(node));
+      if (node.name.text === 'components') return [pickShared(node)];
       return [node];
     })
     .map((node) => ts.transform(node, [oneLiners]).transformed[0]!);

@@ -68,7 +68,7 @@ export function referenceRepeats(operations: ts.InterfaceDeclaration): ts.Interf
         const [answers, ...rest] = part.type.types;
         if (answers && ts.isTypeLiteralNode(answers)) {
           const statuses = answers.members.map((answer) =>
-            ts.isPropertySignature(answer) && answer.type ? withType(answer, reuse(answer.type, indexed(id, 'responses', Number(nameOf(answer))))) : answer,
+            ts.isPropertySignature(answer) && answer.type && /^\d+$/.test(nameOf(answer)) ? withType(answer, reuse(answer.type, indexed(id, 'responses', Number(nameOf(answer))))) : answer,
           );
           return withType(part, f.createIntersectionTypeNode([f.createTypeLiteralNode(statuses), ...rest]));
         }
@@ -88,7 +88,8 @@ export function routesTable(paths: ts.InterfaceDeclaration): ts.Node[] {
     for (const method of item.type.members) {
       const operation = ts.isPropertySignature(method) && method.type ? /^operations\["(\w+)"\]$/.exec(text(method.type))?.[1] : undefined;
       if (!operation || method.questionToken) throw new Error(`a path member the layout does not know: ${text(method)}`);
-      rows.push(f.createPropertySignature(undefined, operation, undefined, f.createTupleTypeNode([lit(nameOf(method)), lit(nameOf(item))])));
+      const row = ts.setEmitFlags(f.createTupleTypeNode([lit(nameOf(method)), lit(nameOf(item))]), ts.EmitFlags.SingleLine);
+      rows.push(f.createPropertySignature(undefined, operation, undefined, row));
     }
   }
   const table = f.createInterfaceDeclaration([f.createModifier(ts.SyntaxKind.ExportKeyword)], 'routes', undefined, undefined, rows);
@@ -107,6 +108,9 @@ export function routesTable(paths: ts.InterfaceDeclaration): ts.Node[] {
   return [table, derived];
 }
 
+/** The operations' literals: each one line (a row of the table) when it fits in ROW_WIDTH characters. */
+export const ROWS = new WeakSet<ts.TypeLiteralNode>();
+
 /**
  * The queries, request bodies and answers that span lines, moved out of `operations` into `queries`, `bodies` and `answers` by
  * operation, so that each operation is a row: `updateUser: { parameters: ...; requestBody: JsonBody<bodies["updateUser"]>; ... }`.
@@ -119,7 +123,7 @@ export function hoistBodies(operations: ts.InterfaceDeclaration): ts.Node[] {
     return f.createIndexedAccessTypeNode(f.createTypeReferenceNode(table), lit(id));
   };
   const queries: ts.PropertySignature[] = [];
-  const queryFields = new Map<string, string[]>();
+  const queryFields = new Map<string, [name: string, written: string][]>();
   // A query of more than a line goes to `queries`; one that is an earlier one but for some of its fields (a
   // `Type.Omit` in the routes) is written so: `Omit<queries["listEvents"], "user_id">`.
   const hoistQuery = (type: ts.TypeNode, id: string): ts.TypeNode => {
@@ -128,14 +132,14 @@ export function hoistBodies(operations: ts.InterfaceDeclaration): ts.Node[] {
     const query = args[args.length - 1]!;
     if (!ts.isTypeLiteralNode(query) || !multiLine(query)) return type;
     const fields = query.members.map((m) => text(m));
-    const whole = [...queryFields].find(([, earlier]) => fields.length < earlier.length && fields.every((field) => earlier.includes(field)));
+    const whole = [...queryFields].find(([, earlier]) => fields.length < earlier.length && fields.every((field) => earlier.some(([, written]) => written === field)));
     let reference: ts.TypeNode;
     if (whole) {
       const [earlierId, earlier] = whole;
-      const left = earlier.filter((field) => !fields.includes(field)).map((field) => /^(?:\/\*\*[^]*?\*\/\s*)?"?([\w$]+)"?\??:/.exec(field)?.[1] ?? '');
+      const left = earlier.filter(([, written]) => !fields.includes(written)).map(([name]) => name);
       reference = f.createTypeReferenceNode('Omit', [f.createIndexedAccessTypeNode(f.createTypeReferenceNode('queries'), lit(earlierId)), f.createUnionTypeNode(left.map(lit))]);
     } else {
-      queryFields.set(id, fields);
+      queryFields.set(id, query.members.map((m) => [nameOf(m), text(m)]));
       reference = hoist(queries, 'queries', id, query);
     }
     args[args.length - 1] = reference;
@@ -163,7 +167,9 @@ export function hoistBodies(operations: ts.InterfaceDeclaration): ts.Node[] {
       });
       return withType(part, f.createIntersectionTypeNode([f.createTypeLiteralNode(moved), ...rest]));
     });
-    return withType(op, f.createTypeLiteralNode(parts));
+    const row = f.createTypeLiteralNode(parts);
+    ROWS.add(row);
+    return withType(op, row);
   });
   const table = (name: string, comment: string, rows: ts.PropertySignature[]): ts.Node =>
     ts.addSyntheticLeadingComment(
@@ -178,4 +184,37 @@ export function hoistBodies(operations: ts.InterfaceDeclaration): ts.Node[] {
     table('bodies', 'The JSON request bodies of more than a line, by operation.', bodies),
     table('answers', 'The JSON answers of more than a line, by operation (its success answer).', answers),
   ];
+}
+
+/**
+ * A record whose fields are, for MIN_SHARED or more, another larger record's to the letter (the routes build
+ * it with `Type.Pick` of that one: `Me` of `User`) is written so: `Pick<components["schemas"]["User"], ...> & {...}`.
+ */
+const MIN_SHARED = 5;
+export function pickShared(components: ts.InterfaceDeclaration): ts.InterfaceDeclaration {
+  const members = components.members.map((group) => {
+    if (nameOf(group) !== 'schemas' || !ts.isPropertySignature(group) || !group.type || !ts.isTypeLiteralNode(group.type)) return group;
+    const records = group.type.members.filter(ts.isPropertySignature).filter((r) => r.type && ts.isTypeLiteralNode(r.type));
+    const fieldsOf = (record: ts.PropertySignature) => (record.type as ts.TypeLiteralNode).members.map((m) => [nameOf(m), text(m)] as const);
+    const shaped = group.type.members.map((record) => {
+      if (!ts.isPropertySignature(record) || !records.includes(record)) return record;
+      const own = fieldsOf(record);
+      let best: { from: string; shared: string[] } | undefined;
+      for (const other of records) {
+        const theirs = new Set(fieldsOf(other).map(([, written]) => written));
+        if (other === record || theirs.size <= own.length) continue;
+        const shared = own.filter(([, written]) => theirs.has(written)).map(([name]) => name);
+        if (shared.length >= MIN_SHARED && shared.length > (best?.shared.length ?? 0)) best = { from: nameOf(other), shared };
+      }
+      if (!best) return record;
+      const rest = (record.type as ts.TypeLiteralNode).members.filter((m) => !best!.shared.includes(nameOf(m)));
+      const picked = f.createTypeReferenceNode('Pick', [
+        f.createIndexedAccessTypeNode(f.createIndexedAccessTypeNode(f.createTypeReferenceNode('components'), lit('schemas')), lit(best.from)),
+        f.createUnionTypeNode(best.shared.map(lit)),
+      ]);
+      return withType(record, f.createIntersectionTypeNode([picked, f.createTypeLiteralNode(rest)]));
+    });
+    return withType(group, f.createTypeLiteralNode(shaped));
+  });
+  return f.updateInterfaceDeclaration(components, components.modifiers, components.name, components.typeParameters, components.heritageClauses, members);
 }

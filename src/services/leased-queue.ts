@@ -4,6 +4,7 @@ import { newUuid } from '../crypto/ids.js';
 import type { Deps } from '../deps.js';
 import type { Db } from '../store/db.js';
 import { supportsSkipLocked } from '../store/dialect.js';
+import type { LeaseClaim } from '../store/repos/leases.js';
 import { inTransaction } from '../store/transaction.js';
 
 // The claim loop of a queue in a table that nodes share (the mail outbox, webhook deliveries): due rows are
@@ -16,14 +17,6 @@ export const STOP_WAIT_MS = 2_000;
 /** Why a row's work was cut by stop(): its row is released, not counted as a failed attempt. */
 export class ShuttingDown extends Error {}
 
-/** A claim of due rows: leased to `holder` until `leaseUntil`. */
-export interface LeaseClaim {
-  holder: string;
-  now: string;
-  leaseUntil: string;
-  limit: number;
-  skipLocked: boolean;
-}
 
 export interface LeasedQueueSpec<Row> {
   /** The warning logged (once a minute at most) while claims fail: the database cannot be reached. */

@@ -1,8 +1,8 @@
 // @gatehouse/api-types: Gatehouse's API as types, shared by @gatehouse/client and @gatehouse/server so the
 // two never drift from the routes or from each other. Types only: nothing here reaches a bundle.
-import type { components, operations, paths } from './openapi.js';
+import type { components, operations, paths, routes } from './openapi.js';
 
-export type { components, operations, paths };
+export type { components, operations, paths, routes };
 
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 

@@ -23,630 +23,162 @@ type InPathAndQuery<P, Q> = { query?: Q; header?: never; path: P; cookie?: never
 
 /** Each operation's method and path. */
 export interface routes {
-    getHealth: [
-        "get",
-        "/v1/health"
-    ];
-    getLiveness: [
-        "get",
-        "/v1/health/live"
-    ];
-    getJwks: [
-        "get",
-        "/.well-known/jwks.json"
-    ];
-    createChallenge: [
-        "post",
-        "/v1/challenges"
-    ];
-    signUp: [
-        "post",
-        "/v1/signups"
-    ];
-    signIn: [
-        "post",
-        "/v1/signins"
-    ];
-    verifyCode: [
-        "post",
-        "/v1/verify-code"
-    ];
-    getMe: [
-        "get",
-        "/v1/me"
-    ];
-    deleteMe: [
-        "delete",
-        "/v1/me"
-    ];
-    updateMe: [
-        "patch",
-        "/v1/me"
-    ];
-    logOut: [
-        "post",
-        "/v1/sessions/logout"
-    ];
-    refreshSession: [
-        "post",
-        "/v1/tokens/session"
-    ];
-    requestPasswordReset: [
-        "post",
-        "/v1/password_resets"
-    ];
-    confirmPasswordReset: [
-        "post",
-        "/v1/password_resets/confirm"
-    ];
-    changePassword: [
-        "post",
-        "/v1/me/password"
-    ];
-    requestEmailChange: [
-        "post",
-        "/v1/me/email"
-    ];
-    confirmEmailChange: [
-        "post",
-        "/v1/me/email/confirm"
-    ];
-    listMySessions: [
-        "get",
-        "/v1/me/sessions"
-    ];
-    revokeMySession: [
-        "delete",
-        "/v1/me/sessions/{session_id}"
-    ];
-    revokeMyOtherSessions: [
-        "post",
-        "/v1/me/sessions/revoke_others"
-    ];
-    describeMfaChallenge: [
-        "post",
-        "/v1/mfa/challenge"
-    ];
-    verifyMfa: [
-        "post",
-        "/v1/mfa/verify"
-    ];
-    listMyFactors: [
-        "get",
-        "/v1/me/factors"
-    ];
-    enrollTotp: [
-        "post",
-        "/v1/me/factors/totp"
-    ];
-    confirmTotp: [
-        "post",
-        "/v1/me/factors/{factor_id}/verify"
-    ];
-    removeMyFactor: [
-        "delete",
-        "/v1/me/factors/{factor_id}"
-    ];
-    renameMyFactor: [
-        "patch",
-        "/v1/me/factors/{factor_id}"
-    ];
-    renewRecoveryCodes: [
-        "post",
-        "/v1/me/recovery_codes"
-    ];
-    listUserFactors: [
-        "get",
-        "/v1/users/{user_id}/factors"
-    ];
-    resetUserFactors: [
-        "delete",
-        "/v1/users/{user_id}/factors"
-    ];
-    passkeyRegistrationOptions: [
-        "post",
-        "/v1/me/passkeys/options"
-    ];
-    registerPasskey: [
-        "post",
-        "/v1/me/passkeys"
-    ];
-    passkeySignInOptions: [
-        "post",
-        "/v1/passkeys/signin/options"
-    ];
-    signInWithPasskey: [
-        "post",
-        "/v1/passkeys/signin"
-    ];
-    mfaPasskeyOptions: [
-        "post",
-        "/v1/mfa/passkey/options"
-    ];
-    ssoBridge: [
-        "get",
-        "/v1/sso/bridge"
-    ];
-    ssoExchange: [
-        "post",
-        "/v1/sso/exchange"
-    ];
-    botSignUp: [
-        "post",
-        "/v1/bot/signup"
-    ];
-    botAuth: [
-        "post",
-        "/v1/bot/auth"
-    ];
-    listUsers: [
-        "get",
-        "/v1/users"
-    ];
-    createUser: [
-        "post",
-        "/v1/users"
-    ];
-    getUser: [
-        "get",
-        "/v1/users/{user_id}"
-    ];
-    deleteUser: [
-        "delete",
-        "/v1/users/{user_id}"
-    ];
-    updateUser: [
-        "patch",
-        "/v1/users/{user_id}"
-    ];
-    revokeSession: [
-        "post",
-        "/v1/sessions/revoke"
-    ];
-    createSignInToken: [
-        "post",
-        "/v1/sign_in_tokens"
-    ];
-    exportUser: [
-        "get",
-        "/v1/users/{user_id}/export"
-    ];
-    listUserSessions: [
-        "get",
-        "/v1/users/{user_id}/sessions"
-    ];
-    revokeUserSessions: [
-        "post",
-        "/v1/users/{user_id}/sessions/revoke"
-    ];
-    listEvents: [
-        "get",
-        "/v1/events"
-    ];
-    getEventStats: [
-        "get",
-        "/v1/events/stats"
-    ];
-    getEvent: [
-        "get",
-        "/v1/events/{event_id}"
-    ];
-    importUsers: [
-        "post",
-        "/v1/users/import"
-    ];
-    getBilling: [
-        "get",
-        "/v1/billing"
-    ];
-    createTopup: [
-        "post",
-        "/v1/billing/topups"
-    ];
-    getTopup: [
-        "get",
-        "/v1/billing/topups/{payment_id}"
-    ];
-    listTransactions: [
-        "get",
-        "/v1/billing/transactions"
-    ];
-    listOAuthProviders: [
-        "get",
-        "/v1/oauth/providers"
-    ];
-    listPublicOAuthProviders: [
-        "get",
-        "/v1/oauth/providers/public"
-    ];
-    putGoogleProvider: [
-        "put",
-        "/v1/oauth/providers/google"
-    ];
-    putGitHubProvider: [
-        "put",
-        "/v1/oauth/providers/github"
-    ];
-    putMicrosoftProvider: [
-        "put",
-        "/v1/oauth/providers/microsoft"
-    ];
-    putAppleProvider: [
-        "put",
-        "/v1/oauth/providers/apple"
-    ];
-    putCustomOAuthProvider: [
-        "put",
-        "/v1/oauth/providers/{provider}"
-    ];
-    deleteOAuthProvider: [
-        "delete",
-        "/v1/oauth/providers/{provider}"
-    ];
-    oauthAuthorize: [
-        "get",
-        "/v1/oauth/{provider}/authorize"
-    ];
-    oauthCallback: [
-        "get",
-        "/v1/oauth/{provider}/callback"
-    ];
-    oauthFormPostCallback: [
-        "post",
-        "/v1/oauth/{provider}/callback"
-    ];
-    openEmailLink: [
-        "get",
-        "/v1/email/verify"
-    ];
-    confirmEmailLink: [
-        "post",
-        "/v1/email/verify"
-    ];
-    getTableStorage: [
-        "get",
-        "/v1/tables/storage"
-    ];
-    listTables: [
-        "get",
-        "/v1/tables"
-    ];
-    createTable: [
-        "post",
-        "/v1/tables"
-    ];
-    getTable: [
-        "get",
-        "/v1/tables/{table_id}"
-    ];
-    deleteTable: [
-        "delete",
-        "/v1/tables/{table_id}"
-    ];
-    addColumn: [
-        "post",
-        "/v1/tables/{table_id}/columns"
-    ];
-    deleteColumn: [
-        "delete",
-        "/v1/tables/{table_id}/columns/{column_id}"
-    ];
-    updateColumn: [
-        "patch",
-        "/v1/tables/{table_id}/columns/{column_id}"
-    ];
-    insertRow: [
-        "post",
-        "/v1/tables/{table_id}/rows"
-    ];
-    queryRows: [
-        "post",
-        "/v1/tables/{table_id}/rows/query"
-    ];
-    getRow: [
-        "get",
-        "/v1/tables/{table_id}/rows/{row_id}"
-    ];
-    deleteRow: [
-        "delete",
-        "/v1/tables/{table_id}/rows/{row_id}"
-    ];
-    updateRow: [
-        "patch",
-        "/v1/tables/{table_id}/rows/{row_id}"
-    ];
-    listBuckets: [
-        "get",
-        "/v1/buckets"
-    ];
-    createBucket: [
-        "post",
-        "/v1/buckets"
-    ];
-    getBucketStorage: [
-        "get",
-        "/v1/buckets/storage"
-    ];
-    getBucket: [
-        "get",
-        "/v1/buckets/{bucket_id}"
-    ];
-    deleteBucket: [
-        "delete",
-        "/v1/buckets/{bucket_id}"
-    ];
-    updateBucket: [
-        "patch",
-        "/v1/buckets/{bucket_id}"
-    ];
-    getObject: [
-        "get",
-        "/v1/buckets/{bucket_id}/objects/{key}"
-    ];
-    putObject: [
-        "put",
-        "/v1/buckets/{bucket_id}/objects/{key}"
-    ];
-    deleteObject: [
-        "delete",
-        "/v1/buckets/{bucket_id}/objects/{key}"
-    ];
-    listObjects: [
-        "get",
-        "/v1/buckets/{bucket_id}/objects"
-    ];
-    listOrganizations: [
-        "get",
-        "/v1/organizations"
-    ];
-    createOrganization: [
-        "post",
-        "/v1/organizations"
-    ];
-    listMyOrganizations: [
-        "get",
-        "/v1/me/organizations"
-    ];
-    listUserOrganizations: [
-        "get",
-        "/v1/users/{user_id}/organizations"
-    ];
-    getOrganization: [
-        "get",
-        "/v1/organizations/{organization_id}"
-    ];
-    deleteOrganization: [
-        "delete",
-        "/v1/organizations/{organization_id}"
-    ];
-    updateOrganization: [
-        "patch",
-        "/v1/organizations/{organization_id}"
-    ];
-    listOrganizationMembers: [
-        "get",
-        "/v1/organizations/{organization_id}/members"
-    ];
-    addOrganizationMember: [
-        "post",
-        "/v1/organizations/{organization_id}/members"
-    ];
-    removeOrganizationMember: [
-        "delete",
-        "/v1/organizations/{organization_id}/members/{user_id}"
-    ];
-    updateOrganizationMember: [
-        "patch",
-        "/v1/organizations/{organization_id}/members/{user_id}"
-    ];
-    listOrganizationInvitations: [
-        "get",
-        "/v1/organizations/{organization_id}/invitations"
-    ];
-    createOrganizationInvitation: [
-        "post",
-        "/v1/organizations/{organization_id}/invitations"
-    ];
-    getOrganizationInvitation: [
-        "get",
-        "/v1/organizations/{organization_id}/invitations/{invitation_id}"
-    ];
-    revokeOrganizationInvitation: [
-        "delete",
-        "/v1/organizations/{organization_id}/invitations/{invitation_id}"
-    ];
-    listMyInvitations: [
-        "get",
-        "/v1/me/invitations"
-    ];
-    acceptInvitation: [
-        "post",
-        "/v1/invitations/accept"
-    ];
-    listOrganizationRoles: [
-        "get",
-        "/v1/organization_roles"
-    ];
-    createOrganizationRole: [
-        "post",
-        "/v1/organization_roles"
-    ];
-    deleteOrganizationRole: [
-        "delete",
-        "/v1/organization_roles/{key}"
-    ];
-    updateOrganizationRole: [
-        "patch",
-        "/v1/organization_roles/{key}"
-    ];
-    setActiveOrganization: [
-        "post",
-        "/v1/sessions/active_organization"
-    ];
-    listWebhooks: [
-        "get",
-        "/v1/webhooks"
-    ];
-    createWebhook: [
-        "post",
-        "/v1/webhooks"
-    ];
-    getWebhook: [
-        "get",
-        "/v1/webhooks/{webhook_id}"
-    ];
-    deleteWebhook: [
-        "delete",
-        "/v1/webhooks/{webhook_id}"
-    ];
-    updateWebhook: [
-        "patch",
-        "/v1/webhooks/{webhook_id}"
-    ];
-    rotateWebhookSecret: [
-        "post",
-        "/v1/webhooks/{webhook_id}/rotate_secret"
-    ];
-    testWebhook: [
-        "post",
-        "/v1/webhooks/{webhook_id}/test"
-    ];
-    listWebhookDeliveries: [
-        "get",
-        "/v1/webhooks/{webhook_id}/deliveries"
-    ];
-    retryWebhookDelivery: [
-        "post",
-        "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"
-    ];
-    replayWebhook: [
-        "post",
-        "/v1/webhooks/{webhook_id}/replay"
-    ];
-    listTenants: [
-        "get",
-        "/v1/tenants"
-    ];
-    createTenant: [
-        "post",
-        "/v1/tenants"
-    ];
-    getTenant: [
-        "get",
-        "/v1/tenants/{tenant_id}"
-    ];
-    deleteTenant: [
-        "delete",
-        "/v1/tenants/{tenant_id}"
-    ];
-    updateTenant: [
-        "patch",
-        "/v1/tenants/{tenant_id}"
-    ];
-    listTenantMembers: [
-        "get",
-        "/v1/tenants/{tenant_id}/members"
-    ];
-    deleteTenantMember: [
-        "delete",
-        "/v1/tenants/{tenant_id}/members/{user_id}"
-    ];
-    updateTenantMember: [
-        "patch",
-        "/v1/tenants/{tenant_id}/members/{user_id}"
-    ];
-    listTenantEvents: [
-        "get",
-        "/v1/tenants/{tenant_id}/events"
-    ];
-    listTenantInvitations: [
-        "get",
-        "/v1/tenants/{tenant_id}/invitations"
-    ];
-    createTenantInvitation: [
-        "post",
-        "/v1/tenants/{tenant_id}/invitations"
-    ];
-    getTenantInvitation: [
-        "get",
-        "/v1/tenants/{tenant_id}/invitations/{invitation_id}"
-    ];
-    deleteTenantInvitation: [
-        "delete",
-        "/v1/tenants/{tenant_id}/invitations/{invitation_id}"
-    ];
-    acceptTenantInvitation: [
-        "post",
-        "/v1/tenant_invitations/accept"
-    ];
-    listApiTokens: [
-        "get",
-        "/v1/tenants/{tenant_id}/tokens"
-    ];
-    createApiToken: [
-        "post",
-        "/v1/tenants/{tenant_id}/tokens"
-    ];
-    deleteApiToken: [
-        "delete",
-        "/v1/tenants/{tenant_id}/tokens/{token_id}"
-    ];
-    listTenantApps: [
-        "get",
-        "/v1/tenants/{tenant_id}/apps"
-    ];
-    createTenantApp: [
-        "post",
-        "/v1/tenants/{tenant_id}/apps"
-    ];
-    getApp: [
-        "get",
-        "/v1/apps/{app_id}"
-    ];
-    deleteApp: [
-        "delete",
-        "/v1/apps/{app_id}"
-    ];
-    updateApp: [
-        "patch",
-        "/v1/apps/{app_id}"
-    ];
-    rotateSecretKey: [
-        "post",
-        "/v1/apps/{app_id}/secret_keys"
-    ];
-    rotateSigningKey: [
-        "post",
-        "/v1/apps/{app_id}/signing_keys"
-    ];
-    getConsoleSession: [
-        "get",
-        "/v1/console/session"
-    ];
-    completeConsoleSetup: [
-        "post",
-        "/v1/console/setup"
-    ];
-    listEmailTemplates: [
-        "get",
-        "/v1/apps/{app_id}/email_templates"
-    ];
-    getEmailTemplate: [
-        "get",
-        "/v1/apps/{app_id}/email_templates/{kind}"
-    ];
-    setEmailTemplate: [
-        "put",
-        "/v1/apps/{app_id}/email_templates/{kind}"
-    ];
-    deleteEmailTemplate: [
-        "delete",
-        "/v1/apps/{app_id}/email_templates/{kind}"
-    ];
-    previewEmailTemplate: [
-        "post",
-        "/v1/apps/{app_id}/email_templates/{kind}/preview"
-    ];
+    getHealth: ["get", "/v1/health"];
+    getLiveness: ["get", "/v1/health/live"];
+    getJwks: ["get", "/.well-known/jwks.json"];
+    createChallenge: ["post", "/v1/challenges"];
+    signUp: ["post", "/v1/signups"];
+    signIn: ["post", "/v1/signins"];
+    verifyCode: ["post", "/v1/verify-code"];
+    getMe: ["get", "/v1/me"];
+    deleteMe: ["delete", "/v1/me"];
+    updateMe: ["patch", "/v1/me"];
+    logOut: ["post", "/v1/sessions/logout"];
+    refreshSession: ["post", "/v1/tokens/session"];
+    requestPasswordReset: ["post", "/v1/password_resets"];
+    confirmPasswordReset: ["post", "/v1/password_resets/confirm"];
+    changePassword: ["post", "/v1/me/password"];
+    requestEmailChange: ["post", "/v1/me/email"];
+    confirmEmailChange: ["post", "/v1/me/email/confirm"];
+    listMySessions: ["get", "/v1/me/sessions"];
+    revokeMySession: ["delete", "/v1/me/sessions/{session_id}"];
+    revokeMyOtherSessions: ["post", "/v1/me/sessions/revoke_others"];
+    describeMfaChallenge: ["post", "/v1/mfa/challenge"];
+    verifyMfa: ["post", "/v1/mfa/verify"];
+    listMyFactors: ["get", "/v1/me/factors"];
+    enrollTotp: ["post", "/v1/me/factors/totp"];
+    confirmTotp: ["post", "/v1/me/factors/{factor_id}/verify"];
+    removeMyFactor: ["delete", "/v1/me/factors/{factor_id}"];
+    renameMyFactor: ["patch", "/v1/me/factors/{factor_id}"];
+    renewRecoveryCodes: ["post", "/v1/me/recovery_codes"];
+    listUserFactors: ["get", "/v1/users/{user_id}/factors"];
+    resetUserFactors: ["delete", "/v1/users/{user_id}/factors"];
+    passkeyRegistrationOptions: ["post", "/v1/me/passkeys/options"];
+    registerPasskey: ["post", "/v1/me/passkeys"];
+    passkeySignInOptions: ["post", "/v1/passkeys/signin/options"];
+    signInWithPasskey: ["post", "/v1/passkeys/signin"];
+    mfaPasskeyOptions: ["post", "/v1/mfa/passkey/options"];
+    ssoBridge: ["get", "/v1/sso/bridge"];
+    ssoExchange: ["post", "/v1/sso/exchange"];
+    botSignUp: ["post", "/v1/bot/signup"];
+    botAuth: ["post", "/v1/bot/auth"];
+    listUsers: ["get", "/v1/users"];
+    createUser: ["post", "/v1/users"];
+    getUser: ["get", "/v1/users/{user_id}"];
+    deleteUser: ["delete", "/v1/users/{user_id}"];
+    updateUser: ["patch", "/v1/users/{user_id}"];
+    revokeSession: ["post", "/v1/sessions/revoke"];
+    createSignInToken: ["post", "/v1/sign_in_tokens"];
+    exportUser: ["get", "/v1/users/{user_id}/export"];
+    listUserSessions: ["get", "/v1/users/{user_id}/sessions"];
+    revokeUserSessions: ["post", "/v1/users/{user_id}/sessions/revoke"];
+    listEvents: ["get", "/v1/events"];
+    getEventStats: ["get", "/v1/events/stats"];
+    getEvent: ["get", "/v1/events/{event_id}"];
+    importUsers: ["post", "/v1/users/import"];
+    getBilling: ["get", "/v1/billing"];
+    createTopup: ["post", "/v1/billing/topups"];
+    getTopup: ["get", "/v1/billing/topups/{payment_id}"];
+    listTransactions: ["get", "/v1/billing/transactions"];
+    listOAuthProviders: ["get", "/v1/oauth/providers"];
+    listPublicOAuthProviders: ["get", "/v1/oauth/providers/public"];
+    putGoogleProvider: ["put", "/v1/oauth/providers/google"];
+    putGitHubProvider: ["put", "/v1/oauth/providers/github"];
+    putMicrosoftProvider: ["put", "/v1/oauth/providers/microsoft"];
+    putAppleProvider: ["put", "/v1/oauth/providers/apple"];
+    putCustomOAuthProvider: ["put", "/v1/oauth/providers/{provider}"];
+    deleteOAuthProvider: ["delete", "/v1/oauth/providers/{provider}"];
+    oauthAuthorize: ["get", "/v1/oauth/{provider}/authorize"];
+    oauthCallback: ["get", "/v1/oauth/{provider}/callback"];
+    oauthFormPostCallback: ["post", "/v1/oauth/{provider}/callback"];
+    openEmailLink: ["get", "/v1/email/verify"];
+    confirmEmailLink: ["post", "/v1/email/verify"];
+    getTableStorage: ["get", "/v1/tables/storage"];
+    listTables: ["get", "/v1/tables"];
+    createTable: ["post", "/v1/tables"];
+    getTable: ["get", "/v1/tables/{table_id}"];
+    deleteTable: ["delete", "/v1/tables/{table_id}"];
+    addColumn: ["post", "/v1/tables/{table_id}/columns"];
+    deleteColumn: ["delete", "/v1/tables/{table_id}/columns/{column_id}"];
+    updateColumn: ["patch", "/v1/tables/{table_id}/columns/{column_id}"];
+    insertRow: ["post", "/v1/tables/{table_id}/rows"];
+    queryRows: ["post", "/v1/tables/{table_id}/rows/query"];
+    getRow: ["get", "/v1/tables/{table_id}/rows/{row_id}"];
+    deleteRow: ["delete", "/v1/tables/{table_id}/rows/{row_id}"];
+    updateRow: ["patch", "/v1/tables/{table_id}/rows/{row_id}"];
+    listBuckets: ["get", "/v1/buckets"];
+    createBucket: ["post", "/v1/buckets"];
+    getBucketStorage: ["get", "/v1/buckets/storage"];
+    getBucket: ["get", "/v1/buckets/{bucket_id}"];
+    deleteBucket: ["delete", "/v1/buckets/{bucket_id}"];
+    updateBucket: ["patch", "/v1/buckets/{bucket_id}"];
+    getObject: ["get", "/v1/buckets/{bucket_id}/objects/{key}"];
+    putObject: ["put", "/v1/buckets/{bucket_id}/objects/{key}"];
+    deleteObject: ["delete", "/v1/buckets/{bucket_id}/objects/{key}"];
+    listObjects: ["get", "/v1/buckets/{bucket_id}/objects"];
+    listOrganizations: ["get", "/v1/organizations"];
+    createOrganization: ["post", "/v1/organizations"];
+    listMyOrganizations: ["get", "/v1/me/organizations"];
+    listUserOrganizations: ["get", "/v1/users/{user_id}/organizations"];
+    getOrganization: ["get", "/v1/organizations/{organization_id}"];
+    deleteOrganization: ["delete", "/v1/organizations/{organization_id}"];
+    updateOrganization: ["patch", "/v1/organizations/{organization_id}"];
+    listOrganizationMembers: ["get", "/v1/organizations/{organization_id}/members"];
+    addOrganizationMember: ["post", "/v1/organizations/{organization_id}/members"];
+    removeOrganizationMember: ["delete", "/v1/organizations/{organization_id}/members/{user_id}"];
+    updateOrganizationMember: ["patch", "/v1/organizations/{organization_id}/members/{user_id}"];
+    listOrganizationInvitations: ["get", "/v1/organizations/{organization_id}/invitations"];
+    createOrganizationInvitation: ["post", "/v1/organizations/{organization_id}/invitations"];
+    getOrganizationInvitation: ["get", "/v1/organizations/{organization_id}/invitations/{invitation_id}"];
+    revokeOrganizationInvitation: ["delete", "/v1/organizations/{organization_id}/invitations/{invitation_id}"];
+    listMyInvitations: ["get", "/v1/me/invitations"];
+    acceptInvitation: ["post", "/v1/invitations/accept"];
+    listOrganizationRoles: ["get", "/v1/organization_roles"];
+    createOrganizationRole: ["post", "/v1/organization_roles"];
+    deleteOrganizationRole: ["delete", "/v1/organization_roles/{key}"];
+    updateOrganizationRole: ["patch", "/v1/organization_roles/{key}"];
+    setActiveOrganization: ["post", "/v1/sessions/active_organization"];
+    listWebhooks: ["get", "/v1/webhooks"];
+    createWebhook: ["post", "/v1/webhooks"];
+    getWebhook: ["get", "/v1/webhooks/{webhook_id}"];
+    deleteWebhook: ["delete", "/v1/webhooks/{webhook_id}"];
+    updateWebhook: ["patch", "/v1/webhooks/{webhook_id}"];
+    rotateWebhookSecret: ["post", "/v1/webhooks/{webhook_id}/rotate_secret"];
+    testWebhook: ["post", "/v1/webhooks/{webhook_id}/test"];
+    listWebhookDeliveries: ["get", "/v1/webhooks/{webhook_id}/deliveries"];
+    retryWebhookDelivery: ["post", "/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"];
+    replayWebhook: ["post", "/v1/webhooks/{webhook_id}/replay"];
+    listTenants: ["get", "/v1/tenants"];
+    createTenant: ["post", "/v1/tenants"];
+    getTenant: ["get", "/v1/tenants/{tenant_id}"];
+    deleteTenant: ["delete", "/v1/tenants/{tenant_id}"];
+    updateTenant: ["patch", "/v1/tenants/{tenant_id}"];
+    listTenantMembers: ["get", "/v1/tenants/{tenant_id}/members"];
+    deleteTenantMember: ["delete", "/v1/tenants/{tenant_id}/members/{user_id}"];
+    updateTenantMember: ["patch", "/v1/tenants/{tenant_id}/members/{user_id}"];
+    listTenantEvents: ["get", "/v1/tenants/{tenant_id}/events"];
+    listTenantInvitations: ["get", "/v1/tenants/{tenant_id}/invitations"];
+    createTenantInvitation: ["post", "/v1/tenants/{tenant_id}/invitations"];
+    getTenantInvitation: ["get", "/v1/tenants/{tenant_id}/invitations/{invitation_id}"];
+    deleteTenantInvitation: ["delete", "/v1/tenants/{tenant_id}/invitations/{invitation_id}"];
+    acceptTenantInvitation: ["post", "/v1/tenant_invitations/accept"];
+    listApiTokens: ["get", "/v1/tenants/{tenant_id}/tokens"];
+    createApiToken: ["post", "/v1/tenants/{tenant_id}/tokens"];
+    deleteApiToken: ["delete", "/v1/tenants/{tenant_id}/tokens/{token_id}"];
+    listTenantApps: ["get", "/v1/tenants/{tenant_id}/apps"];
+    createTenantApp: ["post", "/v1/tenants/{tenant_id}/apps"];
+    getApp: ["get", "/v1/apps/{app_id}"];
+    deleteApp: ["delete", "/v1/apps/{app_id}"];
+    updateApp: ["patch", "/v1/apps/{app_id}"];
+    rotateSecretKey: ["post", "/v1/apps/{app_id}/secret_keys"];
+    rotateSigningKey: ["post", "/v1/apps/{app_id}/signing_keys"];
+    getConsoleSession: ["get", "/v1/console/session"];
+    completeConsoleSetup: ["post", "/v1/console/setup"];
+    listEmailTemplates: ["get", "/v1/apps/{app_id}/email_templates"];
+    getEmailTemplate: ["get", "/v1/apps/{app_id}/email_templates/{kind}"];
+    setEmailTemplate: ["put", "/v1/apps/{app_id}/email_templates/{kind}"];
+    deleteEmailTemplate: ["delete", "/v1/apps/{app_id}/email_templates/{kind}"];
+    previewEmailTemplate: ["post", "/v1/apps/{app_id}/email_templates/{kind}/preview"];
 }
 /** The routes by path, as openapi-fetch reads them: each path's operations by method. */
 export type paths = PathsOf<routes>;
@@ -830,16 +362,9 @@ export interface components {
         /** FactorList */
         FactorList: { factors: components["schemas"]["Factor"][]; recovery_codes_remaining: number; };
         /** Me */
-        Me: {
+        Me: Pick<components["schemas"]["User"], "email" | "email_verified" | "is_bot" | "public_metadata" | "unsafe_metadata" | "locale"> & {
             /** Format: uuid */
             user_id: string;
-            email: string | null;
-            email_verified: boolean;
-            is_bot: boolean;
-            /** @description written by the server */
-            public_metadata: { [key: string]: unknown; };
-            /** @description written by the user (PATCH /v1/me) */
-            unsafe_metadata: { [key: string]: unknown; };
             /** @description the session's active organisation (POST /v1/sessions/active_organization), null when none */
             organization: {
                 /** Format: uuid */
@@ -848,8 +373,6 @@ export interface components {
                 role: string;
                 permissions: string[];
             } | null;
-            /** @description the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English */
-            locale: string | null;
         };
         /**
          * MfaChallenge
@@ -886,18 +409,7 @@ export interface components {
             }[];
         };
         /** MySession */
-        MySession: {
-            /** Format: uuid */
-            session_id: string;
-            /** Format: date-time */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description The last refresh, else the sign-in
-             */
-            last_used_at: string;
-            user_agent: string | null;
-            ip: string | null;
+        MySession: Pick<components["schemas"]["UserSession"], "session_id" | "created_at" | "last_used_at" | "user_agent" | "ip"> & {
             /** @description The session making this request */
             current: boolean;
         };
@@ -1280,11 +792,7 @@ export interface operations {
     /** Sign up by email, with or without a password (proof-of-work when required) */
     signUp: { parameters: NoParameters; requestBody: JsonBody<bodies["signUp"]>; responses: { 200: Json<answers["signUp"]>; } & Errors<400 | 401 | 409 | 410 | 422 | 429 | 503>; };
     /** Sign in with a password (tokens and cookie) or by magic link / code (emailed) */
-    signIn: {
-        parameters: NoParameters;
-        requestBody: JsonBody<bodies["signIn"]>;
-        responses: { 200: Json<components["schemas"]["SessionTokens"] | components["schemas"]["MfaRequired"] | { status: "magic_link_sent" | "verification_sent"; user_id?: string | null; }>; } & Errors<400 | 401 | 429 | 503>;
-    };
+    signIn: { parameters: NoParameters; requestBody: JsonBody<bodies["signIn"]>; responses: { 200: Json<components["schemas"]["SessionTokens"] | components["schemas"]["MfaRequired"] | { status: "magic_link_sent" | "verification_sent"; user_id?: string | null; }>; } & Errors<400 | 401 | 429 | 503>; };
     /** Exchange an emailed 6-digit code for a session */
     verifyCode: { parameters: NoParameters; requestBody: JsonBody<bodies["verifyCode"]>; responses: { 200: components["responses"]["SignInAnswer"]; } & Errors<400 | 401 | 429>; };
     /** The signed-in user */
@@ -1317,11 +825,7 @@ export interface operations {
      * Change (or set) the signed-in user's password; every other session is revoked
      * @description current_password is required when the account has a password (a wrong one is 403 and counts in the sign-in windows). An account without one may set it without current_password within 10 minutes of signing in (the token's auth_time); later, 403. A user with a second factor needs an aal2 session (403 aal2_required).
      */
-    changePassword: {
-        parameters: NoParameters;
-        requestBody: JsonBody<{ current_password?: string | null; new_password: string; }>;
-        responses: { 200: Json<components["schemas"]["PasswordChangedStatus"]>; } & Errors<400 | 401 | 403 | 409 | 429>;
-    };
+    changePassword: { parameters: NoParameters; requestBody: JsonBody<{ current_password?: string | null; new_password: string; }>; responses: { 200: Json<components["schemas"]["PasswordChangedStatus"]>; } & Errors<400 | 401 | 403 | 409 | 429>; };
     /**
      * Start a change of email: a code and/or link to the new address
      * @description Nothing changes until the new address is proven (POST /v1/me/email/confirm). 409 when another user of the app has it. The link goes to redirect_url (allow-listed), else the app's own page, with ?email_change_token=.
@@ -1446,11 +950,7 @@ export interface operations {
     /** Change a user: email, email_verified, metadata (each replaced whole), banned, locale */
     updateUser: { parameters: InPath<{ user_id: string; }>; requestBody: JsonBody<bodies["updateUser"]>; responses: { 200: components["responses"]["User"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** Revoke a session: its access token is refused at once, its refresh token dies */
-    revokeSession: {
-        parameters: { query: { session_id: string; }; header?: never; path?: never; cookie?: never; };
-        requestBody?: never;
-        responses: { 200: components["responses"]["RevokedStatus"]; } & Errors<400 | 401 | 403 | 404>;
-    };
+    revokeSession: { parameters: { query: { session_id: string; }; header?: never; path?: never; cookie?: never; }; requestBody?: never; responses: { 200: components["responses"]["RevokedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Issue a session for a user on the server’s word (a sign-in token) */
     createSignInToken: { parameters: NoParameters; requestBody: JsonBody<bodies["createSignInToken"]>; responses: { 200: Json<answers["createSignInToken"]>; } & Errors<400 | 401 | 403 | 404>; };
     /** Export a user: their record, identities, sessions, rows, objects' metadata, second factors and organisations, streamed */
@@ -1583,19 +1083,11 @@ export interface operations {
     /** Delete a table with its rows (their bytes are given back) */
     deleteTable: { parameters: InPath<{ table_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Add a column; returns the table */
-    addColumn: {
-        parameters: InPath<{ table_id: string; }>;
-        requestBody: JsonBody<components["schemas"]["ColumnInput"]>;
-        responses: { 201: components["responses"]["Table"]; } & Errors<400 | 401 | 403 | 404 | 409 | 413>;
-    };
+    addColumn: { parameters: InPath<{ table_id: string; }>; requestBody: JsonBody<components["schemas"]["ColumnInput"]>; responses: { 201: components["responses"]["Table"]; } & Errors<400 | 401 | 403 | 404 | 409 | 413>; };
     /** Delete a column and its values */
     deleteColumn: { parameters: InPath<{ table_id: string; column_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Change a column: name, required, default_value, position; type only while the table is empty */
-    updateColumn: {
-        parameters: InPath<{ table_id: string; column_id: string; }>;
-        requestBody: JsonBody<bodies["updateColumn"]>;
-        responses: { 200: components["responses"]["Table"]; } & Errors<400 | 401 | 403 | 404 | 409 | 413>;
-    };
+    updateColumn: { parameters: InPath<{ table_id: string; column_id: string; }>; requestBody: JsonBody<bodies["updateColumn"]>; responses: { 200: components["responses"]["Table"]; } & Errors<400 | 401 | 403 | 404 | 409 | 413>; };
     /** Create a row (data at most 256 KiB; 413 past the storage limit) */
     insertRow: { parameters: InPath<{ table_id: string; }>; requestBody: JsonBody<bodies["insertRow"]>; responses: { 201: components["responses"]["Row"]; } & Errors<400 | 401 | 403 | 404 | 413 | 429>; };
     /** Filter (AND of field/op/value), sort and page by cursor */
@@ -1605,11 +1097,7 @@ export interface operations {
     /** Delete a row */
     deleteRow: { parameters: InPath<{ table_id: string; row_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404 | 429>; };
     /** Merge data into the row; null clears a non-required field */
-    updateRow: {
-        parameters: InPath<{ table_id: string; row_id: string; }>;
-        requestBody: JsonBody<bodies["updateRow"]>;
-        responses: { 200: components["responses"]["Row"]; } & Errors<400 | 401 | 403 | 404 | 413 | 429>;
-    };
+    updateRow: { parameters: InPath<{ table_id: string; row_id: string; }>; requestBody: JsonBody<bodies["updateRow"]>; responses: { 200: components["responses"]["Row"]; } & Errors<400 | 401 | 403 | 404 | 413 | 429>; };
     /** The app's buckets */
     listBuckets: { parameters: NoParameters; requestBody?: never; responses: { 200: Json<{ buckets: components["schemas"]["Bucket"][]; }>; } & Errors<401 | 403>; };
     /** Create a bucket */
@@ -1655,55 +1143,27 @@ export interface operations {
         responses: { 200: Json<{ objects: components["schemas"]["BucketObject"][]; next_cursor: string | null; }>; } & Errors<400 | 401 | 403 | 404>;
     };
     /** The app's organisations, a page at a time */
-    listOrganizations: {
-        parameters: InQuery<{ limit?: number; cursor?: string; slug?: string; }>;
-        requestBody?: never;
-        responses: { 200: Json<{ organizations: components["schemas"]["Organization"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>;
-    };
+    listOrganizations: { parameters: InQuery<{ limit?: number; cursor?: string; slug?: string; }>; requestBody?: never; responses: { 200: Json<{ organizations: components["schemas"]["Organization"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>; };
     /** Create an organisation: a user becomes its owner (org_creation users); the server may name an owner */
     createOrganization: { parameters: NoParameters; requestBody: JsonBody<bodies["createOrganization"]>; responses: { 201: components["responses"]["Organization"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** The signed-in user's organisations, with their role in each */
-    listMyOrganizations: {
-        parameters: InQuery<{ limit?: number; cursor?: string; }>;
-        requestBody?: never;
-        responses: { 200: Json<{ organizations: components["schemas"]["Organization"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>;
-    };
+    listMyOrganizations: { parameters: InQuery<{ limit?: number; cursor?: string; }>; requestBody?: never; responses: { 200: Json<{ organizations: components["schemas"]["Organization"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>; };
     /** A user's organisations, with their role in each */
-    listUserOrganizations: {
-        parameters: InPathAndQuery<{ user_id: string; }, { limit?: number; cursor?: string; }>;
-        requestBody?: never;
-        responses: { 200: Json<{ organizations: components["schemas"]["Organization"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>;
-    };
+    listUserOrganizations: { parameters: InPathAndQuery<{ user_id: string; }, { limit?: number; cursor?: string; }>; requestBody?: never; responses: { 200: Json<{ organizations: components["schemas"]["Organization"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>; };
     /** One organisation (a member, or the server) */
     getOrganization: { parameters: InPath<{ organization_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["Organization"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Delete an organisation (org:delete): refused at once, its members, invitations, rows and objects purged in batches */
     deleteOrganization: { parameters: InPath<{ organization_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Change name or slug (org:update); metadata: the server only */
-    updateOrganization: {
-        parameters: InPath<{ organization_id: string; }>;
-        requestBody: JsonBody<bodies["updateOrganization"]>;
-        responses: { 200: components["responses"]["Organization"]; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    updateOrganization: { parameters: InPath<{ organization_id: string; }>; requestBody: JsonBody<bodies["updateOrganization"]>; responses: { 200: components["responses"]["Organization"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** The organisation's members, a page at a time (any member) */
-    listOrganizationMembers: {
-        parameters: InPathAndQuery<{ organization_id: string; }, { limit?: number; cursor?: string; }>;
-        requestBody?: never;
-        responses: { 200: Json<{ members: components["schemas"]["OrganizationMember"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>;
-    };
+    listOrganizationMembers: { parameters: InPathAndQuery<{ organization_id: string; }, { limit?: number; cursor?: string; }>; requestBody?: never; responses: { 200: Json<{ members: components["schemas"]["OrganizationMember"][]; } & NextCursor>; } & Errors<400 | 401 | 403 | 404>; };
     /** Add a user of the app to the organisation with a role */
-    addOrganizationMember: {
-        parameters: InPath<{ organization_id: string; }>;
-        requestBody: JsonBody<bodies["addOrganizationMember"]>;
-        responses: { 201: components["responses"]["OrganizationMember"]; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    addOrganizationMember: { parameters: InPath<{ organization_id: string; }>; requestBody: JsonBody<bodies["addOrganizationMember"]>; responses: { 201: components["responses"]["OrganizationMember"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** Remove a member (oneself, or org:members:manage); the last owner stays (409) */
     removeOrganizationMember: { parameters: InPath<{ organization_id: string; user_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** Change a member's role (org:members:manage; only an owner makes or changes an owner; the last owner stays) */
-    updateOrganizationMember: {
-        parameters: InPath<{ organization_id: string; user_id: string; }>;
-        requestBody: JsonBody<bodies["updateOrganizationMember"]>;
-        responses: { 200: components["responses"]["OrganizationMember"]; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    updateOrganizationMember: { parameters: InPath<{ organization_id: string; user_id: string; }>; requestBody: JsonBody<bodies["updateOrganizationMember"]>; responses: { 200: components["responses"]["OrganizationMember"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** The organisation's invitations (org:invitations:manage) */
     listOrganizationInvitations: {
         parameters: InPathAndQuery<{ organization_id: string; }, { limit?: number; cursor?: string; status?: "pending" | "accepted" | "revoked"; }>;
@@ -1714,17 +1174,9 @@ export interface operations {
      * Invite an email address (org:invitations:manage): emailed with a link carrying ?invitation_token=
      * @description The link opens redirect_url (on the allow-list), else the app's first allowed origin. 20 an hour and 100 pending per organisation (429 with Retry-After).
      */
-    createOrganizationInvitation: {
-        parameters: InPath<{ organization_id: string; }>;
-        requestBody: JsonBody<bodies["createOrganizationInvitation"]>;
-        responses: { 201: components["responses"]["OrganizationInvitation"]; } & Errors<400 | 401 | 403 | 404 | 429>;
-    };
+    createOrganizationInvitation: { parameters: InPath<{ organization_id: string; }>; requestBody: JsonBody<bodies["createOrganizationInvitation"]>; responses: { 201: components["responses"]["OrganizationInvitation"]; } & Errors<400 | 401 | 403 | 404 | 429>; };
     /** One invitation (org:invitations:manage) */
-    getOrganizationInvitation: {
-        parameters: InPath<{ organization_id: string; invitation_id: string; }>;
-        requestBody?: never;
-        responses: { 200: components["responses"]["OrganizationInvitation"]; } & Errors<400 | 401 | 403 | 404>;
-    };
+    getOrganizationInvitation: { parameters: InPath<{ organization_id: string; invitation_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["OrganizationInvitation"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Revoke a pending invitation (org:invitations:manage) */
     revokeOrganizationInvitation: { parameters: InPath<{ organization_id: string; invitation_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** The pending invitations to the signed-in user's verified email */
@@ -1759,21 +1211,13 @@ export interface operations {
     /** Send a webhook.test event to this endpoint alone */
     testWebhook: { parameters: InPath<{ webhook_id: string; }>; requestBody?: never; responses: { 202: Json<{ delivery_id: string; }>; } & Errors<400 | 401 | 403 | 404>; };
     /** The endpoint's deliveries, newest first */
-    listWebhookDeliveries: {
-        parameters: InPathAndQuery<{ webhook_id: string; }, queries["listWebhookDeliveries"]>;
-        requestBody?: never;
-        responses: { 200: Json<components["schemas"]["WebhookDeliveryList"]>; } & Errors<400 | 401 | 403 | 404>;
-    };
+    listWebhookDeliveries: { parameters: InPathAndQuery<{ webhook_id: string; }, queries["listWebhookDeliveries"]>; requestBody?: never; responses: { 200: Json<components["schemas"]["WebhookDeliveryList"]>; } & Errors<400 | 401 | 403 | 404>; };
     /** Attempt a delivery again now (same webhook-id and body) */
     retryWebhookDelivery: { parameters: InPath<{ webhook_id: string; delivery_id: string; }>; requestBody?: never; responses: { 202: Json<{ delivery_id: string; }>; } & Errors<400 | 401 | 403 | 404>; };
     /** Queue every matching event since a time for this endpoint again (same webhook-ids) */
     replayWebhook: { parameters: InPath<{ webhook_id: string; }>; requestBody: JsonBody<bodies["replayWebhook"]>; responses: { 202: Json<{ queued: number; }>; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** The caller's tenants (the operator: every tenant, paged) */
-    listTenants: {
-        parameters: InQuery<{ limit?: number; cursor?: string; }>;
-        requestBody?: never;
-        responses: { 200: Json<{ tenants: components["schemas"]["Tenant"][]; next_cursor: string | null; }>; } & Errors<400 | 401>;
-    };
+    listTenants: { parameters: InQuery<{ limit?: number; cursor?: string; }>; requestBody?: never; responses: { 200: Json<{ tenants: components["schemas"]["Tenant"][]; next_cursor: string | null; }>; } & Errors<400 | 401>; };
     /** Create a tenant; the console user calling becomes its owner */
     createTenant: { parameters: NoParameters; requestBody: JsonBody<{ name: string; }>; responses: { 201: components["responses"]["Tenant"]; } & Errors<400 | 401 | 403>; };
     /** A tenant */
@@ -1787,25 +1231,13 @@ export interface operations {
     /** Remove a member, or oneself (the last owner stays: 409) */
     deleteTenantMember: { parameters: InPath<{ tenant_id: string; user_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<401 | 403 | 404 | 409>; };
     /** Change a member's role (the last owner stays: 409) */
-    updateTenantMember: {
-        parameters: InPath<{ tenant_id: string; user_id: string; }>;
-        requestBody: JsonBody<{ role: "owner" | "admin" | "viewer"; }>;
-        responses: { 200: Json<components["schemas"]["TenantMember"]>; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    updateTenantMember: { parameters: InPath<{ tenant_id: string; user_id: string; }>; requestBody: JsonBody<{ role: "owner" | "admin" | "viewer"; }>; responses: { 200: Json<components["schemas"]["TenantMember"]>; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** A page of the tenant's own events (management actions, app_id null), newest first */
-    listTenantEvents: {
-        parameters: InPathAndQuery<{ tenant_id: string; }, Omit<queries["listEvents"], "user_id">>;
-        requestBody?: never;
-        responses: { 200: components["responses"]["EventList"]; } & Errors<400 | 401 | 404>;
-    };
+    listTenantEvents: { parameters: InPathAndQuery<{ tenant_id: string; }, Omit<queries["listEvents"], "user_id">>; requestBody?: never; responses: { 200: components["responses"]["EventList"]; } & Errors<400 | 401 | 404>; };
     /** The tenant's invitations */
     listTenantInvitations: { parameters: InPath<{ tenant_id: string; }>; requestBody?: never; responses: { 200: Json<{ invitations: components["schemas"]["TenantInvitation"][]; }>; } & Errors<401 | 404>; };
     /** Invite an email to the tenant (emailed; 7 days) */
-    createTenantInvitation: {
-        parameters: InPath<{ tenant_id: string; }>;
-        requestBody: JsonBody<bodies["createTenantInvitation"]>;
-        responses: { 201: components["responses"]["TenantInvitation"]; } & Errors<400 | 401 | 403 | 404>;
-    };
+    createTenantInvitation: { parameters: InPath<{ tenant_id: string; }>; requestBody: JsonBody<bodies["createTenantInvitation"]>; responses: { 201: components["responses"]["TenantInvitation"]; } & Errors<400 | 401 | 403 | 404>; };
     /** An invitation */
     getTenantInvitation: { parameters: InPath<{ tenant_id: string; invitation_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["TenantInvitation"]; } & Errors<401 | 404>; };
     /** Revoke a pending invitation */
@@ -1815,11 +1247,7 @@ export interface operations {
     /** The tenant's live API tokens (never the token) */
     listApiTokens: { parameters: InPath<{ tenant_id: string; }>; requestBody?: never; responses: { 200: Json<{ tokens: components["schemas"]["ApiToken"][]; }>; } & Errors<401 | 404>; };
     /** A tenant API token (tk_..., shown once) */
-    createApiToken: {
-        parameters: InPath<{ tenant_id: string; }>;
-        requestBody: JsonBody<{ name: string; role: "owner" | "admin" | "viewer"; expires_in_days?: number; }>;
-        responses: { 201: Json<answers["createApiToken"]>; } & Errors<400 | 401 | 403 | 404>;
-    };
+    createApiToken: { parameters: InPath<{ tenant_id: string; }>; requestBody: JsonBody<{ name: string; role: "owner" | "admin" | "viewer"; expires_in_days?: number; }>; responses: { 201: Json<answers["createApiToken"]>; } & Errors<400 | 401 | 403 | 404>; };
     /** Revoke an API token (refused at once on every node) */
     deleteApiToken: { parameters: InPath<{ tenant_id: string; token_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<401 | 403 | 404>; };
     /** The tenant's apps */
@@ -1831,17 +1259,9 @@ export interface operations {
     /** Delete an app and everything of it */
     deleteApp: { parameters: InPath<{ app_id: string; }>; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<401 | 403 | 404>; };
     /** Change an app's settings */
-    updateApp: {
-        parameters: InPath<{ app_id: string; }>;
-        requestBody: JsonBody<Partial<operations["createTenantApp"]["requestBody"]["content"]["application/json"]>>;
-        responses: { 200: components["responses"]["App"]; } & Errors<400 | 401 | 403 | 404 | 409>;
-    };
+    updateApp: { parameters: InPath<{ app_id: string; }>; requestBody: JsonBody<Partial<operations["createTenantApp"]["requestBody"]["content"]["application/json"]>>; responses: { 200: components["responses"]["App"]; } & Errors<400 | 401 | 403 | 404 | 409>; };
     /** A new secret key (shown once); the old one dies now or after keep_old_for_seconds */
-    rotateSecretKey: {
-        parameters: InPath<{ app_id: string; }>;
-        requestBody: JsonBody<{ keep_old_for_seconds?: number; }>;
-        responses: { 201: Json<{ secret_key: string; old_key_expires_at: string | null; }>; } & Errors<400 | 401 | 403 | 404>;
-    };
+    rotateSecretKey: { parameters: InPath<{ app_id: string; }>; requestBody: JsonBody<{ keep_old_for_seconds?: number; }>; responses: { 201: Json<{ secret_key: string; old_key_expires_at: string | null; }>; } & Errors<400 | 401 | 403 | 404>; };
     /** A new signing key, used at once */
     rotateSigningKey: { parameters: InPath<{ app_id: string; }>; requestBody?: never; responses: { 201: Json<{ kid: string; }>; } & Errors<401 | 403 | 404>; };
     /** Who the Console credential is: its user, whether an operator, whether it may create tenants */
@@ -1851,11 +1271,7 @@ export interface operations {
     /** The app's own email templates, every kind of email and the shipped locales */
     listEmailTemplates: { parameters: InPath<{ app_id: string; }>; requestBody?: never; responses: { 200: Json<answers["listEmailTemplates"]>; } & Errors<401 | 404>; };
     /** The template a reader in `locale` gets now: the app's own (source app) or the shipped one */
-    getEmailTemplate: {
-        parameters: InPathAndQuery<{ app_id: string; kind: string; }, queries["getEmailTemplate"]>;
-        requestBody?: never;
-        responses: { 200: Json<{ app_id: string; kind: string; locale: string; subject: string; text: string; html: string; source: "app" | "shipped"; }>; } & Errors<400 | 401 | 404>;
-    };
+    getEmailTemplate: { parameters: InPathAndQuery<{ app_id: string; kind: string; }, queries["getEmailTemplate"]>; requestBody?: never; responses: { 200: Json<{ app_id: string; kind: string; locale: string; subject: string; text: string; html: string; source: "app" | "shipped"; }>; } & Errors<400 | 401 | 404>; };
     /** Keep the app's template of a kind in `locale`; parts not given are taken from the one used there now */
     setEmailTemplate: {
         parameters: InPath<{ app_id: string; kind: string; }>;
@@ -1865,11 +1281,7 @@ export interface operations {
     /** Delete the app's template of a kind in `locale`: its emails go back to the shipped one */
     deleteEmailTemplate: { parameters: operations["getEmailTemplate"]["parameters"]; requestBody?: never; responses: { 200: components["responses"]["DeletedStatus"]; } & Errors<400 | 401 | 403 | 404>; };
     /** Render the template a reader in `locale` gets (or the parts given, not kept) with sample data */
-    previewEmailTemplate: {
-        parameters: InPath<{ app_id: string; kind: string; }>;
-        requestBody: JsonBody<components["schemas"]["EmailTemplateParts"]>;
-        responses: { 200: Json<{ kind: string; locale: string; source: ("app" | "shipped") | "draft"; subject: string; text: string; html: string; }>; } & Errors<400 | 401 | 404>;
-    };
+    previewEmailTemplate: { parameters: InPath<{ app_id: string; kind: string; }>; requestBody: JsonBody<components["schemas"]["EmailTemplateParts"]>; responses: { 200: Json<{ kind: string; locale: string; source: ("app" | "shipped") | "draft"; subject: string; text: string; html: string; }>; } & Errors<400 | 401 | 404>; };
 }
 /** The query parameters of more than a line, by operation. */
 export interface queries {

@@ -7,11 +7,11 @@ import type { Db } from '../../store/db.js';
 type ByteTable = 'custom_table_usage' | 'object_storage_usage' | 'object_uploads';
 type ByteCount = 'custom_table_usage.used_bytes' | 'object_storage_usage.used_bytes' | 'object_uploads.reserved_bytes';
 
-/** The sum of `count` over the rows of `table` that belong to the tenant's apps (0 when there are none). */
-async function sumOverTenantApps(db: Db, tenantId: string, table: ByteTable, count: ByteCount): Promise<number> {
+/** The sum of `count`, a column of `table`, over its rows that belong to the tenant's apps (0 when there are none). */
+async function sumOverTenantApps<T extends ByteTable>(db: Db, tenantId: string, table: T, count: Extract<ByteCount, `${T}.${string}`>): Promise<number> {
   const row = await db
-    .selectFrom(table)
-    .innerJoin('applications', 'applications.id', `${table}.app_id`)
+    .selectFrom(table as ByteTable)
+    .innerJoin('applications', 'applications.id', `${table as ByteTable}.app_id`)
     .where('applications.tenant_id', '=', tenantId)
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>(count), eb.val(0)).as('bytes'))
     .executeTakeFirst();

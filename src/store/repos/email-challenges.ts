@@ -5,8 +5,9 @@ import type { Database, EmailChallengeRow } from '../types.js';
 export type ChallengePurpose = EmailChallengeRow['purpose'];
 
 /**
- * The UPDATE that marks unused challenges used at `now`; the caller names which (its app always among
- * them). A used challenge is never marked again, so of callers racing for one, only one gets it back.
+ * The UPDATE that marks unused challenges used at `now`; the caller names which (by its app, but for a
+ * link's consumption, whose token names its app: consumeByLink). A used challenge is never marked again, so
+ * of callers racing for one, only one gets it back.
  */
 function markUsed(db: Db, now: string) {
   return db.updateTable('email_challenges').set({ used_at: now }).where('used_at', 'is', null);

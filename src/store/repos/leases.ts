@@ -8,13 +8,14 @@ import type { Database } from '../types.js';
 
 export type LeasedTable = 'mail_outbox' | 'webhook_deliveries';
 
-/** A leased queue: its table, and when a row's attempt is due at `now` (leases aside: see dueAndFree). */
-export interface LeasedQueue<T extends LeasedTable> {
+/** A leased queue's table, and when one of its rows is due at `now` (leases aside: see dueAndFree). */
+export interface QueueTable<T extends LeasedTable> {
   table: T;
-  due: (eb: ExpressionBuilder<Database, LeasedTable>, now: string) => Expression<SqlBool>;
+  due: (eb: ExpressionBuilder<Database, T>, now: string) => Expression<SqlBool>;
 }
 
-export interface ClaimOptions {
+/** A claim of due rows: leased to `holder` until `leaseUntil`. */
+export interface LeaseClaim {
   holder: string;
   now: string;
   leaseUntil: string;
@@ -28,14 +29,19 @@ function leaseFree(eb: ExpressionBuilder<Database, LeasedTable>, now: string) {
 }
 
 /** The rows of the queue to attempt at `now`: due, and free. */
-const dueAndFree = (queue: LeasedQueue<LeasedTable>, now: string) => (eb: ExpressionBuilder<Database, LeasedTable>) => eb.and([queue.due(eb, now), leaseFree(eb, now)]);
+// (Kysely types a statement over a union of tables as one over all of them: `due` is typed against its own
+// table, so a column of the other queue's table does not compile there; the cast gives it the builder.)
+const dueAndFree =
+  <T extends LeasedTable>(queue: QueueTable<T>, now: string) =>
+  (eb: ExpressionBuilder<Database, LeasedTable>) =>
+    eb.and([queue.due(eb as unknown as ExpressionBuilder<Database, T>, now), leaseFree(eb, now)]);
 
 /**
  * Whether any row is due: a read, so an idle worker's poll takes no write lock (on SQLite a claim that waits
  * for another process's write lock would stop the node's event loop for the busy timeout).
  */
-export async function anyDue(db: Db, queue: LeasedQueue<LeasedTable>, now: string): Promise<boolean> {
-  const row = await db.selectFrom(queue.table).select('id').where(dueAndFree(queue, now)).limit(1).executeTakeFirst();
+export async function anyDue<T extends LeasedTable>(db: Db, queue: QueueTable<T>, now: string): Promise<boolean> {
+  const row = await db.selectFrom(queue.table as LeasedTable).select('id').where(dueAndFree(queue, now)).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -45,7 +51,7 @@ export async function anyDue(db: Db, queue: LeasedQueue<LeasedTable>, now: strin
  * either database; `skipLocked` (PostgreSQL) makes them pass over each other's rows instead of waiting. On
  * SQLite the caller runs this in a write transaction (BEGIN IMMEDIATE), which serializes claims.
  */
-export async function claimDue<T extends LeasedTable>(db: Db, queue: LeasedQueue<T>, options: ClaimOptions): Promise<Selectable<Database[T]>[]> {
+export async function claimDue<T extends LeasedTable>(db: Db, queue: QueueTable<T>, options: LeaseClaim): Promise<Selectable<Database[T]>[]> {
   const due = dueAndFree(queue, options.now);
   let candidates = db
     .selectFrom(queue.table as LeasedTable)

@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db.js';
 import type { Database, MailOutboxRow } from '../types.js';
-import { anyDue, claimDue, releaseLease, type ClaimOptions, type LeasedQueue } from './leases.js';
+import { anyDue, claimDue, releaseLease, type LeaseClaim, type QueueTable } from './leases.js';
 
 /** Queues an email; call it inside the transaction that writes what the email announces. */
 export async function insertOutboxMail(db: Db, row: MailOutboxRow): Promise<void> {
@@ -9,7 +9,7 @@ export async function insertOutboxMail(db: Db, row: MailOutboxRow): Promise<void
 }
 
 /** The outbox as a leased queue: an email is due while not given up, once its next attempt's time has come. */
-const OUTBOX: LeasedQueue<'mail_outbox'> = {
+const OUTBOX: QueueTable<'mail_outbox'> = {
   table: 'mail_outbox',
   due: (eb: ExpressionBuilder<Database, 'mail_outbox'>, now) => eb.and([eb('gave_up_at', 'is', null), eb('next_attempt_at', '<=', now)]),
 };
@@ -18,7 +18,7 @@ const OUTBOX: LeasedQueue<'mail_outbox'> = {
 export const anyDueMail = (db: Db, now: string): Promise<boolean> => anyDue(db, OUTBOX, now);
 
 /** Leases up to `limit` due emails to `holder` until `leaseUntil`; each goes to one node only (claimDue). */
-export const claimDueMail = (db: Db, options: ClaimOptions): Promise<MailOutboxRow[]> => claimDue(db, OUTBOX, options);
+export const claimDueMail = (db: Db, options: LeaseClaim): Promise<MailOutboxRow[]> => claimDue(db, OUTBOX, options);
 
 /** Removes a sent email (only while `holder` still holds it). */
 export async function deleteSentMail(db: Db, id: string, holder: string): Promise<void> {

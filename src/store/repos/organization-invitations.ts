@@ -8,7 +8,7 @@ import { writeLiveOrganization } from './organizations.js';
 // invitation is accepted or revoked by one conditional write that only a pending, unexpired one passes.
 
 /** An invitation still open at `now`: pending (not accepted or revoked) and unexpired. */
-const pendingInvitation = (eb: ExpressionBuilder<Database, 'organization_invitations'>, now: string) =>
+const openInvitation = (eb: ExpressionBuilder<Database, 'organization_invitations'>, now: string) =>
   eb.and([eb('organization_invitations.status', '=', 'pending'), eb('organization_invitations.expires_at', '>', now)]);
 
 /**
@@ -50,7 +50,7 @@ export async function findPendingForEmail(db: Db, appId: string, emailNormalized
     .select(['organizations.name as organization_name', 'organizations.slug as organization_slug'])
     .where('organization_invitations.app_id', '=', appId)
     .where('organization_invitations.email_normalized', '=', emailNormalized)
-    .where((eb) => pendingInvitation(eb, now))
+    .where((eb) => openInvitation(eb, now))
     .where('organizations.deleted_at', 'is', null)
     .orderBy('organization_invitations.id')
     .limit(rowLimit(100))
@@ -82,7 +82,7 @@ export async function claimInvitation(
     .updateTable('organization_invitations')
     .set({ status: 'accepted', updated_at: v.now })
     .where('app_id', '=', v.appId)
-    .where((eb) => pendingInvitation(eb, v.now))
+    .where((eb) => openInvitation(eb, v.now))
     .where('email_normalized', '=', v.emailNormalized);
   query = 'tokenHash' in v.by ? query.where('token_hash', '=', v.by.tokenHash) : query.where('id', '=', v.by.invitationId);
   return query.returningAll().executeTakeFirst();

@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type QueryCreator, type R
 import type { Db } from '../db.js';
 import { rowLimit } from '../limit.js';
 import type { Database, WebhookDeliveryRow, WebhookEndpointTypesTable } from '../types.js';
-import { anyDue, claimDue, releaseLease, type ClaimOptions, type LeasedQueue } from './leases.js';
+import { anyDue, claimDue, releaseLease, type LeaseClaim, type QueueTable } from './leases.js';
 
 // The webhook delivery queue (migration 0033): one row per (event, endpoint), leased to one node per attempt.
 
@@ -94,7 +94,7 @@ export async function insertDeliveries(db: Db, rows: WebhookDeliveryRow[]): Prom
 }
 
 /** The delivery queue as a leased queue: a delivery is due once its next attempt's time has come (null once finished). */
-const QUEUE: LeasedQueue<'webhook_deliveries'> = { table: 'webhook_deliveries', due: (eb, now) => eb('next_attempt_at', '<=', now) };
+const QUEUE: QueueTable<'webhook_deliveries'> = { table: 'webhook_deliveries', due: (eb, now) => eb('next_attempt_at', '<=', now) };
 
 /** Whether any delivery is due and free: a read, so an idle worker's poll takes no write lock (anyDue). */
 export const anyDueDelivery = (db: Db, now: string): Promise<boolean> => anyDue(db, QUEUE, now);
@@ -103,7 +103,7 @@ export const anyDueDelivery = (db: Db, now: string): Promise<boolean> => anyDue(
  * Leases up to `limit` due deliveries to `holder` until `leaseUntil`; each goes to one node only (claimDue).
  * On SQLite the caller runs this in a write transaction.
  */
-export const claimDueDeliveries = (db: Db, options: ClaimOptions): Promise<WebhookDeliveryRow[]> => claimDue(db, QUEUE, options);
+export const claimDueDeliveries = (db: Db, options: LeaseClaim): Promise<WebhookDeliveryRow[]> => claimDue(db, QUEUE, options);
 
 export interface AttemptOutcome {
   attempts: number;

@@ -1,5 +1,6 @@
 import { organizationView, type ActiveOrganization } from '../../../services/organizations/active.js';
 import { Type } from '@sinclair/typebox';
+import { UserBody } from '../users.js';
 import { routeGroup, userSession } from '../../route-security.js';
 
 // Request and response pieces shared by the sign-up, sign-in and session routes.
@@ -13,28 +14,29 @@ export const RedirectUrl = Type.Union([Type.String({ maxLength: 2048 }), Type.Nu
 /** The group of the routes of the signed-in user's own session (GET, PATCH, DELETE /v1/me, logout). */
 export const sessionRoute = routeGroup('sessions', userSession);
 
-/** The signed-in user, as GET /v1/me answers it. */
-export const MeBody = Type.Object({
-  user_id: Type.String({ format: 'uuid' }),
-  email: Type.Union([Type.String(), Type.Null()]),
-  email_verified: Type.Boolean(),
-  is_bot: Type.Boolean(),
-  public_metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'written by the server' }),
-  unsafe_metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'written by the user (PATCH /v1/me)' }),
-  organization: Type.Union(
-    [
-      Type.Object({
-        organization_id: Type.String({ format: 'uuid' }),
-        slug: Type.String(),
-        role: Type.String(),
-        permissions: Type.Array(Type.String()),
-      }),
-      Type.Null(),
-    ],
-    { description: "the session's active organisation (POST /v1/sessions/active_organization), null when none" },
-  ),
-  locale: Type.Union([Type.String(), Type.Null()], { description: 'the language of my emails, a BCP 47 tag (PATCH /v1/me); null: English' }),
-}, { title: 'Me' });
+/** The signed-in user, as GET /v1/me answers it: a user's own fields of UserBody, never the private ones. */
+export const MeBody = Type.Composite(
+  [
+    Type.Object({ user_id: Type.String({ format: 'uuid' }) }),
+    Type.Pick(UserBody, ['email', 'email_verified', 'is_bot', 'public_metadata', 'unsafe_metadata']),
+    Type.Object({
+      organization: Type.Union(
+        [
+          Type.Object({
+            organization_id: Type.String({ format: 'uuid' }),
+            slug: Type.String(),
+            role: Type.String(),
+            permissions: Type.Array(Type.String()),
+          }),
+          Type.Null(),
+        ],
+        { description: "the session's active organisation (POST /v1/sessions/active_organization), null when none" },
+      ),
+    }),
+    Type.Pick(UserBody, ['locale']),
+  ],
+  { title: 'Me' },
+);
 
 /** GET /v1/me's answer: never the private metadata. */
 export const meBody = (user: {
