@@ -9,11 +9,16 @@ import { setAuthCookies } from './cookies.js';
 
 export const tokensOnly = (t: SessionTokens) => ({ access_token: t.access_token, refresh_token: t.refresh_token, user_id: t.user_id, session_id: t.session_id });
 
-/** The JSON answer of a sign-in: the MFA challenge, or the tokens with the cookies set. */
+/** The JSON answer of a new session: its cookies set, its tokens in the body. */
+export function answerSession(reply: FastifyReply, config: Config, tokens: SessionTokens) {
+  setAuthCookies(reply, config, tokens);
+  return tokensOnly(tokens);
+}
+
+/** The JSON answer of a sign-in: the MFA challenge, or the session (answerSession). */
 export function answerSignIn(reply: FastifyReply, config: Config, result: SignInResult) {
   if (result.mfa) return result.mfa;
-  setAuthCookies(reply, config, result.tokens);
-  return tokensOnly(result.tokens);
+  return answerSession(reply, config, result.tokens);
 }
 
 /** Where a browser flow (email link, OAuth) sends a user who still owes a second factor: the target with `?mfa_token=`. */

@@ -5,10 +5,10 @@ import type { Deps } from '../../../deps.js';
 import { liveChallenge } from '../../../services/mfa/sign-in.js';
 import { mfaPasskeyOptions, passkeyRegistrationOptions, passkeySignInOptions, registerPasskey, signInWithPasskey } from '../../../services/mfa/passkeys.js';
 import { clientInfo, rateLimitIp } from '../../client-ip.js';
-import { setAuthCookies, setSessionCookie } from '../../cookies.js';
+import { setSessionCookie } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, Uuid } from '../../schemas.js';
-import { tokensOnly } from '../../sign-in-answer.js';
+import { answerSession } from '../../sign-in-answer.js';
 import type { Http } from '../../types.js';
 import { publishableKey, userSession } from '../../route-security.js';
 import { SessionTokensBody } from '../auth/schemas.js';
@@ -101,8 +101,7 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
     },
     async (request, reply) => {
       const tokens = await signInWithPasskey(deps, request.application!, request.body.challenge_id, asAssertion(request.body.credential), clientInfo(request));
-      setAuthCookies(reply, deps.config, tokens);
-      return tokensOnly(tokens);
+      return answerSession(reply, deps.config, tokens);
     },
   );
 
