@@ -1,7 +1,11 @@
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { Guards } from './plugins/guards-interface.js';
+
 // What each guard (plugins/guards.ts) accepts, as the OpenAPI document states it in a route's `security`:
 // the schemes are declared in app.ts (securitySchemes). A route states the requirement of the guard it runs.
 
 type Security = Record<string, string[]>[];
+type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /** guards.secret: the app's secret key. */
 export const secretKey: Security = [{ secret: [] }];
@@ -16,3 +20,19 @@ export const consoleCredential: Security = [{ console: [] }];
 
 /** The tag and security a module's routes share, spread into each route's schema. */
 export const routeGroup = (tag: string, security: Security) => ({ tags: [tag], security });
+
+/**
+ * A module's route options by the guard they run: the guard with the security it accepts, and the module's
+ * tag, before the route's own schema (`routesOf(guards, 'events').secret({ operationId, summary, ... })`),
+ * so a declaration states only what is its own and never a security other than its guard's.
+ */
+export function routesOf(guards: Guards, tag: string) {
+  const run = (preHandler: Guard, security: Security) => <S extends FastifySchema>(schema: S) => ({ preHandler, schema: { ...routeGroup(tag, security), ...schema } });
+  return {
+    secret: run(guards.secret, secretKey),
+    publishable: run(guards.publishable, publishableKey),
+    session: run(guards.publishableSession, userSession),
+    secretOrSession: run(guards.secretOrSession, secretOrSession),
+    console: run(guards.console, consoleCredential),
+  };
+}

@@ -40,6 +40,12 @@ export const PageOf = <K extends string, T extends TSchema, C extends TSchema = 
 export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });
 
+/** The last fields of a stored record's body: when it was created and last changed. */
+export const Timestamps = { created_at: Timestamp, updated_at: Timestamp };
+
+/** A stored record's body: the record's own fields, then its Timestamps. */
+export const withTimestamps = <T extends object>(record: { createdAt: string; updatedAt: string }, fields: T) => ({ ...fields, created_at: record.createdAt, updated_at: record.updatedAt });
+
 /**
  * An integer parameter: always a safe integer (docs/rate-limits.md), within the route's own range when
  * it gives one. Use it for every integer a client sends; a bare Type.Integer lets 1e20 through.

@@ -5,7 +5,7 @@ import { appEventStats, MAX_STATS_DAYS } from '../../services/events/stats.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, Timestamp } from '../schemas.js';
 import type { Http } from '../types.js';
-import { routeGroup, secretKey } from '../route-security.js';
+import { routesOf } from '../route-security.js';
 
 // docs/events.md: the app's audit log (Secret). The schemas are shared with GET /v1/tenants/{t}/events.
 
@@ -59,51 +59,24 @@ export const EventStatsBody = Type.Object({
   ),
 });
 
-const secretRoute = routeGroup('events', secretKey);
-
 export function eventRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'events');
+
   app.get(
     '/v1/events',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'listEvents',
-        ...secretRoute,
-        summary: "A page of the app's events, newest first",
-        querystring: EventListQuery,
-        response: { 200: EventList, ...errors(400, 401, 403) },
-      },
-    },
+    route.secret({ operationId: 'listEvents', summary: "A page of the app's events, newest first", querystring: EventListQuery, response: { 200: EventList, ...errors(400, 401, 403) } }),
     async (request) => listAppEvents(deps, request.application!.id, request.query),
   );
 
   app.get(
     '/v1/events/stats',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'getEventStats',
-        ...secretRoute,
-        summary: "The app's events counted per day and type, for charts",
-        querystring: EventStatsQuery,
-        response: { 200: EventStatsBody, ...errors(400, 401, 403) },
-      },
-    },
+    route.secret({ operationId: 'getEventStats', summary: "The app's events counted per day and type, for charts", querystring: EventStatsQuery, response: { 200: EventStatsBody, ...errors(400, 401, 403) } }),
     async (request) => appEventStats(deps, request.application!.id, request.query),
   );
 
   app.get(
     '/v1/events/:event_id',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'getEvent',
-        ...secretRoute,
-        summary: 'One event of the app',
-        params: Type.Object({ event_id: Type.String({ minLength: 1, maxLength: 100 }) }),
-        response: { 200: EventBody, ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secret({ operationId: 'getEvent', summary: 'One event of the app', params: Type.Object({ event_id: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 200: EventBody, ...errors(400, 401, 403, 404) } }),
     async (request) => getAppEvent(deps, request.application!.id, request.params.event_id),
   );
 }

@@ -8,9 +8,9 @@ import { getUser } from '../../services/accounts/users.js';
 import { drainBody } from '../objects/drain-body.js';
 import { CONTENT_SECURITY_POLICY, contentDisposition, etagMatches, isMediaType, parseRange } from '../objects/serve-headers.js';
 import type { Guards } from '../plugins/guards.js';
-import { deleted, errors, PageOf, StatusBody, Timestamp, Uuid } from '../schemas.js';
+import { deleted, errors, PageOf, StatusBody, Timestamps, Uuid, withTimestamps } from '../schemas.js';
 import type { Http } from '../types.js';
-import { routeGroup, secretOrSession } from '../route-security.js';
+import { routesOf } from '../route-security.js';
 
 // docs/storage.md: objects. Secret (any user_id) or Publishable + Session
 // (own objects only: another user_id is 403; an organisation's with ?organization_id=, docs/organizations.md).
@@ -30,19 +30,10 @@ export const ObjectBody = Type.Object({
   user_id: Type.Union([Uuid, Type.Null()]),
   organization_id: Type.Union([Uuid, Type.Null()], { description: 'the organisation that owns the object (user_id is then null)' }),
   etag: Type.String({ description: 'as in the ETag header, quoted' }),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+  ...Timestamps,
 }, { title: 'BucketObject' });
 
-const objectBody = (o: StoredObject) => ({
-  key: o.key,
-  size_bytes: o.sizeBytes,
-  content_type: o.contentType,
-  ...ownerIds(o.owner),
-  etag: o.etag,
-  created_at: o.createdAt,
-  updated_at: o.updatedAt,
-});
+const objectBody = (o: StoredObject) => withTimestamps(o, { key: o.key, size_bytes: o.sizeBytes, content_type: o.contentType, ...ownerIds(o.owner), etag: o.etag });
 
 const ObjectParams = Type.Object({ bucket_id: Uuid, '*': Type.String({ description: 'the key: 1-1024 bytes, may hold /' }) });
 const OrgQuery = Type.Optional(Uuid);
@@ -55,8 +46,6 @@ const ListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 4096 })),
 });
 
-const route = routeGroup('object storage', secretOrSession);
-
 /** Keys are 1-1024 bytes of UTF-8 without control characters (NUL cannot be stored, and none belongs in a name). */
 function checkKey(key: string): string {
   const bytes = Buffer.byteLength(key, 'utf8');
@@ -67,6 +56,8 @@ function checkKey(key: string): string {
 }
 
 export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'object storage');
+
   /**
    * The owner the request acts as: a session is its own user (another user_id → 403); the secret key acts
    * for the user_id it names (a user of this app, else 404) or for no user. With `organization_id`, the
@@ -118,17 +109,13 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
     });
     uploads.put(
       '/v1/buckets/:bucket_id/objects/*',
-      {
-        preHandler: guards.secretOrSession,
-        schema: {
-          operationId: 'putObject',
-          ...route,
-          summary: 'Store an object: the body is its bytes, Content-Type its type, Content-Length required',
-          params: ObjectParams,
-          querystring: OwnerQuery,
-          response: { 200: ObjectBody, ...errors(400, 401, 403, 404, 411, 413, 503) },
-        },
-      },
+      route.secretOrSession({
+        operationId: 'putObject',
+        summary: 'Store an object: the body is its bytes, Content-Type its type, Content-Length required',
+        params: ObjectParams,
+        querystring: OwnerQuery,
+        response: { 200: ObjectBody, ...errors(400, 401, 403, 404, 411, 413, 503) },
+      }),
       async (request) => {
         const length = request.headers['content-length'];
         if (length === undefined && request.headers['transfer-encoding'] !== undefined) {
@@ -146,22 +133,18 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/buckets/:bucket_id/objects/*',
-    {
-      preHandler: guards.secretOrSession,
-      schema: {
-        operationId: 'getObject',
-        ...route,
-        summary: 'The bytes, with ETag, Last-Modified, If-None-Match (304) and one Range (206)',
-        params: ObjectParams,
-        querystring: OwnerQuery,
-        response: {
-          200: Type.String({ description: 'the object bytes with the stored Content-Type' }),
-          206: Type.String({ description: 'the requested range, with Content-Range' }),
-          304: Type.Null({ description: 'If-None-Match named the current ETag' }),
-          ...errors(400, 401, 403, 404, 416, 503),
-        },
+    route.secretOrSession({
+      operationId: 'getObject',
+      summary: 'The bytes, with ETag, Last-Modified, If-None-Match (304) and one Range (206)',
+      params: ObjectParams,
+      querystring: OwnerQuery,
+      response: {
+        200: Type.String({ description: 'the object bytes with the stored Content-Type' }),
+        206: Type.String({ description: 'the requested range, with Content-Range' }),
+        304: Type.Null({ description: 'If-None-Match named the current ETag' }),
+        ...errors(400, 401, 403, 404, 416, 503),
       },
-    },
+    }),
     async (request, reply) => {
       const address = await addressOf(request);
       const object = await headObject(deps, address);
@@ -193,26 +176,19 @@ export function objectRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.delete(
     '/v1/buckets/:bucket_id/objects/*',
-    {
-      preHandler: guards.secretOrSession,
-      schema: { operationId: 'deleteObject', ...route, summary: 'Delete an object and its bytes', params: ObjectParams, querystring: OwnerQuery, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
-    },
+    route.secretOrSession({ operationId: 'deleteObject', summary: 'Delete an object and its bytes', params: ObjectParams, querystring: OwnerQuery, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } }),
     async (request) => deleted(deleteObject(deps, await addressOf(request))),
   );
 
   app.get(
     '/v1/buckets/:bucket_id/objects',
-    {
-      preHandler: guards.secretOrSession,
-      schema: {
-        operationId: 'listObjects',
-        ...route,
-        summary: 'A page of objects in key order (a session sees its own only)',
-        params: Type.Object({ bucket_id: Uuid }),
-        querystring: ListQuery,
-        response: { 200: PageOf('objects', ObjectBody), ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secretOrSession({
+      operationId: 'listObjects',
+      summary: 'A page of objects in key order (a session sees its own only)',
+      params: Type.Object({ bucket_id: Uuid }),
+      querystring: ListQuery,
+      response: { 200: PageOf('objects', ObjectBody), ...errors(400, 401, 403, 404) },
+    }),
     async (request) => {
       const { user_id, organization_id, prefix, limit, cursor } = request.query;
       const scope = request.session || user_id !== undefined || organization_id !== undefined ? await ownerOf(request, { user_id, organization_id }) : undefined;

@@ -10,7 +10,7 @@ import type { Guards } from '../plugins/guards.js';
 import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
 import { Factor } from './mfa/schemas.js';
-import { UserBody, UserParams, usersRoute } from './users.js';
+import { UserBody, UserParams, usersRoutes } from './users.js';
 
 // docs/privacy.md: deleting a user (Secret, or the user themselves) and exporting one (Secret).
 
@@ -62,18 +62,16 @@ const ExportBody = Type.Object(
 );
 
 export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = usersRoutes(guards);
+
   app.delete(
     '/v1/users/:user_id',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'deleteUser',
-        ...usersRoute,
-        summary: 'Delete a user and everything they own (sessions, identities, rows, objects); their tokens are refused at once',
-        params: UserParams,
-        response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secret({
+      operationId: 'deleteUser',
+      summary: 'Delete a user and everything they own (sessions, identities, rows, objects); their tokens are refused at once',
+      params: UserParams,
+      response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
+    }),
     async (request) => deleted(deleteUser(deps, request.application!, request.params.user_id, eventContext(request))),
   );
 
@@ -96,16 +94,12 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
 
   app.get(
     '/v1/users/:user_id/export',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'exportUser',
-        ...usersRoute,
-        summary: "Export a user: their record, identities, sessions, rows, objects' metadata, second factors and organisations, streamed",
-        params: UserParams,
-        response: { 200: ExportBody, ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secret({
+      operationId: 'exportUser',
+      summary: "Export a user: their record, identities, sessions, rows, objects' metadata, second factors and organisations, streamed",
+      params: UserParams,
+      response: { 200: ExportBody, ...errors(400, 401, 403, 404) },
+    }),
     async (request, reply) => {
       const chunks = await exportUser(deps, request.application!, request.params.user_id, eventContext(request));
       // A stream is sent as it is read (the schema documents it; Fastify does not serialize streams).

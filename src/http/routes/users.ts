@@ -9,7 +9,7 @@ import { eventContext } from '../event-context.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
-import { routeGroup, secretKey } from '../route-security.js';
+import { routesOf } from '../route-security.js';
 
 // docs/users.md: server-side user management, session revocation and sign-in tokens (Secret).
 
@@ -90,23 +90,21 @@ const SignInTokenResult = Type.Object({
   expires_at: Timestamp,
 });
 
-/** The group of the Secret routes about one user (this module, user-deletion.ts, user-sessions.ts). */
-export const usersRoute = routeGroup('users and sessions', secretKey);
+/** The Secret routes about one user, in one group (this module, user-deletion.ts, user-sessions.ts). */
+export const usersRoutes = (guards: Guards) => routesOf(guards, 'users and sessions');
 export const UserParams = Type.Object({ user_id: Uuid });
 
 export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = usersRoutes(guards);
+
   app.get(
     '/v1/users',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'listUsers',
-        ...usersRoute,
-        summary: "A page of the app's users, newest first",
-        querystring: ListQuery,
-        response: { 200: UserList, ...errors(400, 401, 403) },
-      },
-    },
+    route.secret({
+      operationId: 'listUsers',
+      summary: "A page of the app's users, newest first",
+      querystring: ListQuery,
+      response: { 200: UserList, ...errors(400, 401, 403) },
+    }),
     async (request) => {
       const { include_total: _ignored, external_id: externalId, ...query } = request.query;
       const page = await listUsers(deps, request.application!.id, { ...query, externalId });
@@ -116,16 +114,12 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/users',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'createUser',
-        ...usersRoute,
-        summary: 'Create a user (email_verified false; no verification, no rate limit)',
-        body: CreateBody,
-        response: { 201: UserBody, ...errors(400, 401, 403, 409) },
-      },
-    },
+    route.secret({
+      operationId: 'createUser',
+      summary: 'Create a user (email_verified false; no verification, no rate limit)',
+      body: CreateBody,
+      response: { 201: UserBody, ...errors(400, 401, 403, 409) },
+    }),
     async (request, reply) => {
       const user = await createUser(deps, request.application!, request.body, { event: { context: eventContext(request), source: 'server' } });
       return reply.code(201).send(exportedUser(user));
@@ -134,47 +128,35 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/users/:user_id',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'getUser',
-        ...usersRoute,
-        summary: 'One user of the app',
-        params: UserParams,
-        response: { 200: UserBody, ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secret({
+      operationId: 'getUser',
+      summary: 'One user of the app',
+      params: UserParams,
+      response: { 200: UserBody, ...errors(400, 401, 403, 404) },
+    }),
     async (request) => exportedUser(await getUser(deps, request.application!.id, request.params.user_id)),
   );
 
   app.patch(
     '/v1/users/:user_id',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'updateUser',
-        ...usersRoute,
-        summary: 'Change a user: email, email_verified, metadata (each replaced whole), banned, locale',
-        params: UserParams,
-        body: UpdateBody,
-        response: { 200: UserBody, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
+    route.secret({
+      operationId: 'updateUser',
+      summary: 'Change a user: email, email_verified, metadata (each replaced whole), banned, locale',
+      params: UserParams,
+      body: UpdateBody,
+      response: { 200: UserBody, ...errors(400, 401, 403, 404, 409) },
+    }),
     async (request) => exportedUser(await updateUserByServer(deps, request.application!, request.params.user_id, request.body, eventContext(request))),
   );
 
   app.post(
     '/v1/sessions/revoke',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'revokeSession',
-        ...usersRoute,
-        summary: 'Revoke a session: its access token is refused at once, its refresh token dies',
-        querystring: Type.Object({ session_id: Uuid }),
-        response: { 200: StatusBody('revoked'), ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secret({
+      operationId: 'revokeSession',
+      summary: 'Revoke a session: its access token is refused at once, its refresh token dies',
+      querystring: Type.Object({ session_id: Uuid }),
+      response: { 200: StatusBody('revoked'), ...errors(400, 401, 403, 404) },
+    }),
     async (request) => {
       if (!(await revokeSession(deps, request.application!, request.query.session_id, eventContext(request)))) {
         throw notFound('session not found or already revoked');
@@ -185,16 +167,12 @@ export function userRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/sign_in_tokens',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'createSignInToken',
-        ...usersRoute,
-        summary: 'Issue a session for a user on the server’s word (a sign-in token)',
-        body: SignInTokenBody,
-        response: { 200: SignInTokenResult, ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secret({
+      operationId: 'createSignInToken',
+      summary: 'Issue a session for a user on the server’s word (a sign-in token)',
+      body: SignInTokenBody,
+      response: { 200: SignInTokenResult, ...errors(400, 401, 403, 404) },
+    }),
     async (request) => issueSignInToken(deps, request.application!, request.body.user_id, request.body.expires_in_seconds, eventContext(request)),
   );
 }

@@ -8,7 +8,7 @@ import type { Guards } from '../../plugins/guards.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
 import { errors, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { publishableKey } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 import { Email, Password, RedirectUrl, SignInAnswerBody } from '../auth/schemas.js';
 
 const Code = Type.String({ pattern: '^[0-9]{6}$' });
@@ -20,22 +20,19 @@ const ConfirmBody = Type.Union([
 ]);
 
 export function passwordResetRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'account');
+
   app.post(
     '/v1/password_resets',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'requestPasswordReset',
-        tags: ['account'],
-        summary: 'Email a password reset code and/or link',
-        description:
-          'Answers 200 {"status":"reset_sent"} for every email, known or not, with or without a password (no account oracle); ' +
-          'only a user with a password is emailed. The link goes to redirect_url (allow-listed), else the app\'s own page, with ?reset_token=.',
-        security: publishableKey,
-        body: Type.Object({ email: Email, redirect_url: Type.Optional(RedirectUrl) }),
-        response: { 200: StatusBody('reset_sent'), ...errors(400, 401, 429) },
-      },
-    },
+    route.publishable({
+      operationId: 'requestPasswordReset',
+      summary: 'Email a password reset code and/or link',
+      description:
+        'Answers 200 {"status":"reset_sent"} for every email, known or not, with or without a password (no account oracle); ' +
+        'only a user with a password is emailed. The link goes to redirect_url (allow-listed), else the app\'s own page, with ?reset_token=.',
+      body: Type.Object({ email: Email, redirect_url: Type.Optional(RedirectUrl) }),
+      response: { 200: StatusBody('reset_sent'), ...errors(400, 401, 429) },
+    }),
     async (request) => {
       const application = request.application!;
       const { email, redirect_url } = request.body;
@@ -47,21 +44,16 @@ export function passwordResetRoutes(app: Http, deps: Deps, guards: Guards): void
 
   app.post(
     '/v1/password_resets/confirm',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'confirmPasswordReset',
-        tags: ['account'],
-        summary: 'Set a new password with an emailed reset code or token: a new session',
-        description:
-          'Body {email, code, new_password} or {reset_token, new_password}. Answers as verify-code does (tokens and cookies); ' +
-          'every other session of the user is revoked and the email counts as verified. A wrong, used or expired code or token is 400; ' +
-          'each code dies after 5 wrong tries.',
-        security: publishableKey,
-        body: ConfirmBody,
-        response: { 200: SignInAnswerBody, ...errors(400, 401, 429) },
-      },
-    },
+    route.publishable({
+      operationId: 'confirmPasswordReset',
+      summary: 'Set a new password with an emailed reset code or token: a new session',
+      description:
+        'Body {email, code, new_password} or {reset_token, new_password}. Answers as verify-code does (tokens and cookies); ' +
+        'every other session of the user is revoked and the email counts as verified. A wrong, used or expired code or token is 400; ' +
+        'each code dies after 5 wrong tries.',
+      body: ConfirmBody,
+      response: { 200: SignInAnswerBody, ...errors(400, 401, 429) },
+    }),
     async (request, reply) => {
       const application = request.application!;
       const body = request.body;

@@ -6,90 +6,70 @@ import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { deleted, errors, ListOf, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { routeGroup, secretKey } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 import { replayWebhook } from '../../../services/webhooks/replay.js';
 import { CreateBody, CreatedWebhookBody, DeliveriesQuery, DeliveryId, DeliveryList, PatchBody, ReplayBody, RotatedBody, WebhookBody, WebhookId } from './schemas.js';
 
 // docs/webhooks.md: an app's webhook endpoints (Secret), at most 20.
 
-const secretRoute = routeGroup('webhooks', secretKey);
 const Params = Type.Object({ webhook_id: WebhookId });
 const DeliveryParams = Type.Object({ webhook_id: WebhookId, delivery_id: DeliveryId });
 const Queued = Type.Object({ delivery_id: DeliveryId });
 
 export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'webhooks');
+
   app.post(
     '/v1/webhooks',
-    {
-      preHandler: guards.secret,
-      schema: { operationId: 'createWebhook', ...secretRoute, summary: 'Create a webhook endpoint (its secret is shown once)', body: CreateBody, response: { 201: CreatedWebhookBody, ...errors(400, 401, 403, 409) } },
-    },
+    route.secret({ operationId: 'createWebhook', summary: 'Create a webhook endpoint (its secret is shown once)', body: CreateBody, response: { 201: CreatedWebhookBody, ...errors(400, 401, 403, 409) } }),
     async (request, reply) => reply.code(201).send(await createWebhook(deps, request.application!, request.body, eventContext(request))),
   );
 
   app.get(
     '/v1/webhooks',
-    { preHandler: guards.secret, schema: { operationId: 'listWebhooks', ...secretRoute, summary: "The app's webhook endpoints", response: { 200: ListOf('webhooks', WebhookBody), ...errors(401, 403) } } },
+    route.secret({ operationId: 'listWebhooks', summary: "The app's webhook endpoints", response: { 200: ListOf('webhooks', WebhookBody), ...errors(401, 403) } }),
     async (request) => ({ webhooks: await listWebhooks(deps, request.application!.id) }),
   );
 
   app.get(
     '/v1/webhooks/:webhook_id',
-    { preHandler: guards.secret, schema: { operationId: 'getWebhook', ...secretRoute, summary: 'One webhook endpoint', params: Params, response: { 200: WebhookBody, ...errors(400, 401, 403, 404) } } },
+    route.secret({ operationId: 'getWebhook', summary: 'One webhook endpoint', params: Params, response: { 200: WebhookBody, ...errors(400, 401, 403, 404) } }),
     async (request) => getWebhook(deps, request.application!.id, request.params.webhook_id),
   );
 
   app.patch(
     '/v1/webhooks/:webhook_id',
-    {
-      preHandler: guards.secret,
-      schema: { operationId: 'updateWebhook', ...secretRoute, summary: 'Change a webhook endpoint', params: Params, body: PatchBody, response: { 200: WebhookBody, ...errors(400, 401, 403, 404) } },
-    },
+    route.secret({ operationId: 'updateWebhook', summary: 'Change a webhook endpoint', params: Params, body: PatchBody, response: { 200: WebhookBody, ...errors(400, 401, 403, 404) } }),
     async (request) => updateWebhook(deps, request.application!, request.params.webhook_id, request.body, eventContext(request)),
   );
 
   app.delete(
     '/v1/webhooks/:webhook_id',
-    {
-      preHandler: guards.secret,
-      schema: { operationId: 'deleteWebhook', ...secretRoute, summary: 'Delete a webhook endpoint and its deliveries', params: Params, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
-    },
+    route.secret({ operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint and its deliveries', params: Params, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } }),
     async (request) => deleted(deleteWebhook(deps, request.application!, request.params.webhook_id, eventContext(request))),
   );
 
   app.post(
     '/v1/webhooks/:webhook_id/rotate_secret',
-    {
-      preHandler: guards.secret,
-      schema: { operationId: 'rotateWebhookSecret', ...secretRoute, summary: 'A new secret; the old one signs beside it for 24 hours', params: Params, response: { 200: RotatedBody, ...errors(400, 401, 403, 404, 409) } },
-    },
+    route.secret({ operationId: 'rotateWebhookSecret', summary: 'A new secret; the old one signs beside it for 24 hours', params: Params, response: { 200: RotatedBody, ...errors(400, 401, 403, 404, 409) } }),
     async (request) => rotateWebhookSecret(deps, request.application!, request.params.webhook_id, eventContext(request)),
   );
 
   app.post(
     '/v1/webhooks/:webhook_id/test',
-    {
-      preHandler: guards.secret,
-      schema: { operationId: 'testWebhook', ...secretRoute, summary: 'Send a webhook.test event to this endpoint alone', params: Params, response: { 202: Queued, ...errors(400, 401, 403, 404) } },
-    },
+    route.secret({ operationId: 'testWebhook', summary: 'Send a webhook.test event to this endpoint alone', params: Params, response: { 202: Queued, ...errors(400, 401, 403, 404) } }),
     async (request, reply) => reply.code(202).send({ delivery_id: await sendTestEvent(deps, request.application!, request.params.webhook_id, eventContext(request).actor) }),
   );
 
   app.get(
     '/v1/webhooks/:webhook_id/deliveries',
-    {
-      preHandler: guards.secret,
-      schema: { operationId: 'listWebhookDeliveries', ...secretRoute, summary: "The endpoint's deliveries, newest first", params: Params, querystring: DeliveriesQuery, response: { 200: DeliveryList, ...errors(400, 401, 403, 404) } },
-    },
+    route.secret({ operationId: 'listWebhookDeliveries', summary: "The endpoint's deliveries, newest first", params: Params, querystring: DeliveriesQuery, response: { 200: DeliveryList, ...errors(400, 401, 403, 404) } }),
     async (request) => listWebhookDeliveries(deps, request.application!.id, request.params.webhook_id, request.query),
   );
 
   app.post(
     '/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry',
-    {
-      preHandler: guards.secret,
-      schema: { operationId: 'retryWebhookDelivery', ...secretRoute, summary: 'Attempt a delivery again now (same webhook-id and body)', params: DeliveryParams, response: { 202: Queued, ...errors(400, 401, 403, 404) } },
-    },
+    route.secret({ operationId: 'retryWebhookDelivery', summary: 'Attempt a delivery again now (same webhook-id and body)', params: DeliveryParams, response: { 202: Queued, ...errors(400, 401, 403, 404) } }),
     async (request, reply) => {
       await retryWebhookDelivery(deps, request.application!.id, request.params.webhook_id, request.params.delivery_id);
       return reply.code(202).send({ delivery_id: request.params.delivery_id });
@@ -98,17 +78,13 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/webhooks/:webhook_id/replay',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'replayWebhook',
-        ...secretRoute,
-        summary: 'Queue every matching event since a time for this endpoint again (same webhook-ids)',
-        params: Params,
-        body: ReplayBody,
-        response: { 202: Type.Object({ queued: Type.Integer() }), ...errors(400, 401, 403, 404, 409) },
-      },
-    },
+    route.secret({
+      operationId: 'replayWebhook',
+      summary: 'Queue every matching event since a time for this endpoint again (same webhook-ids)',
+      params: Params,
+      body: ReplayBody,
+      response: { 202: Type.Object({ queued: Type.Integer() }), ...errors(400, 401, 403, 404, 409) },
+    }),
     async (request, reply) => reply.code(202).send({ queued: await replayWebhook(deps, request.application!.id, request.params.webhook_id, request.body.since) }),
   );
 }
