@@ -7,7 +7,7 @@ import type { Guards } from '../plugins/guards.js';
 import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import { NoOtherField } from './tables-schemas.js';
 import type { Http } from '../types.js';
-import { routeGroup, secretOrSession } from '../route-security.js';
+import { routesOf } from '../route-security.js';
 import { callerOf } from './tables-caller.js';
 
 // docs/tables.md: rows and queries. Secret (every row, may set user_id) or
@@ -46,8 +46,6 @@ const QueryBody = Type.Object(
   { additionalProperties: NoOtherField },
 );
 
-const route = routeGroup('custom tables', secretOrSession);
-
 /**
  * A page arrives as its JSON text (PageJson: rows written as records by the database on PostgreSQL, by
  * JSON.stringify on SQLite), not through the response schema's compiled serializer, whose walk of each
@@ -60,6 +58,8 @@ const asPageBody = (page: PageJson) => page as unknown as Static<typeof PageBody
 const pageJson = () => (body: unknown) => (body instanceof PageJson ? body.text : JSON.stringify(body));
 
 export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'custom tables');
+
   /**
    * A session user's row write counts in its window (docs/tables.md: 300 per 60 s per user), keyed by app
    * and user id, never an email. The secret key is the app's own server and is not limited.
@@ -71,24 +71,20 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/tables/:table_id/rows',
-    {
-      preHandler: guards.secretOrSession,
-      schema: {
-        operationId: 'insertRow',
-        ...route,
-        summary: 'Create a row (data at most 256 KiB; 413 past the storage limit)',
-        params: TableParams,
-        body: Type.Object(
-          {
-            data: Data,
-            user_id: Type.Optional(Type.Union([Uuid, Type.Null()])),
-            organization_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: "the organisation that owns the row: a session's active organisation (docs/organizations.md)" })),
-          },
-          { additionalProperties: NoOtherField },
-        ),
-        response: { 201: RowBody, ...errors(400, 401, 403, 404, 413, 429) },
-      },
-    },
+    route.secretOrSession({
+      operationId: 'insertRow',
+      summary: 'Create a row (data at most 256 KiB; 413 past the storage limit)',
+      params: TableParams,
+      body: Type.Object(
+        {
+          data: Data,
+          user_id: Type.Optional(Type.Union([Uuid, Type.Null()])),
+          organization_id: Type.Optional(Type.Union([Uuid, Type.Null()], { description: "the organisation that owns the row: a session's active organisation (docs/organizations.md)" })),
+        },
+        { additionalProperties: NoOtherField },
+      ),
+      response: { 201: RowBody, ...errors(400, 401, 403, 404, 413, 429) },
+    }),
     async (request, reply) => {
       const appId = request.application!.id;
       const caller = await countWrite(appId, callerOf(request));
@@ -99,17 +95,10 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/tables/:table_id/rows/query',
     {
+      ...route.secretOrSession({ operationId: 'queryRows', summary: 'Filter (AND of field/op/value), sort and page by cursor', params: TableParams, body: QueryBody, response: { 200: PageBody, ...errors(400, 401, 403, 404) } }),
       // On PostgreSQL the page's own statement confirms a secret key this node has seen before.
       preHandler: cachesTableMetadata(deps.store.dialect) ? guards.presumingSecretOrSession : guards.secretOrSession,
       serializerCompiler: pageJson,
-      schema: {
-        operationId: 'queryRows',
-        ...route,
-        summary: 'Filter (AND of field/op/value), sort and page by cursor',
-        params: TableParams,
-        body: QueryBody,
-        response: { 200: PageBody, ...errors(400, 401, 403, 404) },
-      },
     },
     async (request) => {
       const input = request.body as QueryInput;
@@ -124,23 +113,19 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/tables/:table_id/rows/:row_id',
-    { preHandler: guards.secretOrSession, schema: { operationId: 'getRow', ...route, summary: 'A row', params: RowParams, response: { 200: RowBody, ...errors(400, 401, 403, 404) } } },
+    route.secretOrSession({ operationId: 'getRow', summary: 'A row', params: RowParams, response: { 200: RowBody, ...errors(400, 401, 403, 404) } }),
     async (request) => getRow(deps, request.application!.id, request.params.table_id, request.params.row_id, callerOf(request)),
   );
 
   app.patch(
     '/v1/tables/:table_id/rows/:row_id',
-    {
-      preHandler: guards.secretOrSession,
-      schema: {
-        operationId: 'updateRow',
-        ...route,
-        summary: 'Merge data into the row; null clears a non-required field',
-        params: RowParams,
-        body: Type.Object({ data: Data }, { additionalProperties: NoOtherField }),
-        response: { 200: RowBody, ...errors(400, 401, 403, 404, 413, 429) },
-      },
-    },
+    route.secretOrSession({
+      operationId: 'updateRow',
+      summary: 'Merge data into the row; null clears a non-required field',
+      params: RowParams,
+      body: Type.Object({ data: Data }, { additionalProperties: NoOtherField }),
+      response: { 200: RowBody, ...errors(400, 401, 403, 404, 413, 429) },
+    }),
     async (request) => {
       const appId = request.application!.id;
       const caller = await countWrite(appId, callerOf(request));
@@ -150,7 +135,7 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.delete(
     '/v1/tables/:table_id/rows/:row_id',
-    { preHandler: guards.secretOrSession, schema: { operationId: 'deleteRow', ...route, summary: 'Delete a row', params: RowParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404, 429) } } },
+    route.secretOrSession({ operationId: 'deleteRow', summary: 'Delete a row', params: RowParams, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404, 429) } }),
     async (request) => {
       const appId = request.application!.id;
       return deleted(deleteRow(deps, appId, request.params.table_id, request.params.row_id, await countWrite(appId, callerOf(request))));

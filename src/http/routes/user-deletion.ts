@@ -5,10 +5,10 @@ import type { Deps } from '../../deps.js';
 import { deleteOwnAccount, deleteUser } from '../../services/accounts/user-deletion.js';
 import { exportUser } from '../../services/accounts/user-export.js';
 import { clearAuthCookiesAfter } from '../cookies.js';
-import { sessionRoute } from './auth/schemas.js';
 import type { Guards } from '../plugins/guards.js';
 import { deleted, errors, StatusBody, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
+import { routesOf } from '../route-security.js';
 import { Factor } from './mfa/schemas.js';
 import { UserBody, UserParams, usersRoutes } from './users.js';
 
@@ -63,6 +63,7 @@ const ExportBody = Type.Object(
 
 export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void {
   const route = usersRoutes(guards);
+  const sessions = routesOf(guards, 'sessions');
 
   app.delete(
     '/v1/users/:user_id',
@@ -77,18 +78,14 @@ export function userDeletionRoutes(app: Http, deps: Deps, guards: Guards): void 
 
   app.delete(
     '/v1/me',
-    {
-      preHandler: guards.publishableSession,
-      schema: {
-        operationId: 'deleteMe',
-        ...sessionRoute,
-        summary: 'Delete my account and everything it owns (needs a sign-in within the last 10 minutes)',
-        description:
-          "403 when the app's --self-delete is off, the session signed in more than 10 minutes ago (the token's auth_time, which a refresh keeps: sign in again), " +
-          'or the user has a second factor and the session is aal1 (aal2_required). Clears the cookies.',
-        response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
-      },
-    },
+    sessions.session({
+      operationId: 'deleteMe',
+      summary: 'Delete my account and everything it owns (needs a sign-in within the last 10 minutes)',
+      description:
+        "403 when the app's --self-delete is off, the session signed in more than 10 minutes ago (the token's auth_time, which a refresh keeps: sign in again), " +
+        'or the user has a second factor and the session is aal1 (aal2_required). Clears the cookies.',
+      response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
+    }),
     async (request, reply) => deleted(clearAuthCookiesAfter(reply, deps.config, deleteOwnAccount(deps, request.application!, request.session!, eventContext(request)))),
   );
 

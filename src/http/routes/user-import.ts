@@ -7,7 +7,7 @@ import { eventContext } from '../event-context.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
-import { secretKey } from '../route-security.js';
+import { usersRoutes } from './users.js';
 
 // docs/import.md: users brought in from another service with their password hashes (Secret). The schema
 // checks the types only: whatever else is wrong with a user (its email, hash, cost, TOTP secret) fails that
@@ -70,17 +70,14 @@ export function userImportRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/users/import',
     {
-      preHandler: guards.secret,
-      // 1,000 users with Firebase scrypt parameters each are about 0.5 MiB.
-      bodyLimit: 8 * 1024 * 1024,
-      schema: {
+      ...usersRoutes(guards).secret({
         operationId: 'importUsers',
-        tags: ['users and sessions'],
-        security: secretKey,
         summary: 'Import up to 1,000 users with their password hashes, identities and TOTP secrets, each its own write',
         body: ImportBody,
         response: { 200: ImportAnswer, ...errors(400, 401, 403, 413) },
-      },
+      }),
+      // 1,000 users with Firebase scrypt parameters each are about 0.5 MiB.
+      bodyLimit: 8 * 1024 * 1024,
     },
     async (request) => importUsers(deps, request.application!, request.body, eventContext(request)),
   );

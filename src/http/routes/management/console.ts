@@ -8,7 +8,7 @@ import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { consoleRoute } from './schemas.js';
+import { routesOf } from '../../route-security.js';
 
 // docs/management.md: the first-run setup. The link `serve` prints carries a token; a console user who
 // signed up opens it signed in, and this route consumes it (once) and makes them the operator.
@@ -22,12 +22,11 @@ const SessionBody = Type.Object({
 });
 
 export function managementConsoleRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'management');
+
   app.get(
     '/v1/console/session',
-    {
-      preHandler: guards.console,
-      schema: { operationId: 'getConsoleSession', ...consoleRoute('management'), summary: 'Who the Console credential is: its user, whether an operator, whether it may create tenants', response: { 200: SessionBody, ...errors(401) } },
-    },
+    route.console({ operationId: 'getConsoleSession', summary: 'Who the Console credential is: its user, whether an operator, whether it may create tenants', response: { 200: SessionBody, ...errors(401) } }),
     async (request) => {
       const caller = request.consoleCaller!;
       const userId = caller.token ? undefined : caller.userId;
@@ -44,16 +43,12 @@ export function managementConsoleRoutes(app: Http, deps: Deps, guards: Guards): 
 
   app.post(
     '/v1/console/setup',
-    {
-      preHandler: guards.console,
-      schema: {
-        operationId: 'completeConsoleSetup',
-        ...consoleRoute('management'),
-        summary: 'Consume a setup link and make the signed-in console user an operator',
-        body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }),
-        response: { 200: Type.Object({ user_id: Type.String(), operator: Type.Literal(true) }), ...errors(400, 401, 403) },
-      },
-    },
+    route.console({
+      operationId: 'completeConsoleSetup',
+      summary: 'Consume a setup link and make the signed-in console user an operator',
+      body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }),
+      response: { 200: Type.Object({ user_id: Type.String(), operator: Type.Literal(true) }), ...errors(400, 401, 403) },
+    }),
     async (request) => {
       const userId = request.consoleCaller!.userId;
       if (userId === undefined) throw forbidden('the setup link is consumed with a console session (sign up at the console first)');

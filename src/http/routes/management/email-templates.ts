@@ -5,13 +5,12 @@ import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { consoleRoute } from './schemas.js';
+import { routesOf } from '../../route-security.js';
 
 // docs/email.md, docs/management.md: an app's own email templates (Console), the services of
 // `gatehouse app email-template set|show|list|delete|preview`. Every role reads and previews; owners and
 // admins keep and delete.
 
-const route = consoleRoute('management');
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 const Kind = Type.String({ minLength: 1, maxLength: 64 });
 const Params = Type.Object({ app_id: Id, kind: Kind });
@@ -41,62 +40,48 @@ function partsOf(body: { subject?: string; text?: string; html?: string } | unde
 }
 
 export function managementEmailTemplateRoutes(app: Http, deps: Deps, guards: Guards): void {
-  const pre = { preHandler: guards.console };
+  const route = routesOf(guards, 'management');
   const base = '/v1/apps/:app_id/email_templates';
 
   app.get(
     base,
-    { ...pre, schema: { operationId: 'listEmailTemplates', ...route, summary: "The app's own email templates, every kind of email and the shipped locales", params: Type.Object({ app_id: Id }), response: { 200: ListBody, ...errors(401, 404) } } },
+    route.console({ operationId: 'listEmailTemplates', summary: "The app's own email templates, every kind of email and the shipped locales", params: Type.Object({ app_id: Id }), response: { 200: ListBody, ...errors(401, 404) } }),
     async (request) => templates.listEmailTemplatesOf(deps, request.consoleCaller!, request.params.app_id),
   );
 
   app.get(
     `${base}/:kind`,
-    {
-      ...pre,
-      schema: { operationId: 'getEmailTemplate', ...route, summary: "The template a reader in `locale` gets now: the app's own (source app) or the shipped one", params: Params, querystring: LocaleQuery, response: { 200: TemplateBody, ...errors(400, 401, 404) } },
-    },
+    route.console({ operationId: 'getEmailTemplate', summary: "The template a reader in `locale` gets now: the app's own (source app) or the shipped one", params: Params, querystring: LocaleQuery, response: { 200: TemplateBody, ...errors(400, 401, 404) } }),
     async (request) => templates.showEmailTemplateTo(deps, request.consoleCaller!, request.params.app_id, request.params.kind, request.query.locale),
   );
 
   app.put(
     `${base}/:kind`,
-    {
-      ...pre,
-      schema: {
-        operationId: 'setEmailTemplate',
-        ...route,
-        summary: "Keep the app's template of a kind in `locale`; parts not given are taken from the one used there now",
-        params: Params,
-        body: PartsBody,
-        response: { 200: Type.Object({ ...Template, source: Source, unknown_variables: Type.Array(Type.String()) }), ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.console({
+      operationId: 'setEmailTemplate',
+      summary: "Keep the app's template of a kind in `locale`; parts not given are taken from the one used there now",
+      params: Params,
+      body: PartsBody,
+      response: { 200: Type.Object({ ...Template, source: Source, unknown_variables: Type.Array(Type.String()) }), ...errors(400, 401, 403, 404) },
+    }),
     async (request) => templates.setEmailTemplateOf(deps, request.consoleCaller!, request.params.app_id, request.params.kind, request.body.locale, partsOf(request.body), eventContext(request)),
   );
 
   app.delete(
     `${base}/:kind`,
-    {
-      ...pre,
-      schema: { operationId: 'deleteEmailTemplate', ...route, summary: "Delete the app's template of a kind in `locale`: its emails go back to the shipped one", params: Params, querystring: LocaleQuery, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } },
-    },
+    route.console({ operationId: 'deleteEmailTemplate', summary: "Delete the app's template of a kind in `locale`: its emails go back to the shipped one", params: Params, querystring: LocaleQuery, response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) } }),
     async (request) => templates.deleteEmailTemplateOf(deps, request.consoleCaller!, request.params.app_id, request.params.kind, request.query.locale, eventContext(request)),
   );
 
   app.post(
     `${base}/:kind/preview`,
-    {
-      ...pre,
-      schema: {
-        operationId: 'previewEmailTemplate',
-        ...route,
-        summary: 'Render the template a reader in `locale` gets (or the parts given, not kept) with sample data',
-        params: Params,
-        body: Type.Optional(PartsBody),
-        response: { 200: PreviewBody, ...errors(400, 401, 404) },
-      },
-    },
+    route.console({
+      operationId: 'previewEmailTemplate',
+      summary: 'Render the template a reader in `locale` gets (or the parts given, not kept) with sample data',
+      params: Params,
+      body: Type.Optional(PartsBody),
+      response: { 200: PreviewBody, ...errors(400, 401, 404) },
+    }),
     async (request) => templates.previewEmailTemplateTo(deps, request.consoleCaller!, request.params.app_id, request.params.kind, request.body?.locale, partsOf(request.body)),
   );
 }

@@ -1,10 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Timestamp } from '../../schemas.js';
-import { consoleCredential, routeGroup } from '../../route-security.js';
 
 // The Management API's bodies (docs/management.md), shared by its route modules.
-
-export const consoleRoute = (tag: string) => routeGroup(tag, consoleCredential);
 
 export const Role = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('viewer')]);
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -14,7 +14,7 @@ import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import { clientInfo } from '../../client-ip.js';
 import type { Http } from '../../types.js';
-import { publishableKey } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 
 // docs/oauth.md: authorize (Publishable) and the two callbacks (GET for the query response of Google,
 // GitHub, Microsoft and custom providers, POST for Apple's form_post). The callbacks carry no key: the state names the
@@ -52,22 +52,20 @@ function withError(redirectUrl: string, code: string): string {
 
 export function oauthFlowRoutes(app: Http, deps: Deps, guards: Guards): void {
   const oauthDeps: OAuthDeps = { ...deps, issuers: new OidcIssuers(), appleSecrets: new AppleClientSecrets() };
+  const route = routesOf(guards, 'oauth');
 
   app.get(
     '/v1/oauth/:provider/authorize',
     {
       config: { page: true },
-      preHandler: guards.publishable,
-      schema: {
+      ...route.publishable({
         operationId: 'oauthAuthorize',
-        tags: ['oauth'],
         summary:
           "The provider's authorization URL (PKCE S256, state and nonce kept on the server for 10 minutes); sets the browser-binding cookie the callback requires (call it with credentials)",
-        security: publishableKey,
         params: ProviderParams,
         querystring: Type.Object({ redirect_url: Type.String({ minLength: 1, maxLength: 2048, description: 'on the allow-list; the browser returns here' }) }),
         response: { 200: Type.Object({ authorization_url: Type.String() }), ...errors(400, 401, 404, 502) },
-      },
+      }),
     },
     async (request, reply) => {
       const provider = providerOf(request.params.provider);

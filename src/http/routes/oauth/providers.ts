@@ -19,7 +19,7 @@ import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { deleted, errors, ListOf, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { publishableKey, routeGroup, secretKey } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 
 // docs/oauth.md: each app's provider configuration (Secret). Secrets go in, "****" comes out. The public
 // list (Publishable) names what a sign-in page may offer, nothing more.
@@ -79,43 +79,35 @@ const ProviderBody = Type.Object({
 /** The app and who changed its configuration (the secret key), for the change's event. */
 const changeOf = (request: FastifyRequest): ConfigChange => ({ app: request.application!, context: eventContext(request) });
 
-const secretRoute = routeGroup('oauth', secretKey);
 const unknownProvider = (provider: string) => notFound(`unknown provider "${provider}" (google, apple, github, microsoft or oidc-<name>)`);
 
 export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'oauth');
+
   app.get(
     '/v1/oauth/providers',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'listOAuthProviders',
-        ...secretRoute,
-        summary: "The app's configured OAuth providers, secrets shown as ****",
-        response: { 200: ListOf('providers', ProviderBody), ...errors(401, 403) },
-      },
-    },
+    route.secret({
+      operationId: 'listOAuthProviders',
+      summary: "The app's configured OAuth providers, secrets shown as ****",
+      response: { 200: ListOf('providers', ProviderBody), ...errors(401, 403) },
+    }),
     async (request) => ({ providers: await listProviders(deps, request.application!.id) }),
   );
 
   app.get(
     '/v1/oauth/providers/public',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'listPublicOAuthProviders',
-        tags: ['oauth'],
-        security: publishableKey,
-        summary: 'The providers a sign-in page may offer: name and display name only',
-        response: { 200: Type.Object({ providers: Type.Array(Type.Object({ provider: Type.String(), display_name: Type.String() })) }), ...errors(401) },
-      },
-    },
+    route.publishable({
+      operationId: 'listPublicOAuthProviders',
+      summary: 'The providers a sign-in page may offer: name and display name only',
+      response: { 200: Type.Object({ providers: Type.Array(Type.Object({ provider: Type.String(), display_name: Type.String() })) }), ...errors(401) },
+    }),
     async (request) => ({ providers: await listPublicProviders(deps, request.application!.id) }),
   );
 
   const put = <B extends typeof GoogleBody | typeof GitHubBody | typeof MicrosoftBody>(name: string, operationId: string, summary: string, body: B, configure: (change: ConfigChange, body: any) => Promise<unknown>) =>
     app.put(
       `/v1/oauth/providers/${name}`,
-      { preHandler: guards.secret, schema: { operationId, ...secretRoute, summary, body, response: { 200: ProviderBody, ...errors(400, 401, 403) } } },
+      route.secret({ operationId, summary, body, response: { 200: ProviderBody, ...errors(400, 401, 403) } }),
       async (request) => configure(changeOf(request), request.body) as never,
     );
   put('google', 'putGoogleProvider', 'Configure Google sign-in', GoogleBody, (change, body) => configureGoogle(deps, change, body));
@@ -124,37 +116,29 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
 
   app.put(
     '/v1/oauth/providers/apple',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'putAppleProvider',
-        ...secretRoute,
-        summary: 'Configure Sign in with Apple (the .p8 key must parse as ES256)',
-        body: Type.Object({
-          client_id: Id('the Services ID (e.g. com.example.web)'),
-          team_id: Type.String({ pattern: '^[A-Za-z0-9]{1,64}$', description: 'the Apple developer team id' }),
-          key_id: Type.String({ pattern: '^[A-Za-z0-9]{1,64}$', description: 'the id of the Sign in with Apple key' }),
-          private_key: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'PEM of the .p8 key (ES256); required on the first PUT, omitted on a later one: the stored key is kept' })),
-        }),
-        response: { 200: ProviderBody, ...errors(400, 401, 403) },
-      },
-    },
+    route.secret({
+      operationId: 'putAppleProvider',
+      summary: 'Configure Sign in with Apple (the .p8 key must parse as ES256)',
+      body: Type.Object({
+        client_id: Id('the Services ID (e.g. com.example.web)'),
+        team_id: Type.String({ pattern: '^[A-Za-z0-9]{1,64}$', description: 'the Apple developer team id' }),
+        key_id: Type.String({ pattern: '^[A-Za-z0-9]{1,64}$', description: 'the id of the Sign in with Apple key' }),
+        private_key: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'PEM of the .p8 key (ES256); required on the first PUT, omitted on a later one: the stored key is kept' })),
+      }),
+      response: { 200: ProviderBody, ...errors(400, 401, 403) },
+    }),
     async (request) => configureApple(deps, changeOf(request), request.body),
   );
 
   app.put(
     '/v1/oauth/providers/:provider',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'putCustomOAuthProvider',
-        ...secretRoute,
-        summary: 'Configure a custom OpenID Connect provider oidc-<name> (any issuer by discovery; at most 20 per app)',
-        params: Type.Object({ provider: Type.String({ maxLength: 64, description: 'oidc-<name>: ^oidc-[a-z0-9-]{1,40}$' }) }),
-        body: CustomBody,
-        response: { 200: ProviderBody, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
+    route.secret({
+      operationId: 'putCustomOAuthProvider',
+      summary: 'Configure a custom OpenID Connect provider oidc-<name> (any issuer by discovery; at most 20 per app)',
+      params: Type.Object({ provider: Type.String({ maxLength: 64, description: 'oidc-<name>: ^oidc-[a-z0-9-]{1,40}$' }) }),
+      body: CustomBody,
+      response: { 200: ProviderBody, ...errors(400, 401, 403, 404, 409) },
+    }),
     async (request) => {
       const { provider } = request.params;
       if (!isCustom(provider)) throw unknownProvider(provider);
@@ -164,16 +148,12 @@ export function oauthProviderRoutes(app: Http, deps: Deps, guards: Guards): void
 
   app.delete(
     '/v1/oauth/providers/:provider',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'deleteOAuthProvider',
-        ...secretRoute,
-        summary: "Remove the provider's configuration",
-        params: Type.Object({ provider: Type.String({ maxLength: 64 }) }),
-        response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
-      },
-    },
+    route.secret({
+      operationId: 'deleteOAuthProvider',
+      summary: "Remove the provider's configuration",
+      params: Type.Object({ provider: Type.String({ maxLength: 64 }) }),
+      response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
+    }),
     async (request) => {
       const { provider } = request.params;
       if (!isProvider(provider)) throw unknownProvider(provider);

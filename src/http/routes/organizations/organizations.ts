@@ -5,33 +5,30 @@ import * as service from '../../../services/organizations/organizations.js';
 import type { Guards } from '../../plugins/guards.js';
 import { deleted, errors, PageOf, StatusBody, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { actorOf, both, Name, NextCursor, OrganizationBody, OrgMetadata, OrgParams, PageQuery, secretOnly, Slug, userOnly } from './schemas.js';
+import { routesOf } from '../../route-security.js';
+import { actorOf, Name, NextCursor, OrganizationBody, OrgMetadata, OrgParams, PageQuery, Slug } from './schemas.js';
 
 // docs/organizations.md: the organisations themselves. Routes a member reaches through Publishable +
 // Session and the server through the secret key share their paths; the guard says which asks.
 
-const tags = ['organizations'];
 const OrganizationList = PageOf('organizations', OrganizationBody, NextCursor);
 
 export function organizationRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'organizations');
+
   app.post(
     '/v1/organizations',
-    {
-      preHandler: guards.secretOrSession,
-      schema: {
-        operationId: 'createOrganization',
-        tags,
-        summary: 'Create an organisation: a user becomes its owner (org_creation users); the server may name an owner',
-        security: both,
-        body: Type.Object({
-          name: Name,
-          slug: Type.Optional(Slug),
-          owner_user_id: Type.Optional(Uuid),
-          metadata: Type.Optional(OrgMetadata),
-        }),
-        response: { 201: OrganizationBody, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
+    route.secretOrSession({
+      operationId: 'createOrganization',
+      summary: 'Create an organisation: a user becomes its owner (org_creation users); the server may name an owner',
+      body: Type.Object({
+        name: Name,
+        slug: Type.Optional(Slug),
+        owner_user_id: Type.Optional(Uuid),
+        metadata: Type.Optional(OrgMetadata),
+      }),
+      response: { 201: OrganizationBody, ...errors(400, 401, 403, 404, 409) },
+    }),
     async (request, reply) => {
       const actor = actorOf(request);
       const { name, slug, owner_user_id, metadata } = request.body;
@@ -43,99 +40,69 @@ export function organizationRoutes(app: Http, deps: Deps, guards: Guards): void 
 
   app.get(
     '/v1/organizations',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'listOrganizations',
-        tags,
-        summary: "The app's organisations, a page at a time",
-        security: secretOnly,
-        querystring: Type.Intersect([PageQuery, Type.Object({ slug: Type.Optional(Slug) })]),
-        response: { 200: OrganizationList, ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secret({
+      operationId: 'listOrganizations',
+      summary: "The app's organisations, a page at a time",
+      querystring: Type.Intersect([PageQuery, Type.Object({ slug: Type.Optional(Slug) })]),
+      response: { 200: OrganizationList, ...errors(400, 401, 403, 404) },
+    }),
     async (request) => service.listOrganizations(deps, request.application!, request.query),
   );
 
   app.get(
     '/v1/me/organizations',
-    {
-      preHandler: guards.publishableSession,
-      schema: {
-        operationId: 'listMyOrganizations',
-        tags,
-        summary: "The signed-in user's organisations, with their role in each",
-        security: userOnly,
-        querystring: PageQuery,
-        response: { 200: OrganizationList, ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.session({
+      operationId: 'listMyOrganizations',
+      summary: "The signed-in user's organisations, with their role in each",
+      querystring: PageQuery,
+      response: { 200: OrganizationList, ...errors(400, 401, 403, 404) },
+    }),
     async (request) => service.listUserOrganizations(deps, request.application!, request.session!.userId, request.query),
   );
 
   app.get(
     '/v1/users/:user_id/organizations',
-    {
-      preHandler: guards.secret,
-      schema: {
-        operationId: 'listUserOrganizations',
-        tags,
-        summary: "A user's organisations, with their role in each",
-        security: secretOnly,
-        params: Type.Object({ user_id: Uuid }),
-        querystring: PageQuery,
-        response: { 200: OrganizationList, ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secret({
+      operationId: 'listUserOrganizations',
+      summary: "A user's organisations, with their role in each",
+      params: Type.Object({ user_id: Uuid }),
+      querystring: PageQuery,
+      response: { 200: OrganizationList, ...errors(400, 401, 403, 404) },
+    }),
     async (request) => service.listUserOrganizations(deps, request.application!, request.params.user_id, request.query, true),
   );
 
   app.get(
     '/v1/organizations/:organization_id',
-    {
-      preHandler: guards.secretOrSession,
-      schema: {
-        operationId: 'getOrganization',
-        tags,
-        summary: 'One organisation (a member, or the server)',
-        security: both,
-        params: OrgParams,
-        response: { 200: OrganizationBody, ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secretOrSession({
+      operationId: 'getOrganization',
+      summary: 'One organisation (a member, or the server)',
+      params: OrgParams,
+      response: { 200: OrganizationBody, ...errors(400, 401, 403, 404) },
+    }),
     async (request) => service.getOrganization(deps, request.application!, actorOf(request), request.params.organization_id),
   );
 
   app.patch(
     '/v1/organizations/:organization_id',
-    {
-      preHandler: guards.secretOrSession,
-      schema: {
-        operationId: 'updateOrganization',
-        tags,
-        summary: 'Change name or slug (org:update); metadata: the server only',
-        security: both,
-        params: OrgParams,
-        body: Type.Object({ name: Type.Optional(Name), slug: Type.Optional(Slug), metadata: Type.Optional(OrgMetadata) }, { minProperties: 1 }),
-        response: { 200: OrganizationBody, ...errors(400, 401, 403, 404, 409) },
-      },
-    },
+    route.secretOrSession({
+      operationId: 'updateOrganization',
+      summary: 'Change name or slug (org:update); metadata: the server only',
+      params: OrgParams,
+      body: Type.Object({ name: Type.Optional(Name), slug: Type.Optional(Slug), metadata: Type.Optional(OrgMetadata) }, { minProperties: 1 }),
+      response: { 200: OrganizationBody, ...errors(400, 401, 403, 404, 409) },
+    }),
     async (request) => service.updateOrganization(deps, request.application!, actorOf(request), request.params.organization_id, request.body),
   );
 
   app.delete(
     '/v1/organizations/:organization_id',
-    {
-      preHandler: guards.secretOrSession,
-      schema: {
-        operationId: 'deleteOrganization',
-        tags,
-        summary: 'Delete an organisation (org:delete): refused at once, its members, invitations, rows and objects purged in batches',
-        security: both,
-        params: OrgParams,
-        response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.secretOrSession({
+      operationId: 'deleteOrganization',
+      summary: 'Delete an organisation (org:delete): refused at once, its members, invitations, rows and objects purged in batches',
+      params: OrgParams,
+      response: { 200: StatusBody('deleted'), ...errors(400, 401, 403, 404) },
+    }),
     async (request) => deleted(service.deleteOrganization(deps, request.application!, actorOf(request), request.params.organization_id)),
   );
 }

@@ -6,8 +6,6 @@ import { eventContext } from '../../event-context.js';
 
 // The records of docs/organizations.md as the routes declare them.
 
-export { secretOrSession as both, userSession as userOnly, secretKey as secretOnly } from '../../route-security.js';
-
 /** Who a request is: the secret key, or the session's user. */
 export const actorOf = (request: FastifyRequest): OrgActor =>
   request.appVia === 'secret'
