@@ -95,8 +95,14 @@ export function tableRowRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/tables/:table_id/rows/query',
     {
-      ...route.secretOrSession({ operationId: 'queryRows', summary: 'Filter (AND of field/op/value), sort and page by cursor', params: TableParams, body: QueryBody, response: { 200: PageBody, ...errors(400, 401, 403, 404) } }),
-      // On PostgreSQL the page's own statement confirms a secret key this node has seen before.
+      ...route.secretOrSession({
+        operationId: 'queryRows',
+        summary: 'Filter (AND of field/op/value), sort and page by cursor',
+        params: TableParams,
+        body: QueryBody,
+        response: { 200: PageBody, ...errors(400, 401, 403, 404) },
+      }),
+      // The same guard, presuming on PostgreSQL: there the page's own statement confirms a secret key this node has seen before.
       preHandler: cachesTableMetadata(deps.store.dialect) ? guards.presumingSecretOrSession : guards.secretOrSession,
       serializerCompiler: pageJson,
     },
