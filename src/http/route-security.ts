@@ -34,5 +34,8 @@ export function routesOf(guards: Guards, tag: string) {
     session: run(guards.publishableSession, userSession),
     secretOrSession: run(guards.secretOrSession, secretOrSession),
     console: run(guards.console, consoleCredential),
+    billing: run(guards.billing, secretKey),
+    publishableWithEmailUser: run(guards.publishableWithEmailUser, publishableKey),
+    presumingPublishable: run(guards.presumingPublishable, publishableKey),
   };
 }

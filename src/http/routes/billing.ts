@@ -6,7 +6,7 @@ import { createTopup, readTopup } from '../../services/billing/topups.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, PageOf, Timestamp, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
-import { secretKey } from '../route-security.js';
+import { routesOf } from '../route-security.js';
 
 // docs/billing.md: tenant billing, reached with the secret key of any app of
 // the tenant, and still open while the tenant is paused (the guard `billing` does not refuse paused apps).
@@ -58,29 +58,17 @@ const Transaction = Type.Object({
 });
 
 export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'billing');
 
   app.get(
     '/v1/billing',
-    {
-      preHandler: guards.billing,
-      schema: { operationId: 'getBilling', tags: ['billing'], summary: 'Balance, pause state, this month’s usage and payment methods', security: secretKey, response: { 200: Overview, ...errors(401, 403) } },
-    },
+    route.billing({ operationId: 'getBilling', summary: 'Balance, pause state, this month’s usage and payment methods', response: { 200: Overview, ...errors(401, 403) } }),
     async (request) => billingOverview(deps, request.application!.tenantId),
   );
 
   app.post(
     '/v1/billing/topups',
-    {
-      preHandler: guards.billing,
-      schema: {
-        operationId: 'createTopup',
-        tags: ['billing'],
-        summary: 'Start a crypto top-up: a donation challenge at the provider; pay to pay_to',
-        security: secretKey,
-        body: TopupBody,
-        response: { 201: Topup, ...errors(400, 401, 403, 502) },
-      },
-    },
+    route.billing({ operationId: 'createTopup', summary: 'Start a crypto top-up: a donation challenge at the provider; pay to pay_to', body: TopupBody, response: { 201: Topup, ...errors(400, 401, 403, 502) } }),
     async (request, reply) => {
       const amountCents = parseUsd(request.body.amount_usd, 'amount_usd', 'positive');
       const topup = await createTopup(deps, request.application!, { amountCents, chain: request.body.chain });
@@ -90,36 +78,26 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/billing/topups/:payment_id',
-    {
-      preHandler: guards.billing,
-      schema: {
-        operationId: 'getTopup',
-        tags: ['billing'],
-        summary: 'A top-up’s status; asks the provider and credits a confirmed payment once',
-        security: secretKey,
-        params: Type.Object({ payment_id: Uuid }),
-        response: { 200: Topup, ...errors(400, 401, 403, 404, 502) },
-      },
-    },
+    route.billing({
+      operationId: 'getTopup',
+      summary: 'A top-up’s status; asks the provider and credits a confirmed payment once',
+      params: Type.Object({ payment_id: Uuid }),
+      response: { 200: Topup, ...errors(400, 401, 403, 404, 502) },
+    }),
     async (request) => readTopup(deps, request.application!.tenantId, request.params.payment_id),
   );
 
   app.get(
     '/v1/billing/transactions',
-    {
-      preHandler: guards.billing,
-      schema: {
-        operationId: 'listTransactions',
-        tags: ['billing'],
-        summary: 'Ledger rows, newest first, by keyset pages (next_cursor)',
-        security: secretKey,
-        querystring: Type.Object({
-          limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'the next_cursor of the page before' })),
-        }),
-        response: { 200: PageOf('transactions', Transaction), ...errors(400, 401, 403) },
-      },
-    },
+    route.billing({
+      operationId: 'listTransactions',
+      summary: 'Ledger rows, newest first, by keyset pages (next_cursor)',
+      querystring: Type.Object({
+        limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+        cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'the next_cursor of the page before' })),
+      }),
+      response: { 200: PageOf('transactions', Transaction), ...errors(400, 401, 403) },
+    }),
     async (request) => listTransactions(deps, request.application!.tenantId, request.query.limit, request.query.cursor),
   );
 }

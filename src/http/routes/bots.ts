@@ -5,7 +5,7 @@ import type { Guards } from '../plugins/guards.js';
 import { SessionTokensBody } from './auth/schemas.js';
 import { errors, SafeInteger, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
-import { publishableKey } from '../route-security.js';
+import { routesOf } from '../route-security.js';
 import { clientInfo, rateLimitIp } from '../client-ip.js';
 
 // docs/bots.md: bots sign up with a confirmed donation and sign in with Ed25519.
@@ -25,19 +25,16 @@ const AuthBody = Type.Object({
 });
 
 export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'bots');
+
   app.post(
     '/v1/bot/signup',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'botSignUp',
-        tags: ['bots'],
-        summary: 'Register a bot with a confirmed donation challenge and its Ed25519 public key',
-        security: publishableKey,
-        body: SignupBody,
-        response: { 200: BotBody, ...errors(400, 401, 404, 409, 429, 502) },
-      },
-    },
+    route.publishable({
+      operationId: 'botSignUp',
+      summary: 'Register a bot with a confirmed donation challenge and its Ed25519 public key',
+      body: SignupBody,
+      response: { 200: BotBody, ...errors(400, 401, 404, 409, 429, 502) },
+    }),
     async (request) => {
       const application = request.application!;
       await deps.limiter.consume('bot_signup_ip', `${application.id}:${rateLimitIp(request.ip)}`);
@@ -47,17 +44,7 @@ export function botRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/bot/auth',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'botAuth',
-        tags: ['bots'],
-        summary: 'Sign a bot in with an Ed25519 signature; answers a standard session',
-        security: publishableKey,
-        body: AuthBody,
-        response: { 200: SessionTokensBody, ...errors(400, 401, 404, 429) },
-      },
-    },
+    route.publishable({ operationId: 'botAuth', summary: 'Sign a bot in with an Ed25519 signature; answers a standard session', body: AuthBody, response: { 200: SessionTokensBody, ...errors(400, 401, 404, 429) } }),
     async (request) => {
       const application = request.application!;
       const { bot_id: botId, timestamp, signature } = request.body;

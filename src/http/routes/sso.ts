@@ -9,7 +9,7 @@ import { SignInAnswerBody } from './auth/schemas.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, Uuid } from '../schemas.js';
 import type { Http } from '../types.js';
-import { publishableKey, userSession } from '../route-security.js';
+import { routesOf, userSession } from '../route-security.js';
 import { clientInfo, rateLimitIp } from '../client-ip.js';
 
 // docs/sso.md: single sign-on between apps of one tenant.
@@ -24,6 +24,8 @@ const BridgeQuery = Type.Object({
 });
 
 export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'sso');
+
   // The bridge is reached by a top-level navigation, which cannot send headers: the app may also come
   // from the query or the Host, the session from the __session cookie (or Bearer).
   async function bridgeGuard(request: FastifyRequest): Promise<void> {
@@ -58,20 +60,15 @@ export function ssoRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/sso/exchange',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'ssoExchange',
-        tags: ['sso'],
-        summary: 'Exchange an SSO token for a session in this app (tokens in the body, cookies set)',
-        security: publishableKey,
-        body: Type.Object({
-          token: Type.String({ minLength: 1, maxLength: 256 }),
-          nonce: Type.Optional(nonce('the nonce given to the bridge: required when the bridge had one, refused when it had none')),
-        }),
-        response: { 200: SignInAnswerBody, ...errors(400, 401, 403, 429) },
-      },
-    },
+    route.publishable({
+      operationId: 'ssoExchange',
+      summary: 'Exchange an SSO token for a session in this app (tokens in the body, cookies set)',
+      body: Type.Object({
+        token: Type.String({ minLength: 1, maxLength: 256 }),
+        nonce: Type.Optional(nonce('the nonce given to the bridge: required when the bridge had one, refused when it had none')),
+      }),
+      response: { 200: SignInAnswerBody, ...errors(400, 401, 403, 429) },
+    }),
     async (request, reply) => {
       const application = request.application!;
       await deps.limiter.consume('sso_exchange_ip', `${application.id}:${rateLimitIp(request.ip)}`);

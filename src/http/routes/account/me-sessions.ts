@@ -6,7 +6,7 @@ import { clearAuthCookies } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, ListOf, StatusBody, Timestamp, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { userSession } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 
 const MySession = Type.Object({
   session_id: Uuid,
@@ -18,18 +18,11 @@ const MySession = Type.Object({
 }, { title: 'MySession' });
 
 export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'account');
+
   app.get(
     '/v1/me/sessions',
-    {
-      preHandler: guards.publishableSession,
-      schema: {
-        operationId: 'listMySessions',
-        tags: ['account'],
-        summary: "Where the signed-in user is signed in: their live sessions, newest first",
-        security: userSession,
-        response: { 200: ListOf('sessions', MySession), ...errors(401, 403) },
-      },
-    },
+    route.session({ operationId: 'listMySessions', summary: "Where the signed-in user is signed in: their live sessions, newest first", response: { 200: ListOf('sessions', MySession), ...errors(401, 403) } }),
     async (request) => {
       const { userId, sessionId } = request.session!;
       return { sessions: await listMySessions(deps, request.application!.id, userId, sessionId) };
@@ -38,18 +31,13 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.delete(
     '/v1/me/sessions/:session_id',
-    {
-      preHandler: guards.publishableSession,
-      schema: {
-        operationId: 'revokeMySession',
-        tags: ['account'],
-        summary: "Revoke one of the signed-in user's sessions (another user's id is 404)",
-        description: 'Effective at once on every node. Revoking the current session also clears its cookies.',
-        security: userSession,
-        params: Type.Object({ session_id: Uuid }),
-        response: { 200: StatusBody('revoked'), ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.session({
+      operationId: 'revokeMySession',
+      summary: "Revoke one of the signed-in user's sessions (another user's id is 404)",
+      description: 'Effective at once on every node. Revoking the current session also clears its cookies.',
+      params: Type.Object({ session_id: Uuid }),
+      response: { 200: StatusBody('revoked'), ...errors(400, 401, 403, 404) },
+    }),
     async (request, reply) => {
       await revokeMySession(deps, request.application!, request.session!, request.params.session_id, eventContext(request));
       if (request.params.session_id === request.session!.sessionId) clearAuthCookies(reply, deps.config);
@@ -59,16 +47,11 @@ export function meSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/me/sessions/revoke_others',
-    {
-      preHandler: guards.publishableSession,
-      schema: {
-        operationId: 'revokeMyOtherSessions',
-        tags: ['account'],
-        summary: 'Sign out every other device: revoke all sessions but the current one',
-        security: userSession,
-        response: { 200: Type.Object({ revoked: Type.Integer({ minimum: 0 }) }), ...errors(401, 403) },
-      },
-    },
+    route.session({
+      operationId: 'revokeMyOtherSessions',
+      summary: 'Sign out every other device: revoke all sessions but the current one',
+      response: { 200: Type.Object({ revoked: Type.Integer({ minimum: 0 }) }), ...errors(401, 403) },
+    }),
     async (request) => {
       return { revoked: await revokeMyOtherSessions(deps, request.application!, request.session!, eventContext(request)) };
     },

@@ -4,7 +4,7 @@ import { issueChallenge } from '../../../services/accounts/hashcash.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { publishableKey } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 import { rateLimitIp } from '../../client-ip.js';
 
 const Challenge = Type.Object(
@@ -24,18 +24,11 @@ const Challenge = Type.Object(
 );
 
 export function challengeRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'sign-up and sign-in');
+
   app.post(
     '/v1/challenges',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'createChallenge',
-        tags: ['sign-up and sign-in'],
-        summary: 'A proof-of-work challenge, required before sign-up when hashcash is on',
-        security: publishableKey,
-        response: { 200: Challenge, ...errors(401, 429) },
-      },
-    },
+    route.publishable({ operationId: 'createChallenge', summary: 'A proof-of-work challenge, required before sign-up when hashcash is on', response: { 200: Challenge, ...errors(401, 429) } }),
     async (request) => {
       const application = request.application!;
       await deps.limiter.consume('challenge_ip', `${application.id}:${rateLimitIp(request.ip)}`);

@@ -10,8 +10,8 @@ import { clearAuthCookiesAfter, REFRESH_COOKIE, requestCookie, setAuthCookies } 
 import { checkCookieOrigin, type Guards } from '../../plugins/guards.js';
 import { errors, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { MeBody, meBody, sessionRoute } from './schemas.js';
-import { publishableKey } from '../../route-security.js';
+import { MeBody, meBody } from './schemas.js';
+import { routesOf } from '../../route-security.js';
 import { Locale } from '../users.js';
 import { rateLimitIp } from '../../client-ip.js';
 
@@ -25,18 +25,11 @@ const RefreshAnswer = Type.Object({
 });
 
 export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'sessions');
+
   app.get(
     '/v1/me',
-    {
-      preHandler: guards.publishableSession,
-      config: { mfaEnrollment: true },
-      schema: {
-        operationId: 'getMe',
-        ...sessionRoute,
-        summary: 'The signed-in user',
-        response: { 200: MeBody, ...errors(401, 403) },
-      },
-    },
+    { ...route.session({ operationId: 'getMe', summary: 'The signed-in user', response: { 200: MeBody, ...errors(401, 403) } }), config: { mfaEnrollment: true } },
     async (request) => {
       const app = request.application!;
       if (request.sessionUser) return meBody(request.sessionUser, app.organizationsEnabled ? request.sessionUser.organization : null);
@@ -47,22 +40,18 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.patch(
     '/v1/me',
-    {
-      preHandler: guards.publishableSession,
-      schema: {
-        operationId: 'updateMe',
-        ...sessionRoute,
-        summary: 'Change my unsafe_metadata (replaced whole) or locale; any other field is 400',
-        body: Type.Object(
-          {
-            unsafe_metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'at most 8 KiB as JSON' })),
-            locale: Type.Optional(Locale),
-          },
-          { minProperties: 1 },
-        ),
-        response: { 200: MeBody, ...errors(400, 401, 403) },
-      },
-    },
+    route.session({
+      operationId: 'updateMe',
+      summary: 'Change my unsafe_metadata (replaced whole) or locale; any other field is 400',
+      body: Type.Object(
+        {
+          unsafe_metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'at most 8 KiB as JSON' })),
+          locale: Type.Optional(Locale),
+        },
+        { minProperties: 1 },
+      ),
+      response: { 200: MeBody, ...errors(400, 401, 403) },
+    }),
     async (request) => {
       const user = await updateMe(deps, request.application!, request.session!.userId, request.body, eventContext(request));
       return meBody(user, await activeOrganizationOf(deps, request.application!, request.session!.sessionId));
@@ -72,14 +61,8 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/sessions/logout',
     {
-      preHandler: guards.publishableSession,
+      ...route.session({ operationId: 'logOut', summary: 'Revoke the current session and clear the cookies', response: { 200: Type.Object({ status: Type.Literal('logged_out') }), ...errors(401, 403) } }),
       config: { mfaEnrollment: true },
-      schema: {
-        operationId: 'logOut',
-        ...sessionRoute,
-        summary: 'Revoke the current session and clear the cookies',
-        response: { 200: Type.Object({ status: Type.Literal('logged_out') }), ...errors(401, 403) },
-      },
     },
     async (request, reply) => {
       await clearAuthCookiesAfter(reply, deps.config, logout(deps, request.application!, request.session!.sessionId, eventContext(request)));
@@ -89,20 +72,15 @@ export function sessionRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/tokens/session',
-    {
-      // The rotation's own statement confirms a key this node has seen before (no lookup of its own).
-      preHandler: guards.presumingPublishable,
-      schema: {
-        operationId: 'refreshSession',
-        tags: ['sessions'],
-        summary: 'Rotate a refresh token: new access and refresh tokens',
-        description:
-          'The refresh token comes from the body, else from the __refresh cookie: then both cookies are renewed and the answer carries no refresh_token (page scripts never see one).',
-        security: publishableKey,
-        body: Type.Object({ refresh_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }),
-        response: { 200: RefreshAnswer, ...errors(400, 401, 403, 429) },
-      },
-    },
+    // The rotation's own statement confirms a key this node has seen before (no lookup of its own).
+    route.presumingPublishable({
+      operationId: 'refreshSession',
+      summary: 'Rotate a refresh token: new access and refresh tokens',
+      description:
+        'The refresh token comes from the body, else from the __refresh cookie: then both cookies are renewed and the answer carries no refresh_token (page scripts never see one).',
+      body: Type.Object({ refresh_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })) }),
+      response: { 200: RefreshAnswer, ...errors(400, 401, 403, 429) },
+    }),
     async (request, reply) => {
       const fromBody = request.body?.refresh_token;
       // A cookie needs the app's allowed origins (CSRF): only a token in the body goes on a presumed key.

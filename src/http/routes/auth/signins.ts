@@ -7,7 +7,7 @@ import { answerSignIn } from '../../sign-in-answer.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { publishableKey } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 import { Email, MfaRequiredBody, RedirectUrl, SessionTokensBody } from './schemas.js';
 import { clientInfo, rateLimitIp } from '../../client-ip.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
@@ -20,29 +20,26 @@ const SigninBody = Type.Object({
 });
 
 export function signinRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'sign-up and sign-in');
+
   app.post(
     '/v1/signins',
-    {
-      preHandler: guards.publishableWithEmailUser,
-      schema: {
-        operationId: 'signIn',
-        tags: ['sign-up and sign-in'],
-        summary: 'Sign in with a password (tokens and cookie) or by magic link / code (emailed)',
-        security: publishableKey,
-        body: SigninBody,
-        response: {
-          200: Type.Union([
-            SessionTokensBody,
-            MfaRequiredBody,
-            Type.Object({
-              status: Type.Union([Type.Literal('magic_link_sent'), Type.Literal('verification_sent')]),
-              user_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
-            }),
-          ]),
-          ...errors(400, 401, 429, 503),
-        },
+    route.publishableWithEmailUser({
+      operationId: 'signIn',
+      summary: 'Sign in with a password (tokens and cookie) or by magic link / code (emailed)',
+      body: SigninBody,
+      response: {
+        200: Type.Union([
+          SessionTokensBody,
+          MfaRequiredBody,
+          Type.Object({
+            status: Type.Union([Type.Literal('magic_link_sent'), Type.Literal('verification_sent')]),
+            user_id: Type.Optional(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
+          }),
+        ]),
+        ...errors(400, 401, 429, 503),
       },
-    },
+    }),
     async (request, reply) => {
       const application = request.application!;
       const { email, password, redirect_url } = request.body;

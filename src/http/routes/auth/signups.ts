@@ -8,7 +8,7 @@ import { checkSignupProof } from '../../../services/accounts/hashcash.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { publishableKey } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 import { Email, Password, RedirectUrl } from './schemas.js';
 import { rateLimitIp } from '../../client-ip.js';
 import { emailWindowKey } from '../../rate-keys.js';
@@ -23,22 +23,16 @@ const SignupBody = Type.Object({
 });
 
 export function signupRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'sign-up and sign-in');
+
   app.post(
     '/v1/signups',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'signUp',
-        tags: ['sign-up and sign-in'],
-        summary: 'Sign up by email, with or without a password (proof-of-work when required)',
-        security: publishableKey,
-        body: SignupBody,
-        response: {
-          200: Type.Object({ status: Type.Literal('verification_sent'), user_id: Type.String({ format: 'uuid' }) }),
-          ...errors(400, 401, 409, 410, 422, 429, 503),
-        },
-      },
-    },
+    route.publishable({
+      operationId: 'signUp',
+      summary: 'Sign up by email, with or without a password (proof-of-work when required)',
+      body: SignupBody,
+      response: { 200: Type.Object({ status: Type.Literal('verification_sent'), user_id: Type.String({ format: 'uuid' }) }), ...errors(400, 401, 409, 410, 422, 429, 503) },
+    }),
     async (request) => {
       const application = request.application!;
       const { email, password, redirect_url, hashcash } = request.body;

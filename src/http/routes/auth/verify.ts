@@ -6,24 +6,21 @@ import { answerSignIn } from '../../sign-in-answer.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { publishableKey } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 import { Email, SignInAnswerBody } from './schemas.js';
 import { emailIpWindowKey, emailWindowKey } from '../../rate-keys.js';
 
 export function verifyRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'sign-up and sign-in');
+
   app.post(
     '/v1/verify-code',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'verifyCode',
-        tags: ['sign-up and sign-in'],
-        summary: 'Exchange an emailed 6-digit code for a session',
-        security: publishableKey,
-        body: Type.Object({ email: Email, code: Type.String({ pattern: '^[0-9]{6}$' }) }),
-        response: { 200: SignInAnswerBody, ...errors(400, 401, 429) },
-      },
-    },
+    route.publishable({
+      operationId: 'verifyCode',
+      summary: 'Exchange an emailed 6-digit code for a session',
+      body: Type.Object({ email: Email, code: Type.String({ pattern: '^[0-9]{6}$' }) }),
+      response: { 200: SignInAnswerBody, ...errors(400, 401, 429) },
+    }),
     async (request, reply) => {
       const application = request.application!;
       const { email, code } = request.body;

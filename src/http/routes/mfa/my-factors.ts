@@ -7,7 +7,7 @@ import { setSessionCookie } from '../../cookies.js';
 import type { Guards } from '../../plugins/guards.js';
 import { errors, StatusBody, Uuid } from '../../schemas.js';
 import type { Http } from '../../types.js';
-import { userSession } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 import { EnrolledFactor, Factor, FactorList, FriendlyName, RecoveryCodes } from './schemas.js';
 
 const FactorParams = Type.Object({ factor_id: Uuid });
@@ -24,18 +24,13 @@ function renewSessionCookie(request: FastifyRequest, reply: FastifyReply, deps: 
 }
 
 export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'second factors');
+
   app.get(
     '/v1/me/factors',
     {
-      preHandler: guards.publishableSession,
+      ...route.session({ operationId: 'listMyFactors', summary: "The signed-in user's second factors, and how many unused recovery codes are left", response: { 200: FactorList, ...errors(401, 403) } }),
       config: { mfaEnrollment: true },
-      schema: {
-        operationId: 'listMyFactors',
-        tags: ['second factors'],
-        summary: "The signed-in user's second factors, and how many unused recovery codes are left",
-        security: userSession,
-        response: { 200: FactorList, ...errors(401, 403) },
-      },
     },
     async (request) => listMyFactors(deps, request.application!, request.session!.userId),
   );
@@ -43,17 +38,13 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/me/factors/totp',
     {
-      preHandler: guards.publishableSession,
-      config: { mfaEnrollment: true },
-      schema: {
+      ...route.session({
         operationId: 'enrollTotp',
-        tags: ['second factors'],
         summary: 'Start a TOTP enrollment: the secret, its otpauth:// URI and an SVG QR code (shown once)',
         description:
           'The factor stays unverified until POST /v1/me/factors/{factor_id}/verify gets a first code; a new enrollment replaces an unconfirmed one. ' +
           'A user who already has a verified factor needs an aal2 session (403 otherwise); a user whose email is unverified cannot enroll (403). ' +
           'An enrollment not confirmed within 10 minutes is dead.',
-        security: userSession,
         body: Type.Object({ friendly_name: Type.Optional(FriendlyName) }),
         response: {
           201: Type.Object({
@@ -69,7 +60,8 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
           }),
           ...errors(400, 401, 403),
         },
-      },
+      }),
+      config: { mfaEnrollment: true },
     },
     async (request, reply) => {
       const enrolled = await enrollTotp(deps, request.application!, factorSession(request), request.body.friendly_name ?? null);
@@ -81,25 +73,19 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/me/factors/:factor_id/verify',
     {
-      preHandler: guards.publishableSession,
-      config: { mfaEnrollment: true },
-      schema: {
+      ...route.session({
         operationId: 'confirmTotp',
-        tags: ['second factors'],
         summary: 'Confirm a TOTP enrollment with its first code: 10 recovery codes (shown once) and an aal2 access token',
         description:
           'A wrong code is 400 (5, or 10 minutes since the enrollment, and it is dead: start again). The earlier recovery codes, if any, stop working. ' +
           'A user with another verified factor confirms from an aal2 session only (403 aal2_required). A first factor signs out the user\'s other sessions. ' +
           'The session becomes aal2: the answer carries a new access token (and renews the __session cookie when the session came by cookie); ' +
           'its refresh token keeps working and its next refresh is aal2 too. The user is sent a notice.',
-        security: userSession,
         params: FactorParams,
         body: Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$' }) }),
-        response: {
-          200: EnrolledFactor,
-          ...errors(400, 401, 403, 404),
-        },
-      },
+        response: { 200: EnrolledFactor, ...errors(400, 401, 403, 404) },
+      }),
+      config: { mfaEnrollment: true },
     },
     async (request, reply) => {
       const confirmed = await confirmTotp(deps, request.application!, factorSession(request), request.params.factor_id, request.body.code);
@@ -111,50 +97,35 @@ export function myFactorRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.patch(
     '/v1/me/factors/:factor_id',
-    {
-      preHandler: guards.publishableSession,
-      schema: {
-        operationId: 'renameMyFactor',
-        tags: ['second factors'],
-        summary: 'Rename one of my factors (a passkey or an authenticator app)',
-        security: userSession,
-        params: FactorParams,
-        body: Type.Object({ friendly_name: Type.Union([FriendlyName, Type.Null()]) }),
-        response: { 200: Factor, ...errors(400, 401, 403, 404) },
-      },
-    },
+    route.session({
+      operationId: 'renameMyFactor',
+      summary: 'Rename one of my factors (a passkey or an authenticator app)',
+      params: FactorParams,
+      body: Type.Object({ friendly_name: Type.Union([FriendlyName, Type.Null()]) }),
+      response: { 200: Factor, ...errors(400, 401, 403, 404) },
+    }),
     async (request) => renameMyFactor(deps, request.application!, request.session!.userId, request.params.factor_id, request.body.friendly_name),
   );
 
   app.delete(
     '/v1/me/factors/:factor_id',
-    {
-      preHandler: guards.publishableSession,
-      schema: {
-        operationId: 'removeMyFactor',
-        tags: ['second factors'],
-        summary: 'Remove one of my factors (needs a sign-in within the last 10 minutes, and aal2 for a verified factor)',
-        description: '403 when the session signed in more than 10 minutes ago (auth_time; sign in again) or, for a verified factor, the session is aal1. The last verified factor takes the recovery codes with it. The user is sent a notice.',
-        security: userSession,
-        params: FactorParams,
-        response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
-      },
-    },
+    route.session({
+      operationId: 'removeMyFactor',
+      summary: 'Remove one of my factors (needs a sign-in within the last 10 minutes, and aal2 for a verified factor)',
+      description: '403 when the session signed in more than 10 minutes ago (auth_time; sign in again) or, for a verified factor, the session is aal1. The last verified factor takes the recovery codes with it. The user is sent a notice.',
+      params: FactorParams,
+      response: { 200: StatusBody('deleted'), ...errors(401, 403, 404) },
+    }),
     async (request) => removeMyFactor(deps, request.application!, factorSession(request), request.params.factor_id),
   );
 
   app.post(
     '/v1/me/recovery_codes',
-    {
-      preHandler: guards.publishableSession,
-      schema: {
-        operationId: 'renewRecoveryCodes',
-        tags: ['second factors'],
-        summary: 'A new set of 10 recovery codes (shown once); the earlier set stops working. Needs an aal2 session',
-        security: userSession,
-        response: { 200: Type.Object({ recovery_codes: RecoveryCodes }), ...errors(400, 401, 403) },
-      },
-    },
+    route.session({
+      operationId: 'renewRecoveryCodes',
+      summary: 'A new set of 10 recovery codes (shown once); the earlier set stops working. Needs an aal2 session',
+      response: { 200: Type.Object({ recovery_codes: RecoveryCodes }), ...errors(400, 401, 403) },
+    }),
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return renewRecoveryCodes(deps, request.application!, factorSession(request));

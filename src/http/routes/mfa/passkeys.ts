@@ -10,7 +10,7 @@ import type { Guards } from '../../plugins/guards.js';
 import { errors, Uuid } from '../../schemas.js';
 import { answerSession } from '../../sign-in-answer.js';
 import type { Http } from '../../types.js';
-import { publishableKey, userSession } from '../../route-security.js';
+import { routesOf } from '../../route-security.js';
 import { SessionTokensBody } from '../auth/schemas.js';
 import { asAssertion, asRegistration, CeremonyOptions, PasskeyCredential } from './passkey-schemas.js';
 import { EnrolledFactor, FriendlyName } from './schemas.js';
@@ -21,19 +21,18 @@ const factorSession = (request: FastifyRequest) => {
 };
 
 export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
+  const route = routesOf(guards, 'second factors');
+
   app.post(
     '/v1/me/passkeys/options',
     {
-      preHandler: guards.publishableSession,
-      config: { mfaEnrollment: true },
-      schema: {
+      ...route.session({
         operationId: 'passkeyRegistrationOptions',
-        tags: ['second factors'],
         summary: 'Options for navigator.credentials.create: register a passkey (discoverable, user verification required)',
         description: "The relying party is the app's verified domain, else its first allowed origin's host; the page must be on the allow-list. Valid 5 minutes, once.",
-        security: userSession,
         response: { 200: CeremonyOptions, ...errors(400, 401, 403) },
-      },
+      }),
+      config: { mfaEnrollment: true },
     },
     async (request) => passkeyRegistrationOptions(deps, request.application!, factorSession(request)),
   );
@@ -41,22 +40,16 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
   app.post(
     '/v1/me/passkeys',
     {
-      preHandler: guards.publishableSession,
-      config: { mfaEnrollment: true },
-      schema: {
+      ...route.session({
         operationId: 'registerPasskey',
-        tags: ['second factors'],
         summary: 'Register a passkey: the credential navigator.credentials.create made for the options',
         description:
           'Answers the factor, recovery codes (10 when it is the user\'s first factor, shown once; else none) and an aal2 access token for this session. ' +
           'A credential that does not verify, or a used or expired challenge_id, is 400; a credential id the app already holds is 409 (nothing is stored). The user is sent a notice.',
-        security: userSession,
         body: Type.Object({ challenge_id: Uuid, credential: PasskeyCredential, friendly_name: Type.Optional(FriendlyName) }),
-        response: {
-          201: EnrolledFactor,
-          ...errors(400, 401, 403, 409),
-        },
-      },
+        response: { 201: EnrolledFactor, ...errors(400, 401, 403, 409) },
+      }),
+      config: { mfaEnrollment: true },
     },
     async (request, reply) => {
       const { challenge_id, credential, friendly_name } = request.body;
@@ -69,16 +62,11 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/passkeys/signin/options',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'passkeySignInOptions',
-        tags: ['second factors'],
-        summary: 'Options for navigator.credentials.get: sign in with a passkey (discoverable: no email needed)',
-        security: publishableKey,
-        response: { 200: CeremonyOptions, ...errors(400, 401, 429) },
-      },
-    },
+    route.publishable({
+      operationId: 'passkeySignInOptions',
+      summary: 'Options for navigator.credentials.get: sign in with a passkey (discoverable: no email needed)',
+      response: { 200: CeremonyOptions, ...errors(400, 401, 429) },
+    }),
     async (request) => {
       await deps.limiter.consume('mfa_verify_ip', `${request.application!.id}:${rateLimitIp(request.ip)}`);
       return passkeySignInOptions(deps, request.application!);
@@ -87,18 +75,13 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/passkeys/signin',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'signInWithPasskey',
-        tags: ['second factors'],
-        summary: 'Sign in with a passkey: the session (amr ["webauthn"], aal2), as a sign-in answers it',
-        description: 'A credential unknown to the app, one that does not verify, or a used or expired challenge_id is 401.',
-        security: publishableKey,
-        body: Type.Object({ challenge_id: Uuid, credential: PasskeyCredential }),
-        response: { 200: SessionTokensBody, ...errors(400, 401, 429) },
-      },
-    },
+    route.publishable({
+      operationId: 'signInWithPasskey',
+      summary: 'Sign in with a passkey: the session (amr ["webauthn"], aal2), as a sign-in answers it',
+      description: 'A credential unknown to the app, one that does not verify, or a used or expired challenge_id is 401.',
+      body: Type.Object({ challenge_id: Uuid, credential: PasskeyCredential }),
+      response: { 200: SessionTokensBody, ...errors(400, 401, 429) },
+    }),
     async (request, reply) => {
       const tokens = await signInWithPasskey(deps, request.application!, request.body.challenge_id, asAssertion(request.body.credential), clientInfo(request));
       return answerSession(reply, deps.config, tokens);
@@ -107,18 +90,13 @@ export function passkeyRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.post(
     '/v1/mfa/passkey/options',
-    {
-      preHandler: guards.publishable,
-      schema: {
-        operationId: 'mfaPasskeyOptions',
-        tags: ['second factors'],
-        summary: "Options for navigator.credentials.get to complete an MFA challenge with one of the user's passkeys",
-        description: 'Then POST /v1/mfa/verify with {mfa_token, passkey: credential}. An unknown, used or expired mfa_token is 401; a user without a passkey 400.',
-        security: publishableKey,
-        body: Type.Object({ mfa_token: Type.String({ minLength: 1, maxLength: 128 }) }),
-        response: { 200: Type.Object({ options: CeremonyOptions.properties.options }), ...errors(400, 401) },
-      },
-    },
+    route.publishable({
+      operationId: 'mfaPasskeyOptions',
+      summary: "Options for navigator.credentials.get to complete an MFA challenge with one of the user's passkeys",
+      description: 'Then POST /v1/mfa/verify with {mfa_token, passkey: credential}. An unknown, used or expired mfa_token is 401; a user without a passkey 400.',
+      body: Type.Object({ mfa_token: Type.String({ minLength: 1, maxLength: 128 }) }),
+      response: { 200: Type.Object({ options: CeremonyOptions.properties.options }), ...errors(400, 401) },
+    }),
     async (request) => mfaPasskeyOptions(deps, request.application!, await liveChallenge(deps, request.application!, request.body.mfa_token)),
   );
 }
