@@ -19,7 +19,7 @@ export const secretOrSession: Security = [...secretKey, ...userSession];
 export const consoleCredential: Security = [{ console: [] }];
 
 /** The tag and security a module's routes share, spread into each route's schema. */
-export const routeGroup = (tag: string, security: Security) => ({ tags: [tag], security });
+const routeGroup = (tag: string, security: Security) => ({ tags: [tag], security });
 
 /**
  * A module's route options by the guard they run: the guard with the security it accepts, and the module's

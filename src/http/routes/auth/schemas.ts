@@ -1,7 +1,6 @@
 import { organizationView, type ActiveOrganization } from '../../../services/organizations/active.js';
 import { Type } from '@sinclair/typebox';
 import { UserBody } from '../users.js';
-import { routeGroup, userSession } from '../../route-security.js';
 
 // Request and response pieces shared by the sign-up, sign-in and session routes.
 
@@ -10,9 +9,6 @@ export const Password = Type.String({ minLength: 8, maxLength: 256 });
 export const RedirectUrl = Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
   description: 'Absolute URL whose origin is on the app allow-list',
 });
-
-/** The group of the routes of the signed-in user's own session (GET, PATCH, DELETE /v1/me, logout). */
-export const sessionRoute = routeGroup('sessions', userSession);
 
 /** The signed-in user, as GET /v1/me answers it: a user's own fields of UserBody, never the private ones. */
 export const MeBody = Type.Composite(
