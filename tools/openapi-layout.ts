@@ -12,27 +12,14 @@
 import ts from 'typescript';
 import { hoistBodies, pickShared, referenceRepeats, ROWS, routesTable } from './openapi-references.js';
 
-/** Declared once at the top of the generated file; the transform below writes references to them. */
-export const LAYOUT_ALIASES = `/** An answer with a JSON body, as openapi-typescript writes one. */
-type Json<T> = { headers: { [name: string]: unknown }; content: { "application/json": T } };
-/** A JSON request body. */
-type JsonBody<T> = { content: { "application/json": T } };
+/**
+ * The top of the generated file: the shapes the transform below writes references to (declared in
+ * packages/api-types/src/layout.ts), and the error answers, which name the file's own `components`.
+ */
+export const LAYOUT_ALIASES = `import type { InPath, InPathAndQuery, InQuery, Json, JsonBody, NextCursor, NoParameters, PathsOf, Redirect } from './layout.js';
+
 /** Error answers: each status given carries the one error body, \`{detail, code}\`. */
 type Errors<S extends number> = { [K in S]: components["responses"]["Error"] };
-/** A page's last field. */
-type NextCursor = {
-    /** @description where the next page starts; null on the last page */
-    next_cursor: string | null;
-};
-/** Where the browser goes next. */
-type Redirect = { headers: { /** @description where the browser goes next */ Location?: string; [name: string]: unknown }; content?: never };
-/** \`paths\` from \`routes\`: for each path, its operations by method. */
-type PathsOf<R extends { [O in keyof R]: [string, string] }> = { [P in R[keyof R][1]]: { [O in keyof R as R[O][1] extends P ? R[O][0] : never]: operations[O & keyof operations] } };
-/** An operation's parameters: none, only in its path, only (optional) in its query, or both. */
-type NoParameters = { query?: never; header?: never; path?: never; cookie?: never };
-type InPath<P> = { query?: never; header?: never; path: P; cookie?: never };
-type InQuery<Q> = { query?: Q; header?: never; path?: never; cookie?: never };
-type InPathAndQuery<P, Q> = { query?: Q; header?: never; path: P; cookie?: never };
 `;
 
 const WIDTH = 200;

@@ -99,7 +99,7 @@ export function routesTable(paths: ts.InterfaceDeclaration): ts.Node[] {
       [f.createModifier(ts.SyntaxKind.ExportKeyword)],
       'paths',
       undefined,
-      f.createTypeReferenceNode('PathsOf', [f.createTypeReferenceNode('routes')]),
+      f.createTypeReferenceNode('PathsOf', [f.createTypeReferenceNode('routes'), f.createTypeReferenceNode('operations')]),
     ),
     ts.SyntaxKind.MultiLineCommentTrivia,
     '* The routes by path, as openapi-fetch reads them: each path\'s operations by method. ',
