@@ -1,5 +1,6 @@
 import { Type, type TArray, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
+import { Timestamp, Uuid } from '../wire-formats.js';
 
 // Shared response pieces. Every route declares its responses so a field not in them can never leak.
 
@@ -27,7 +28,7 @@ export async function deleted(deletion: Promise<unknown>): Promise<{ status: 'de
   return { status: 'deleted' };
 }
 
-/** A list answered whole, under its plural: `ListOf('webhooks', WebhookBody)` is `{webhooks: [...]}`. */
+/** A list answered whole, under its plural: `ListOf('webhooks', WebhookRecord)` is `{webhooks: [...]}`. */
 export const ListOf = <K extends string, T extends TSchema>(name: K, item: T) => Type.Object({ [name]: Type.Array(item) } as { [P in K]: TArray<T> });
 
 /** Where the next page of a keyset list starts; null on the last page. */
@@ -37,8 +38,8 @@ const Cursor = Type.Union([Type.String(), Type.Null()]);
 export const PageOf = <K extends string, T extends TSchema, C extends TSchema = typeof Cursor>(name: K, item: T, nextCursor?: C) =>
   Type.Object({ [name]: Type.Array(item), next_cursor: nextCursor ?? Cursor } as { [P in K]: TArray<T> } & { next_cursor: C });
 
-export const Uuid = Type.String({ format: 'uuid' });
-export const Timestamp = Type.String({ format: 'date-time' });
+/** The wire's string formats (wire-formats.ts, which the services' records share). */
+export { Timestamp, Uuid };
 
 /** The last fields of a stored record's body: when it was created and last changed. */
 export const Timestamps = { created_at: Timestamp, updated_at: Timestamp };

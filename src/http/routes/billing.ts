@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { billingOverview, listTransactions } from '../../services/billing/account.js';
 import { parseUsd } from '../../services/billing/money.js';
+import { BillingOverviewRecord, Usd } from '../../services/billing/records.js';
 import { createTopup, readTopup } from '../../services/billing/topups.js';
 import type { Guards } from '../plugins/guards.js';
 import { errors, PageOf, Timestamp, Uuid } from '../schemas.js';
@@ -10,23 +11,6 @@ import { routesOf } from '../route-security.js';
 
 // docs/billing.md: tenant billing, reached with the secret key of any app of
 // the tenant, and still open while the tenant is paused (the guard `billing` does not refuse paused apps).
-
-const Usd = Type.Number({ description: 'USD, at most 2 decimals' });
-
-const Overview = Type.Object({
-  tenant_id: Type.String(),
-  balance_usd: Usd,
-  paused: Type.Boolean(),
-  usage: Type.Object({
-    period_start: Timestamp,
-    period_end: Timestamp,
-    monthly_active_users: Type.Integer(),
-    table_storage_bytes: Type.Integer(),
-    object_storage_bytes: Type.Integer(),
-    estimated_charges_usd: Usd,
-  }),
-  payment_methods: Type.Array(Type.Object({ method: Type.Literal('crypto'), chains: Type.Array(Type.String()) })),
-});
 
 const TopupBody = Type.Object({
   // Checked by the service (one place for the money rules: > 0, cents, the ceiling), with the same detail everywhere.
@@ -62,7 +46,7 @@ export function billingRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/billing',
-    route.billing({ operationId: 'getBilling', summary: 'Balance, pause state, this month’s usage and payment methods', response: { 200: Overview, ...errors(401, 403) } }),
+    route.billing({ operationId: 'getBilling', summary: 'Balance, pause state, this month’s usage and payment methods', response: { 200: BillingOverviewRecord, ...errors(401, 403) } }),
     async (request) => billingOverview(deps, request.application!.tenantId),
   );
 

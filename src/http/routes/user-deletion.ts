@@ -2,6 +2,7 @@ import { eventContext } from '../event-context.js';
 import { Readable } from 'node:stream';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
+import { UserObjectRecord } from '../../services/accounts/records.js';
 import { deleteOwnAccount, deleteUser } from '../../services/accounts/user-deletion.js';
 import { exportUser } from '../../services/accounts/user-export.js';
 import { clearAuthCookiesAfter } from '../cookies.js';
@@ -41,16 +42,7 @@ const ExportBody = Type.Object(
         ),
       }),
     ),
-    objects: Type.Array(
-      Type.Object({
-        bucket_id: Uuid,
-        bucket_name: Type.String(),
-        key: Type.String(),
-        size_bytes: Type.Integer(),
-        content_type: Type.String(),
-        created_at: Timestamp,
-      }),
-    ),
+    objects: Type.Array(UserObjectRecord),
     factors: Type.Array(Factor, { description: 'Second factors (docs/mfa.md): type, name and dates; never a TOTP secret, a public key or a recovery code' }),
     organizations: Type.Array(
       Type.Object({ organization_id: Uuid, name: Type.String(), slug: Type.String(), role: Type.String(), created_at: Timestamp, updated_at: Timestamp }),

@@ -1,25 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
+import { UserSessionRecord } from '../../services/sessions/records.js';
 import { listUserSessions, revokeAllUserSessions } from '../../services/sessions/user-sessions.js';
 import { eventContext } from '../event-context.js';
 import type { Guards } from '../plugins/guards.js';
-import { errors, ListOf, Timestamp, Uuid } from '../schemas.js';
+import { errors, ListOf } from '../schemas.js';
 import type { Http } from '../types.js';
 import { UserParams, usersRoutes } from './users.js';
 
 // docs/users.md: a user's live sessions as the server sees them, and ending them all (Secret, or the
 // console with X-App-Id). One session is revoked by POST /v1/sessions/revoke (users.ts).
-
-const UserSession = Type.Object({
-  session_id: Uuid,
-  created_at: Timestamp,
-  last_used_at: Type.String({ format: 'date-time', description: 'The last refresh, else the sign-in' }),
-  expires_at: Type.String({ format: 'date-time', description: 'When its refresh token stops working unless refreshed again' }),
-  user_agent: Type.Union([Type.String(), Type.Null()]),
-  ip: Type.Union([Type.String(), Type.Null()]),
-  amr: Type.Array(Type.String(), { description: 'How it was opened (RFC 8176: pwd, email, oauth, sso, bot, token, otp, recovery, webauthn); [] for a session older than the field' }),
-  aal: Type.Union([Type.Literal('aal1'), Type.Literal('aal2')], { description: 'aal2 when a second factor was used' }),
-}, { title: 'UserSession' });
 
 export function userSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
   const route = usersRoutes(guards);
@@ -30,7 +20,7 @@ export function userSessionRoutes(app: Http, deps: Deps, guards: Guards): void {
       operationId: 'listUserSessions',
       summary: "A user's live sessions, newest first (at most 100): where they are signed in and how",
       params: UserParams,
-      response: { 200: ListOf('sessions', UserSession), ...errors(400, 401, 403, 404) },
+      response: { 200: ListOf('sessions', UserSessionRecord), ...errors(400, 401, 403, 404) },
     }),
     async (request) => ({ sessions: await listUserSessions(deps, request.application!, request.params.user_id) }),
   );

@@ -14,6 +14,7 @@ import { findUserById, type User } from '../../store/repos/users.js';
 import { isMissingTable } from '../../store/tables-dialect.js';
 import { toFactorView } from '../mfa/factors.js';
 import { rowRecords } from '../tables/records.js';
+import type { UserObject } from './records.js';
 
 // A user's export (docs/privacy.md): one JSON document, written as it is read. Rows, sessions and
 // objects come in keyset pages of PAGE, each turned into text and handed on before the next is read, so a
@@ -78,7 +79,7 @@ async function* documentOf(deps: UserExportDeps, appId: string, user: User): Asy
   yield* list(async (after: [string, string] | null) => {
     const page = await pageUserObjects(deps.db, appId, user.id, after ?? undefined, PAGE);
     const last = page[page.length - 1];
-    return { items: page, next: page.length === PAGE && last ? ([last.bucket_id, last.key] as [string, string]) : undefined };
+    return { items: page satisfies UserObject[], next: page.length === PAGE && last ? ([last.bucket_id, last.key] as [string, string]) : undefined };
   });
   // Second factors: what they are and when they were used; the secrets stay sealed in the database.
   yield `],"factors":${JSON.stringify((await listFactors(deps.db, appId, user.id)).map(toFactorView))}`;

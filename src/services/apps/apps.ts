@@ -14,12 +14,13 @@ import { inTransaction } from '../../store/transaction.js';
 import type { KeyRing } from './keys.js';
 import { checkCookieDomain, checkDomainScope } from './cookie-domain.js';
 import { allowedOriginsOf, parseDomain, parseOrigin } from './origins.js';
+import type { AppView } from './records.js';
 import { settingsToColumns, type AppSettings } from './settings.js';
 import { OPERATOR_CONTEXT, type EventContext } from '../events/types.js';
 import { recordAppEvent, recordTenantEvent } from '../management/events.js';
 import { answering } from '../db-errors.js';
 
-export type { AppSettings };
+export type { AppSettings, AppView };
 
 export interface AppsDeps {
   db: Db;
@@ -29,41 +30,6 @@ export interface AppsDeps {
   config?: { publicBaseUrl: string };
   /** Not read: an app is shown with its settings as stored (null follows the server's HASHCASH_ENABLED). */
   hashcashEnabled?: boolean;
-}
-
-/** The app as the CLI and admin API show it; `secret_key` only right after it was made. */
-export interface AppView {
-  app_id: string;
-  tenant_id: string;
-  name: string;
-  publishable_key: string;
-  secret_key?: string;
-  domain: string | null;
-  allowed_origins: string[];
-  verification_method: 'code' | 'link' | 'both';
-  passwords_enabled: boolean;
-  /** As stored: null follows the server's HASHCASH_ENABLED (never resolved from the caller's environment). */
-  hashcash_enabled: boolean | null;
-  hashcash_difficulty: number;
-  bot_min_usd: number;
-  link_landing: boolean;
-  self_delete: boolean;
-  mfa: 'optional' | 'required';
-  /** null: the server's TABLES_STORAGE_LIMIT_BYTES applies. */
-  tables_limit_bytes: number | null;
-  objects_limit_bytes: number | null;
-  /** The custom claims template, or null: tokens carry only the service's claims. */
-  token_claims: Record<string, string> | null;
-  organizations_enabled: boolean;
-  org_creation: 'users' | 'server';
-  /** The app's sender and Reply-To of its emails (docs/email.md); null: EMAIL_FROM, and no Reply-To. */
-  email_from: string | null;
-  reply_to: string | null;
-  /** `__session` is set for this parent domain of `domain` (docs/browser.md); null: host-only. */
-  cookie_domain: string | null;
-  signing_key_id: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 export interface TenantView {

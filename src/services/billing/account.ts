@@ -9,23 +9,11 @@ import { postLedgerEntry, toLedgerEntry, type LedgerEntry } from './ledger.js';
 import { measureUsage } from './metering.js';
 import { centsToUsd } from './money.js';
 import { currentPeriod, priceUsage } from './pricing.js';
+import type { BillingOverview } from './records.js';
+
+export type { BillingOverview };
 
 export type BillingDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'confirmations'>;
-
-export interface BillingOverview {
-  tenant_id: string;
-  balance_usd: number;
-  paused: boolean;
-  usage: {
-    period_start: string;
-    period_end: string;
-    monthly_active_users: number;
-    table_storage_bytes: number;
-    object_storage_bytes: number;
-    estimated_charges_usd: number;
-  };
-  payment_methods: { method: 'crypto'; chains: string[] }[];
-}
 
 /** Balance, pause state, the current month's usage priced as a run would price it now, and payment methods. */
 export async function billingOverview(deps: BillingDeps, tenantId: string): Promise<BillingOverview> {

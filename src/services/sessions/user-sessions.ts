@@ -4,28 +4,18 @@ import * as sessionsRepo from '../../store/repos/sessions.js';
 import * as users from '../../store/repos/users.js';
 import { inTransaction } from '../../store/transaction.js';
 import type { EventContext } from '../events/types.js';
-import { aalOf, splitAmr, type Aal } from '../mfa/assurance.js';
+import { aalOf, splitAmr } from '../mfa/assurance.js';
 import { MY_SESSIONS_MAX } from './my-sessions.js';
+import type { UserSession } from './records.js';
 import { revokeUserSessions } from './revocations.js';
 import type { SessionDeps } from './sessions.js';
 
 // The server's view of one user's sessions (Secret, or the console with X-App-Id; docs/users.md): what
 // GET /v1/me/sessions shows the user, with how each was opened, and ending them all at once.
 
-type App = { id: string; tenantId: string };
+export type { UserSession };
 
-export interface UserSession {
-  session_id: string;
-  created_at: string;
-  /** The last refresh, else the sign-in (as GET /v1/me/sessions). */
-  last_used_at: string;
-  expires_at: string;
-  user_agent: string | null;
-  ip: string | null;
-  /** How it was opened (RFC 8176 values; [] for a session older than migration 0024). */
-  amr: string[];
-  aal: Aal;
-}
+type App = { id: string; tenantId: string };
 
 async function requireUser(deps: SessionDeps, appId: string, userId: string): Promise<void> {
   if (!(await users.findUserById(deps.db, appId, userId))) throw notFound('user not found');

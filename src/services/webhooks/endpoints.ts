@@ -11,24 +11,15 @@ import type { Db } from '../../store/db.js';
 import { eventOf, type EventContext } from '../events/types.js';
 import { recordEvent } from '../events/record.js';
 import { checkEndpointUrl, checkEventTypes, MAX_ENDPOINTS_PER_APP } from './endpoint-rules.js';
+import type { Webhook } from './records.js';
 import { newWebhookSecret } from './signature.js';
+
+export type { Webhook };
 
 export type EndpointDeps = Pick<Deps, 'db' | 'clock' | 'config' | 'masterKey' | 'masterKeys'>;
 
 /** How long the secret a rotation replaced keeps signing beside the new one. */
 export const PREVIOUS_SECRET_SECONDS = 24 * 3600;
-
-export interface Webhook {
-  webhook_id: string;
-  url: string;
-  event_types: string[];
-  description: string;
-  enabled: boolean;
-  disabled_reason: string | null;
-  created_at: string;
-  updated_at: string;
-  stats: { succeeded_24h: number; failed_24h: number };
-}
 
 /** Binds a sealed secret to its endpoint and its role: a ciphertext moved to another row or column does not open. */
 export const webhookSecretBinding = (id: string) => `webhook_endpoints:${id}`;

@@ -61,17 +61,8 @@ export async function deleteUserBucketUsage(db: Db, appId: string, userId: strin
     .execute();
 }
 
-export interface UserObject {
-  bucket_id: string;
-  bucket_name: string;
-  key: string;
-  size_bytes: number;
-  content_type: string;
-  created_at: string;
-}
-
-/** A page of the user's objects in (bucket_id, key) order after `after` (an export). */
-export async function pageUserObjects(db: Db, appId: string, userId: string, after: [bucketId: string, key: string] | undefined, limit: number): Promise<UserObject[]> {
+/** A page of the user's objects in (bucket_id, key) order after `after` (an export), each with its bucket's name. */
+export async function pageUserObjects(db: Db, appId: string, userId: string, after: [bucketId: string, key: string] | undefined, limit: number) {
   let query = db
     .selectFrom('objects')
     .innerJoin('buckets', 'buckets.id', 'objects.bucket_id')

@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../../deps.js';
+import { AppRecord } from '../../../services/apps/records.js';
 import { createAppIn, deleteAppOf, listAppsOf, rotateSecretOf, rotateSigningKeyOf, showAppTo, updateAppOf } from '../../../services/management/apps.js';
 import { eventContext } from '../../event-context.js';
 import type { Guards } from '../../plugins/guards.js';
 import { deleted, errors, SafeInteger, StatusBody, Timestamp } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { routesOf } from '../../route-security.js';
-import { AppBody, AppSettingsFields, settingsOf } from './schemas.js';
+import { AppSettingsFields, settingsOf } from './schemas.js';
 import { TenantParams, tenantListRoute } from './tenant-list.js';
 
 // docs/management.md: a tenant's apps and their keys (Console), the services of `gatehouse app ...`.
@@ -18,7 +19,7 @@ const Name = Type.String({ minLength: 1, maxLength: 200 });
 export function managementAppRoutes(app: Http, deps: Deps, guards: Guards): void {
   const route = routesOf(guards, 'management');
 
-  tenantListRoute(app, deps, route, { name: 'apps', item: AppBody, operationId: 'listTenantApps', summary: "The tenant's apps" }, listAppsOf);
+  tenantListRoute(app, deps, route, { name: 'apps', item: AppRecord, operationId: 'listTenantApps', summary: "The tenant's apps" }, listAppsOf);
 
   app.post(
     '/v1/tenants/:tenant_id/apps',
@@ -27,7 +28,7 @@ export function managementAppRoutes(app: Http, deps: Deps, guards: Guards): void
       summary: 'Create an app: its publishable key and its secret key (shown once), as gatehouse app create --json',
       params: TenantParams,
       body: Type.Object({ name: Name, ...AppSettingsFields }),
-      response: { 201: AppBody, ...errors(400, 401, 403, 404, 409) },
+      response: { 201: AppRecord, ...errors(400, 401, 403, 404, 409) },
     }),
     async (request, reply) => {
       const { name, ...settings } = settingsOf(request.body);
@@ -37,7 +38,7 @@ export function managementAppRoutes(app: Http, deps: Deps, guards: Guards): void
 
   app.get(
     '/v1/apps/:app_id',
-    route.console({ operationId: 'getApp', summary: 'An app and its settings', params: AppParams, response: { 200: AppBody, ...errors(401, 404) } }),
+    route.console({ operationId: 'getApp', summary: 'An app and its settings', params: AppParams, response: { 200: AppRecord, ...errors(401, 404) } }),
     async (request) => showAppTo(deps, request.consoleCaller!, request.params.app_id),
   );
 
@@ -48,7 +49,7 @@ export function managementAppRoutes(app: Http, deps: Deps, guards: Guards): void
       summary: "Change an app's settings",
       params: AppParams,
       body: Type.Object({ name: Type.Optional(Name), ...AppSettingsFields }, { minProperties: 1 }),
-      response: { 200: AppBody, ...errors(400, 401, 403, 404, 409) },
+      response: { 200: AppRecord, ...errors(400, 401, 403, 404, 409) },
     }),
     async (request) => updateAppOf(deps, request.consoleCaller!, request.params.app_id, settingsOf(request.body), eventContext(request)),
   );

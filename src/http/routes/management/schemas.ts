@@ -46,38 +46,6 @@ export const AppSettingsFields = {
   cookie_domain: Type.Optional(Type.Union([Type.String({ maxLength: 253 }), Type.Null()])),
 };
 
-export const AppBody = Type.Object(
-  {
-    app_id: Type.String(),
-    tenant_id: Type.String(),
-    name: Type.String(),
-    publishable_key: Type.String(),
-    secret_key: Type.Optional(Type.String({ description: 'only in the answer of the creation: shown once' })),
-    domain: Type.Union([Type.String(), Type.Null()]),
-    allowed_origins: Type.Array(Type.String()),
-    verification_method: Type.String(),
-    passwords_enabled: Type.Boolean(),
-    hashcash_enabled: Type.Union([Type.Boolean(), Type.Null()], { description: "null: the server's HASHCASH_ENABLED" }),
-    hashcash_difficulty: Type.Integer(),
-    bot_min_usd: Type.Number(),
-    link_landing: Type.Boolean(),
-    self_delete: Type.Boolean(),
-    mfa: Type.String(),
-    tables_limit_bytes: Type.Union([Type.Integer(), Type.Null()]),
-    objects_limit_bytes: Type.Union([Type.Integer(), Type.Null()]),
-    token_claims: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
-    organizations_enabled: Type.Boolean(),
-    email_from: Type.Union([Type.String(), Type.Null()]),
-    reply_to: Type.Union([Type.String(), Type.Null()]),
-    org_creation: Type.String(),
-    cookie_domain: Type.Union([Type.String(), Type.Null()]),
-    signing_key_id: Type.Union([Type.String(), Type.Null()]),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  },
-  { title: 'App', description: 'An application, its settings as stored (null: the server default)' },
-);
-
 /** The service's settings from a body's snake_case names. */
 export function settingsOf(body: Record<string, unknown>) {
   const b = body as { [K in keyof typeof AppSettingsFields]?: any } & { name?: string };

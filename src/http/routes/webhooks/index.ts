@@ -8,7 +8,8 @@ import { deleted, errors, ListOf, StatusBody } from '../../schemas.js';
 import type { Http } from '../../types.js';
 import { routesOf } from '../../route-security.js';
 import { replayWebhook } from '../../../services/webhooks/replay.js';
-import { CreateBody, CreatedWebhookBody, DeliveriesQuery, DeliveryId, DeliveryList, PatchBody, ReplayBody, RotatedBody, WebhookBody, WebhookId } from './schemas.js';
+import { WebhookId, WebhookRecord } from '../../../services/webhooks/records.js';
+import { CreateBody, CreatedWebhookBody, DeliveriesQuery, DeliveryId, DeliveryList, PatchBody, ReplayBody, RotatedBody } from './schemas.js';
 
 // docs/webhooks.md: an app's webhook endpoints (Secret), at most 20.
 
@@ -27,19 +28,19 @@ export function webhookRoutes(app: Http, deps: Deps, guards: Guards): void {
 
   app.get(
     '/v1/webhooks',
-    route.secret({ operationId: 'listWebhooks', summary: "The app's webhook endpoints", response: { 200: ListOf('webhooks', WebhookBody), ...errors(401, 403) } }),
+    route.secret({ operationId: 'listWebhooks', summary: "The app's webhook endpoints", response: { 200: ListOf('webhooks', WebhookRecord), ...errors(401, 403) } }),
     async (request) => ({ webhooks: await listWebhooks(deps, request.application!.id) }),
   );
 
   app.get(
     '/v1/webhooks/:webhook_id',
-    route.secret({ operationId: 'getWebhook', summary: 'One webhook endpoint', params: Params, response: { 200: WebhookBody, ...errors(400, 401, 403, 404) } }),
+    route.secret({ operationId: 'getWebhook', summary: 'One webhook endpoint', params: Params, response: { 200: WebhookRecord, ...errors(400, 401, 403, 404) } }),
     async (request) => getWebhook(deps, request.application!.id, request.params.webhook_id),
   );
 
   app.patch(
     '/v1/webhooks/:webhook_id',
-    route.secret({ operationId: 'updateWebhook', summary: 'Change a webhook endpoint', params: Params, body: PatchBody, response: { 200: WebhookBody, ...errors(400, 401, 403, 404) } }),
+    route.secret({ operationId: 'updateWebhook', summary: 'Change a webhook endpoint', params: Params, body: PatchBody, response: { 200: WebhookRecord, ...errors(400, 401, 403, 404) } }),
     async (request) => updateWebhook(deps, request.application!, request.params.webhook_id, request.body, eventContext(request)),
   );
 

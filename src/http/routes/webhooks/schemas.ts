@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { WebhookRecord } from '../../../services/webhooks/records.js';
 import { SafeInteger, Timestamp } from '../../schemas.js';
 
-// docs/webhooks.md: the webhook endpoint and delivery records.
+// docs/webhooks.md: the bodies of the webhook routes and the delivery records (the endpoint record is the
+// service's: services/webhooks/records.ts).
 
 const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   minItems: 1,
@@ -9,28 +11,9 @@ const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   description: 'event types, prefixes such as "user.*", or "*" (every type but signin.failed)',
 });
 
-export const WebhookId = Type.String({ pattern: '^wh_[A-Za-z0-9]{24}$' });
 export const DeliveryId = Type.String({ minLength: 1, maxLength: 100, pattern: '^dlv_[A-Za-z0-9_]+$' });
 
-export const WebhookBody = Type.Object(
-  {
-    webhook_id: WebhookId,
-    url: Type.String(),
-    event_types: Type.Array(Type.String()),
-    description: Type.String(),
-    enabled: Type.Boolean(),
-    disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'why the service or the app disabled it; null while enabled' }),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    stats: Type.Object({
-      succeeded_24h: Type.Integer({ description: 'deliveries whose last attempt in the last 24 hours succeeded' }),
-      failed_24h: Type.Integer({ description: 'deliveries whose last attempt in the last 24 hours failed' }),
-    }),
-  },
-  { title: 'Webhook', description: 'A webhook endpoint of the application' },
-);
-
-export const CreatedWebhookBody = Type.Intersect([WebhookBody, Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 bytes: shown in this answer only' }) })], { title: 'CreatedWebhook' });
+export const CreatedWebhookBody = Type.Intersect([WebhookRecord, Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 bytes: shown in this answer only' }) })], { title: 'CreatedWebhook' });
 
 export const CreateBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'https; no private, loopback, link-local or metadata address' }),
