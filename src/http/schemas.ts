@@ -1,6 +1,6 @@
 import { Type, type TArray, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
-import { Timestamp, Uuid } from '../wire-formats.js';
+import { Timestamp, Uuid } from '../services/wire-formats.js';
 
 // Shared response pieces. Every route declares its responses so a field not in them can never leak.
 
@@ -38,7 +38,7 @@ const Cursor = Type.Union([Type.String(), Type.Null()]);
 export const PageOf = <K extends string, T extends TSchema, C extends TSchema = typeof Cursor>(name: K, item: T, nextCursor?: C) =>
   Type.Object({ [name]: Type.Array(item), next_cursor: nextCursor ?? Cursor } as { [P in K]: TArray<T> } & { next_cursor: C });
 
-/** The wire's string formats (wire-formats.ts, which the services' records share). */
+/** The wire's string formats (services/wire-formats.ts, which the services' records share). */
 export { Timestamp, Uuid };
 
 /** The last fields of a stored record's body: when it was created and last changed. */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from '../../wire-formats.js';
+import { Timestamp, Uuid } from '../wire-formats.js';
 
 // docs/privacy.md: the records of a user's export (user-export.ts) that it declares once: the route's schema
 // (http/routes/user-deletion.ts) and the type the store's rows are checked against.

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from '../../wire-formats.js';
+import { Timestamp } from '../wire-formats.js';
 
 // docs/management.md: the application record, declared once: the Management API's schema
 // (http/routes/management/) and the type of what the CLI and the services answer (AppView).

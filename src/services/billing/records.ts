@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from '../../wire-formats.js';
+import { Timestamp } from '../wire-formats.js';
 
 // docs/billing.md: the records billing answers with, declared once: the routes' schemas (http/routes/billing.ts)
 // and the services' types.

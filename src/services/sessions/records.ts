@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, Uuid } from '../../wire-formats.js';
+import { Timestamp, Uuid } from '../wire-formats.js';
 
 // docs/users.md: a user's session as the server sees it (user-sessions.ts), declared once: the route's
 // schema (http/routes/user-sessions.ts) and the service's type.

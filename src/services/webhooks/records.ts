@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from '../../wire-formats.js';
+import { Timestamp } from '../wire-formats.js';
 
 // docs/webhooks.md: the webhook endpoint record, declared once: the routes' schemas (http/routes/webhooks/)
 // and the services' type.
