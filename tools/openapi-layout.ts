@@ -2,21 +2,23 @@
 // every structure out in full: each path lists its eight methods (`put?: never` where there is none), each
 // answer repeats `headers: { [name: string]: unknown }`, each operation lists its error statuses one line
 // apiece, all with the same `components["responses"]["Error"]`. Those lines were two thirds of the file.
-// This names the three shapes once (`Json<T>`, `JsonBody<T>`, `Errors<S>`), leaves out what declares
-// nothing (a method that is not there, path-level parameters that are all `never`), and writes a type
-// literal that fits in WIDTH characters (an operation: ROW_WIDTH) and carries no comment on one line, as a person would.
+// This writes those shapes by name (`Json<T>`, `JsonBody<T>`, `InPath<P>`, ..., declared once in
+// packages/api-types/src/layout.ts, and `Errors<S>`), leaves out what declares nothing (a method that is not
+// there, path-level parameters that are all `never`), and writes a type literal that fits in WIDTH characters
+// (an operation: ROW_WIDTH) and carries no comment on one line, as a person would.
 //
 // The types stay what they were: the same keys with the same types for every operation, path and schema
 // (openapi-fetch sees a path without `put?: never` as one without a PUT, as before); the suite's
 // typechecks of both SDKs, the console and the generated client hold it.
 import ts from 'typescript';
+import { f, nameOf, text, withType } from './openapi-ast.js';
 import { hoistBodies, pickShared, referenceRepeats, ROWS, routesTable } from './openapi-references.js';
 
 /**
  * The top of the generated file: the shapes the transform below writes references to (declared in
  * packages/api-types/src/layout.ts), and the error answers, which name the file's own `components`.
  */
-export const LAYOUT_ALIASES = `import type { InPath, InPathAndQuery, InQuery, Json, JsonBody, NextCursor, NoParameters, PathsOf, Redirect } from './layout.js';
+export const PRELUDE = `import type { InPath, InPathAndQuery, InQuery, Json, JsonBody, NextCursor, NoParameters, PathsOf, Redirect } from './layout.js';
 
 /** Error answers: each status given carries the one error body, \`{detail, code}\`. */
 type Errors<S extends number> = { [K in S]: components["responses"]["Error"] };
@@ -25,21 +27,13 @@ type Errors<S extends number> = { [K in S]: components["responses"]["Error"] };
 const WIDTH = 200;
 /** An operation is a row of its table: parameters, body and answers, each a reference or a short type. */
 const ROW_WIDTH = 300;
-const f = ts.factory;
-const printer = ts.createPrinter({ removeComments: false });
-const scratch = ts.createSourceFile('layout.ts', '', ts.ScriptTarget.ESNext, false, ts.ScriptKind.TS);
-const text = (node: ts.Node): string => printer.printNode(ts.EmitHint.Unspecified, node, scratch);
 const ERROR = 'components["responses"]["Error"]';
 const NEXT_CURSOR = '/** @description where the next page starts; null on the last page */ next_cursor: string | null;';
 const REDIRECT = '{ headers: { /** @description where the browser goes next */ Location?: string; [name: string]: unknown; }; content?: never; }';
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'parameters']);
 
-const nameOf = (member: ts.TypeElement): string | undefined =>
-  member.name && (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) || ts.isNumericLiteral(member.name)) ? member.name.text : undefined;
 const isOptionalNever = (member: ts.TypeElement): boolean =>
   ts.isPropertySignature(member) && member.questionToken !== undefined && member.type?.kind === ts.SyntaxKind.NeverKeyword;
-const withType = (member: ts.PropertySignature, type: ts.TypeNode): ts.PropertySignature =>
-  ts.setSyntheticLeadingComments(f.updatePropertySignature(member, member.modifiers, member.name, member.questionToken, type), ts.getSyntheticLeadingComments(member));
 const flat = (node: ts.Node): string => text(node).replace(/\s+/g, ' ');
 const commentedHere = (node: ts.Node): boolean => (ts.getSyntheticLeadingComments(node)?.length ?? 0) > 0;
 const commented = (node: ts.Node): boolean => {
@@ -74,7 +68,7 @@ function responses(type: ts.TypeLiteralNode): ts.TypeNode {
   const errors: string[] = [];
   const rest: ts.TypeElement[] = [];
   for (const member of type.members) {
-    if (ts.isPropertySignature(member) && member.type && text(member.type) === ERROR && !commentedHere(member)) errors.push(nameOf(member)!);
+    if (ts.isPropertySignature(member) && member.type && text(member.type) === ERROR && !commentedHere(member)) errors.push(nameOf(member));
     else rest.push(withoutDefaultDescription(member));
   }
   if (!errors.length) return type;
@@ -132,13 +126,12 @@ function parametersAlias(type: ts.TypeLiteralNode): ts.TypeNode | undefined {
   if (type.members.length !== 4 || !['query', 'header', 'path', 'cookie'].every((k) => byName.has(k)) || commentedHere(type)) return undefined;
   const given = type.members.filter((m) => !isOptionalNever(m)) as ts.PropertySignature[];
   if (given.length === 0) return f.createTypeReferenceNode('NoParameters');
-  const [first, second] = given;
   if (given.some((m) => !m.type || commentedHere(m))) return undefined;
   const path = given.find((m) => nameOf(m) === 'path' && !m.questionToken);
   const query = given.find((m) => nameOf(m) === 'query' && m.questionToken);
-  if (given.length === 1 && first === path) return f.createTypeReferenceNode('InPath', [path.type!]);
-  if (given.length === 1 && first === query) return f.createTypeReferenceNode('InQuery', [query.type!]);
-  if (second && given.length === 2 && path && query) return f.createTypeReferenceNode('InPathAndQuery', [path.type!, query.type!]);
+  if (given.length === 1 && path) return f.createTypeReferenceNode('InPath', [path.type!]);
+  if (given.length === 1 && query) return f.createTypeReferenceNode('InQuery', [query.type!]);
+  if (given.length === 2 && path && query) return f.createTypeReferenceNode('InPathAndQuery', [path.type!, query.type!]);
   return undefined;
 }
 
@@ -146,7 +139,7 @@ function parametersAlias(type: ts.TypeLiteralNode): ts.TypeNode | undefined {
 function pathItem(member: ts.TypeElement, summaries: Map<string, ts.SynthesizedComment[]>): ts.TypeElement {
   if (!ts.isPropertySignature(member) || !member.type || !ts.isTypeLiteralNode(member.type)) return member;
   const kept = member.type.members.filter((m) => {
-    if (!METHODS.has(nameOf(m) ?? '')) return true;
+    if (!METHODS.has(nameOf(m))) return true;
     if (isOptionalNever(m)) return false;
     const type = ts.isPropertySignature(m) ? m.type : undefined;
     return !(nameOf(m) === 'parameters' && type && ts.isTypeLiteralNode(type) && type.members.every(isOptionalNever));
@@ -164,7 +157,7 @@ function pathItem(member: ts.TypeElement, summaries: Map<string, ts.SynthesizedC
 }
 
 function operation(member: ts.TypeElement, summaries: Map<string, ts.SynthesizedComment[]>): ts.TypeElement {
-  const summary = summaries.get(nameOf(member) ?? '');
+  const summary = summaries.get(nameOf(member));
   return summary ? ts.setSyntheticLeadingComments(member, summary) : member;
 }
 

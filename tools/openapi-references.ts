@@ -6,24 +6,17 @@
 //   comments, one an earlier operation declared: `operations["getObject"]["parameters"]`. A request body that
 //   is an earlier one with every field optional (an update beside its create):
 //   `Partial<operations["createTenantApp"]["requestBody"]["content"]["application/json"]>`.
-// - `routes`: each operation's method and path, a row apiece. `paths`, which openapi-fetch reads, is the
+// - `routes`: each operation's method and path, a line apiece. `paths`, which openapi-fetch reads, is the
 //   same routes grouped by path: `paths["/v1/users/{user_id}"]` has `get`, `patch` and `delete`, as before.
 import ts from 'typescript';
+import { f, nameOf, text, withType } from './openapi-ast.js';
 
-const f = ts.factory;
-const printer = ts.createPrinter({ removeComments: false });
-const scratch = ts.createSourceFile('references.ts', '', ts.ScriptTarget.ESNext, false, ts.ScriptKind.TS);
-const text = (node: ts.Node): string => printer.printNode(ts.EmitHint.Unspecified, node, scratch);
-const nameOf = (member: ts.TypeElement): string =>
-  member.name && (ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) || ts.isNumericLiteral(member.name)) ? member.name.text : '';
 const lit = (value: string): ts.LiteralTypeNode => f.createLiteralTypeNode(f.createStringLiteral(value));
 const indexed = (...keys: (string | number)[]): ts.TypeNode =>
   keys.reduce<ts.TypeNode>(
     (type, key) => f.createIndexedAccessTypeNode(type, typeof key === 'number' ? f.createLiteralTypeNode(f.createNumericLiteral(key)) : lit(key)),
     f.createTypeReferenceNode('operations'),
   );
-const withType = (member: ts.PropertySignature, type: ts.TypeNode): ts.PropertySignature =>
-  ts.setSyntheticLeadingComments(f.updatePropertySignature(member, member.modifiers, member.name, member.questionToken, type), ts.getSyntheticLeadingComments(member));
 const multiLine = (type: ts.TypeNode): boolean => text(type).includes('\n');
 
 /** `JsonBody<T>`'s T, when the body is written that way. */
