@@ -27,7 +27,8 @@ const routeGroup = (tag: string, security: Security) => ({ tags: [tag], security
  * so a declaration states only what is its own and never a security other than its guard's.
  */
 export function routesOf(guards: Guards, tag: string) {
-  const run = (preHandler: Guard, security: Security) => <S extends FastifySchema>(schema: S) => ({ preHandler, schema: { ...routeGroup(tag, security), ...schema } });
+  // A route's own schema may not name a security or a tag: the guard's and the module's are the ones it has.
+  const run = (preHandler: Guard, security: Security) => <S extends FastifySchema & { security?: never; tags?: never }>(schema: S) => ({ preHandler, schema: { ...routeGroup(tag, security), ...schema } });
   return {
     secret: run(guards.secret, secretKey),
     publishable: run(guards.publishable, publishableKey),
