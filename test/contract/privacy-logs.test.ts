@@ -28,6 +28,11 @@ describe('14 privacy hygiene', () => {
     expect((await api(server, 'POST', '/v1/verify-code', { publishableKey: app.publishable_key, body: { email, code: '000000' } })).status).toBe(400);
     expect((await api(server, 'GET', `/v1/users?email=${encodeURIComponent(email)}`, { bearer: app.secret_key })).status).toBe(200);
     expect((await api(server, 'GET', `/v1/users?email=${email}`, { bearer: app.secret_key })).status).toBe(200);
+    // The sign-up's email leaves through the outbox worker, after the answer: wait for it (a loaded machine
+    // once read the log before the worker's next poll), by a deadline.
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline && !/email written to the outbox/.test(await server.logs()); ) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }, 180_000);
   afterAll(() => server?.stop());
 
